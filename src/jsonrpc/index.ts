@@ -1,0 +1,3 @@
+export * from './errors.js';
+export * from './parse.js';
+export * from './types.js';

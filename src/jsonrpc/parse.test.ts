@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ErrorCode, McpError, toErrorObject } from './errors.js';
+import { parseMessage } from './parse.js';
+
+const invalid: Array<[string, string, number, string | number | null, string]> = [
+  ['not JSON', '{"jsonrpc":', ErrorCode.ParseError, null, 'Parse error'],
+  ['empty text', '', ErrorCode.ParseError, null, 'Parse error'],
+  ['a string', '"hello"', ErrorCode.InvalidRequest, null, 'must be an object'],
+  ['null', 'null', ErrorCode.InvalidRequest, null, 'must be an object'],
+  ['a number', '42', ErrorCode.InvalidRequest, null, 'must be an object'],
+  ['no jsonrpc', '{"id":1,"method":"ping"}', ErrorCode.InvalidRequest, 1, '"jsonrpc" must be "2.0"'],
+  [
+    'jsonrpc 1.0',
+    '{"jsonrpc":"1.0","id":1,"method":"ping"}',
+    ErrorCode.InvalidRequest,
+    1,
+    '"jsonrpc" must be "2.0"',
+  ],
+  [
+    'method not a string',
+    '{"jsonrpc":"2.0","id":1,"method":5}',
+    ErrorCode.InvalidRequest,
+    1,
+    '"method" must be a string',
+  ],
+  [
+    'null id on a request',
+    '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+    ErrorCode.InvalidRequest,
+    null,
+    'must not be null',
+  ],
+  [
+    'fractional id',
+    '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+    ErrorCode.InvalidRequest,
+    null,
+    'string or an integer',
+  ],
+  [
+    'object id',
+    '{"jsonrpc":"2.0","id":{},"method":"ping"}',
+    ErrorCode.InvalidRequest,
+    null,
+    'string or an integer',
+  ],
+  [
+    'boolean id',
+    '{"jsonrpc":"2.0","id":true,"method":"ping"}',
+    ErrorCode.InvalidRequest,
+    null,
+    'string or an integer',
+  ],
+  [
+    'array params',
+    '{"jsonrpc":"2.0","id":2,"method":"x","params":[1]}',
+    ErrorCode.InvalidRequest,
+    2,
+    '"params" must be an object',
+  ],
+  [
+    'string params',
+    '{"jsonrpc":"2.0","method":"x","params":"a"}',
+    ErrorCode.InvalidRequest,
+    null,
+    '"params" must be an object',
+  ],
+  [
+    'method with result',
+    '{"jsonrpc":"2.0","id":3,"method":"x","result":{}}',
+    ErrorCode.InvalidRequest,
+    3,
+    'must not carry',
+  ],
+  [
+    'result and error',
+    '{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"m"}}',
+    ErrorCode.InvalidRequest,
+    4,
+    'both "result" and "error"',
+  ],
+  [
+    'result without id',
+    '{"jsonrpc":"2.0","result":{}}',
+    ErrorCode.InvalidRequest,
+    null,
+    'needs a string or integer "id"',
+  ],
+  [
+    'result not an object',
+    '{"jsonrpc":"2.0","id":5,"result":3}',
+    ErrorCode.InvalidRequest,
+    5,
+    '"result" must be an object',
+  ],
+  [
+    'error without code',
+    '{"jsonrpc":"2.0","id":6,"error":{"message":"m"}}',
+    ErrorCode.InvalidRequest,
+    6,
+    'integer "code"',
+  ],
+  [
+    'error without id',
+    '{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}',
+    ErrorCode.InvalidRequest,
+    null,
+    'needs an "id"',
+  ],
+  [
+    'nothing to do',
+    '{"jsonrpc":"2.0","id":7}',
+    ErrorCode.InvalidRequest,
+    7,
+    'needs "method", "result" or "error"',
+  ],
+  ['empty batch', '[]', ErrorCode.InvalidRequest, null, 'empty batch'],
+  [
+    'bad batch item',
+    '[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","id":9,"method":7}]',
+    ErrorCode.InvalidRequest,
+    9,
+    '"method" must be a string',
+  ],
+];
+
+describe('parseMessage', () => {
+  for (const [name, text, code, id, message] of invalid) {
+    test(`refuses ${name} with ${code}`, () => {
+      const parsed = parseMessage(text);
+      assert.equal(parsed.kind, 'invalid');
+      if (parsed.kind !== 'invalid') return;
+      assert.equal(parsed.error.code, code);
+      assert.equal(parsed.id, id);
+      assert.ok(parsed.error.message.includes(message), parsed.error.message);
+    });
+  }
+
+  test('classifies requests, notifications, results and errors', () => {
+    const cases: Array<[string, string]> = [
+      ['{"jsonrpc":"2.0","id":1,"method":"tools/list"}', 'request'],
+      ['{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x"}}', 'request'],
+      ['{"jsonrpc":"2.0","method":"notifications/initialized"}', 'notification'],
+      ['{"jsonrpc":"2.0","id":1,"result":{}}', 'response'],
+      ['{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}', 'response'],
+    ];
+    for (const [text, kind] of cases) {
+      const parsed = parseMessage(text);
+      assert.equal(parsed.kind, 'message', text);
+      if (parsed.kind !== 'message') continue;
+      const m = parsed.message;
+      const actual = 'method' in m ? ('id' in m ? 'request' : 'notification') : 'response';
+      assert.equal(actual, kind, text);
+    }
+  });
+
+  test('returns a batch whole', () => {
+    const parsed = parseMessage('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"n"}]');
+    assert.equal(parsed.kind, 'batch');
+    if (parsed.kind === 'batch') assert.equal(parsed.messages.length, 2);
+  });
+});
+
+describe('toErrorObject', () => {
+  test('keeps an McpError code and data', () => {
+    assert.deepEqual(toErrorObject(new McpError(-32002, 'Resource not found', { uri: 'x' })), {
+      code: -32002,
+      message: 'Resource not found',
+      data: { uri: 'x' },
+    });
+  });
+  test('turns other failures into -32603 with the message and no stack', () => {
+    const obj = toErrorObject(new TypeError('boom'));
+    assert.deepEqual(obj, { code: -32603, message: 'boom' });
+  });
+});

@@ -1,0 +1,100 @@
+import { ErrorCode } from './errors.js';
+import type { JsonRpcErrorObject, JsonRpcMessage, RequestId } from './types.js';
+
+/** The outcome of reading one JSON-RPC payload. */
+export type Parsed =
+  | { kind: 'message'; message: JsonRpcMessage }
+  | { kind: 'batch'; messages: JsonRpcMessage[] }
+  | { kind: 'invalid'; id: RequestId | null; error: JsonRpcErrorObject };
+
+function invalid(id: RequestId | null, code: number, message: string): Parsed {
+  return { kind: 'invalid', id, error: { code, message } };
+}
+
+/**
+ * Parses text into one classified JSON-RPC message, a batch, or the precise error to answer with
+ * (-32700 for bad JSON, -32600 for a wrong shape). The text is parsed once; the checks read the
+ * parsed object in place and allocate nothing for a valid message.
+ */
+export function parseMessage(text: string): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return invalid(null, ErrorCode.ParseError, `Parse error: ${(err as Error).message}`);
+  }
+  return classify(value);
+}
+
+/** Classifies an already-parsed value (for transports whose framing parsed the JSON). */
+export function classify(value: unknown): Parsed {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return invalid(null, ErrorCode.InvalidRequest, 'Invalid request: empty batch');
+    const messages: JsonRpcMessage[] = [];
+    for (const item of value) {
+      const problem = shapeError(item);
+      if (problem !== undefined) return invalid(readableId(item), ErrorCode.InvalidRequest, problem);
+      messages.push(item as JsonRpcMessage);
+    }
+    return { kind: 'batch', messages };
+  }
+  const problem = shapeError(value);
+  if (problem !== undefined) return invalid(readableId(value), ErrorCode.InvalidRequest, problem);
+  return { kind: 'message', message: value as JsonRpcMessage };
+}
+
+function isId(v: unknown): v is RequestId {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+}
+
+/** The id to answer an invalid message with, when one can be read from it. */
+function readableId(value: unknown): RequestId | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const id = (value as { id?: unknown }).id;
+  return isId(id) ? id : null;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Why `value` is not a JSON-RPC message MCP accepts, or undefined when it is one. */
+function shapeError(value: unknown): string | undefined {
+  if (!isObject(value)) return 'Invalid request: a JSON-RPC message must be an object';
+  if (value.jsonrpc !== '2.0') return 'Invalid request: "jsonrpc" must be "2.0"';
+  const hasId = 'id' in value;
+  if ('method' in value) {
+    if (typeof value.method !== 'string') return 'Invalid request: "method" must be a string';
+    if (hasId && !isId(value.id)) {
+      return value.id === null
+        ? 'Invalid request: "id" must not be null'
+        : 'Invalid request: "id" must be a string or an integer';
+    }
+    if ('params' in value && value.params !== undefined && !isObject(value.params)) {
+      return 'Invalid request: "params" must be an object';
+    }
+    if ('result' in value || 'error' in value) {
+      return 'Invalid request: a request or notification must not carry "result" or "error"';
+    }
+    return undefined;
+  }
+  const hasResult = 'result' in value;
+  const hasError = 'error' in value;
+  if (hasResult && hasError) return 'Invalid request: a response must not carry both "result" and "error"';
+  if (hasResult) {
+    if (!isId(value.id)) return 'Invalid request: a response needs a string or integer "id"';
+    if (!isObject(value.result)) return 'Invalid request: "result" must be an object';
+    return undefined;
+  }
+  if (hasError) {
+    if (!hasId || (value.id !== null && !isId(value.id))) {
+      return 'Invalid request: an error response needs an "id" (string, integer or null)';
+    }
+    const error = value.error;
+    if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string') {
+      return 'Invalid request: "error" must be an object with an integer "code" and a string "message"';
+    }
+    return undefined;
+  }
+  return 'Invalid request: a message needs "method", "result" or "error"';
+}

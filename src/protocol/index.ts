@@ -1,0 +1,3 @@
+export * from './types.js';
+export * from './validate.js';
+export * from './versions.js';

@@ -1,0 +1,51 @@
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
+
+/**
+ * What a transport knows about where a message came from, handed to handlers as `ctx.transport`.
+ * HTTP transports fill in the authenticated principal and the request's headers.
+ */
+export interface MessageInfo {
+  /** The authenticated principal that sent the message, when the transport knows one. */
+  principal?: string;
+  /** Transport-specific details, e.g. HTTP request headers. */
+  headers?: Record<string, string | string[] | undefined>;
+}
+
+/** Where a transport delivers what it reads. Implemented by the session. */
+export interface Receiver {
+  /** One valid JSON-RPC message, in the order the transport read it. */
+  message(message: JsonRpcMessage, info?: MessageInfo): void;
+  /**
+   * A JSON-RPC batch, delivered whole so that the session can apply the protocol-version rule
+   * (accepted for 2025-03-26, refused for later versions) before running any of it.
+   */
+  batch(messages: JsonRpcMessage[], info?: MessageInfo): void;
+  /** A non-fatal problem (e.g. malformed input that the transport already answered). */
+  error(err: Error): void;
+  /** The connection ended; nothing more will be delivered. Called at most once. */
+  closed(cause?: Error): void;
+}
+
+/**
+ * One bidirectional JSON-RPC channel between two MCP peers: the contract every transport
+ * implements and the only thing a session needs from one.
+ *
+ * Promise: messages passed to `send` leave in the order `send` was called; messages reach the
+ * receiver in the order they arrived; once `closed` has been called on the receiver, `send`
+ * rejects. Invalid input is answered by the transport itself (it knows its medium: a JSON-RPC
+ * error line on stdio, an HTTP status on HTTP) and reported through `receiver.error`.
+ */
+export interface Connection {
+  /** Starts delivery to `receiver`. Called exactly once, before any `send`. */
+  start(receiver: Receiver): void;
+  /**
+   * Sends one message. `related` is the id of the incoming request this message answers or was
+   * sent while handling (HTTP transports route it to that request's stream); undefined for
+   * messages unrelated to any request.
+   */
+  send(message: JsonRpcMessage, related?: RequestId): Promise<void>;
+  /** Closes the channel; the receiver's `closed` follows. Idempotent. */
+  close(): Promise<void>;
+  /** The transport's session id, when it has one (Streamable HTTP). */
+  readonly sessionId?: string;
+}

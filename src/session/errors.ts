@@ -1,0 +1,52 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+
+/** A request got no answer in time. The peer was sent `notifications/cancelled`. */
+export class RequestTimeoutError extends McpError {
+  override name = 'RequestTimeoutError';
+  constructor(
+    readonly method: string,
+    readonly waitedMs: number,
+    readonly limit: 'timeout' | 'maxTotalTimeout',
+  ) {
+    super(
+      ErrorCode.RequestTimeout,
+      limit === 'timeout'
+        ? `Request "${method}" timed out after ${waitedMs} ms with no answer or progress`
+        : `Request "${method}" exceeded its maximum total time of ${waitedMs} ms`,
+      { method, waitedMs },
+    );
+  }
+}
+
+/** The connection closed before an answer came, or a message was sent on a closed session. */
+export class ConnectionClosedError extends McpError {
+  override name = 'ConnectionClosedError';
+  constructor(message = 'Connection closed', cause?: Error) {
+    super(ErrorCode.ConnectionClosed, cause ? `${message}: ${cause.message}` : message);
+  }
+}
+
+/** The caller aborted a request through its AbortSignal. The peer was sent `notifications/cancelled`. */
+export class RequestCancelledError extends McpError {
+  override name = 'RequestCancelledError';
+  constructor(
+    readonly method: string,
+    readonly reason: unknown,
+  ) {
+    super(ErrorCode.RequestCancelled, `Request "${method}" was cancelled: ${describe(reason)}`);
+  }
+}
+
+/** The peer did not declare the capability a request needs; nothing was sent. */
+export class CapabilityError extends McpError {
+  override name = 'CapabilityError';
+  constructor(message: string) {
+    super(ErrorCode.InvalidRequest, message);
+  }
+}
+
+export function describe(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  if (typeof reason === 'string') return reason;
+  return 'aborted';
+}

@@ -1,0 +1,524 @@
+import { ErrorCode, errorResponse, McpError, toErrorObject } from '../jsonrpc/errors.js';
+import type {
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  Params,
+  RequestId,
+} from '../jsonrpc/types.js';
+import { validateParams } from '../protocol/validate.js';
+import { Method } from '../protocol/types.js';
+import { acceptsBatches } from '../protocol/versions.js';
+import { type Clock, systemClock } from './clock.js';
+import type { Connection, MessageInfo, Receiver } from './connection.js';
+import { ConnectionClosedError, RequestCancelledError, RequestTimeoutError } from './errors.js';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** What both peers configure on a session. */
+export interface SessionOptions {
+  /** Default time a request waits for its answer, reset by each progress notification. */
+  requestTimeout?: number;
+  /** Hard limit on a request's total time, whatever progress arrives. Default: none. */
+  maxTotalTimeout?: number;
+  /** Receives every failure that has no caller to reject: bad input, handler errors, send errors. */
+  onerror?: (err: Error) => void;
+  clock?: Clock;
+}
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestOptions {
+  /** Aborting sends `notifications/cancelled` and rejects with `RequestCancelledError`. */
+  signal?: AbortSignal;
+  /** Overrides the session's `requestTimeout` for this call. */
+  timeout?: number;
+  /** Overrides the session's `maxTotalTimeout` for this call. */
+  maxTotalTimeout?: number;
+  /** Called for each progress notification; asking for it attaches a progress token. */
+  onprogress?: (progress: Progress) => void;
+  /** The incoming request this one is made on behalf of (routes it to that request's stream). */
+  relatedRequestId?: RequestId;
+}
+
+/** What a request handler gets besides its params. One per incoming request. */
+export interface RequestContext<S extends Session = Session> {
+  readonly session: S;
+  readonly requestId: RequestId;
+  readonly method: string;
+  /** Aborted when the peer cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+  /** The request's `_meta`, if it had one. */
+  readonly meta: Record<string, unknown> | undefined;
+  /** What the transport knows of the sender. */
+  readonly transport: MessageInfo | undefined;
+  /** Sends a notification related to this request (it travels on this request's stream). */
+  notify(method: string, params?: Params): Promise<void>;
+  /** Sends a request related to this request; it is cancelled if this request is. */
+  request<R = Record<string, unknown>>(method: string, params?: Params, options?: RequestOptions): Promise<R>;
+  /** Reports progress when the requester asked for it (a `_meta.progressToken`); a no-op otherwise. */
+  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+}
+
+interface Pending {
+  method: string;
+  resolve(result: Record<string, unknown>): void;
+  reject(err: Error): void;
+  startedAt: number;
+  timeout: number;
+  maxTotal: number;
+  timer: unknown;
+  progressToken: string | number | undefined;
+  onprogress: ((p: Progress) => void) | undefined;
+  signal: AbortSignal | undefined;
+  onabort: (() => void) | undefined;
+}
+
+const noop = () => {};
+
+/**
+ * One MCP peer's side of a connection, shared by server and client: correlates requests with
+ * responses, runs incoming requests concurrently and notifications in arrival order, applies
+ * timeouts and cancellation both ways, answers ping.
+ *
+ * Subclasses supply `handleRequest` and `handleNotification`. Those live on the prototype and read
+ * shared definitions, so a session holds only what differs per peer.
+ */
+export abstract class Session implements Receiver {
+  /** The negotiated protocol version, once initialize has run. */
+  protocolVersion: string | undefined;
+  onclose: ((cause?: Error) => void) | undefined;
+  onerror: ((err: Error) => void) | undefined;
+
+  private nextId = 0;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly progressTokens = new Map<string | number, RequestId>();
+  private readonly inFlight = new Map<RequestId, AbortController>();
+  /** Notifications waiting for an async notification handler to finish; present only then. */
+  private notificationQueue: Array<[JsonRpcNotification, MessageInfo | undefined]> | undefined;
+  private closedCause: Error | undefined;
+  /** The id of the peer's initialize request while it runs: the one request that cannot be cancelled. */
+  private initializeId: RequestId | undefined;
+  private ended = false;
+  protected readonly clock: Clock;
+  protected readonly requestTimeout: number;
+  protected readonly maxTotalTimeout: number;
+
+  constructor(
+    readonly connection: Connection,
+    options: SessionOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.maxTotalTimeout = options.maxTotalTimeout ?? Number.POSITIVE_INFINITY;
+    this.onerror = options.onerror;
+  }
+
+  /** Starts reading from the connection. */
+  protected start(): void {
+    this.connection.start(this);
+  }
+
+  /** True once the connection has closed. */
+  get isClosed(): boolean {
+    return this.ended;
+  }
+
+  /** Handles one incoming request whose params passed validation; returns its result or throws. */
+  protected abstract handleRequest(
+    request: JsonRpcRequest,
+    ctx: RequestContext<this>,
+  ): Promise<Record<string, unknown>> | Record<string, unknown>;
+
+  /** Handles one incoming notification. A returned promise holds back later notifications. */
+  protected abstract handleNotification(
+    notification: JsonRpcNotification,
+    info: MessageInfo | undefined,
+  ): void | Promise<void>;
+
+  /** Builds the context handed to a request handler; subclasses return a richer one. */
+  protected createContext(
+    request: JsonRpcRequest,
+    signal: AbortSignal,
+    info: MessageInfo | undefined,
+  ): HandlerContext<this> {
+    return new HandlerContext(this, request, signal, info);
+  }
+
+  // ---- sending ----
+
+  /** Sends a request and resolves with its result, or rejects with McpError or a typed error. */
+  request<R = Record<string, unknown>>(
+    method: string,
+    params?: Params,
+    options: RequestOptions = {},
+  ): Promise<R> {
+    if (this.ended) return Promise.reject(new ConnectionClosedError('Session is closed', this.closedCause));
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(new RequestCancelledError(method, signal.reason));
+
+    const id = this.nextId++;
+    let progressToken: string | number | undefined;
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    if (
+      meta !== undefined &&
+      (typeof meta.progressToken === 'string' || typeof meta.progressToken === 'number')
+    ) {
+      progressToken = meta.progressToken;
+    } else if (options.onprogress !== undefined) {
+      progressToken = id;
+      params = { ...params, _meta: { ...meta, progressToken } };
+    }
+    const message: JsonRpcRequest =
+      params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+
+    return new Promise<R>((resolve, reject) => {
+      const entry: Pending = {
+        method,
+        resolve: resolve as (r: Record<string, unknown>) => void,
+        reject,
+        startedAt: this.clock.now(),
+        timeout: options.timeout ?? this.requestTimeout,
+        maxTotal: options.maxTotalTimeout ?? this.maxTotalTimeout,
+        timer: undefined,
+        progressToken,
+        onprogress: options.onprogress,
+        signal,
+        onabort: undefined,
+      };
+      this.pending.set(id, entry);
+      if (progressToken !== undefined) this.progressTokens.set(progressToken, id);
+      if (signal !== undefined) {
+        entry.onabort = () =>
+          this.abandon(id, new RequestCancelledError(method, signal.reason), signal.reason);
+        signal.addEventListener('abort', entry.onabort, { once: true });
+      }
+      this.armTimer(id, entry);
+      this.connection.send(message, options.relatedRequestId).catch((err: Error) => {
+        if (this.pending.has(id)) this.settle(id)?.reject(err);
+      });
+    });
+  }
+
+  /** Sends a notification. */
+  notify(method: string, params?: Params, relatedRequestId?: RequestId): Promise<void> {
+    if (this.ended) return Promise.reject(new ConnectionClosedError('Session is closed', this.closedCause));
+    const message: JsonRpcNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    return this.connection.send(message, relatedRequestId);
+  }
+
+  /** Sends `ping` and resolves when the peer answers. */
+  async ping(options?: RequestOptions): Promise<void> {
+    await this.request(Method.Ping, undefined, options);
+  }
+
+  /** Closes the connection; pending requests reject with ConnectionClosedError. */
+  async close(): Promise<void> {
+    await this.connection.close();
+    // A transport that never reports its own closing must not leave callers waiting.
+    this.closed(undefined);
+  }
+
+  private armTimer(id: RequestId, entry: Pending): void {
+    const elapsed = this.clock.now() - entry.startedAt;
+    const remainingTotal = entry.maxTotal - elapsed;
+    if (remainingTotal <= 0) {
+      this.abandon(id, new RequestTimeoutError(entry.method, entry.maxTotal, 'maxTotalTimeout'), 'timeout');
+      return;
+    }
+    const hitsTotal = remainingTotal < entry.timeout;
+    const wait = hitsTotal ? remainingTotal : entry.timeout;
+    if (!Number.isFinite(wait)) return;
+    entry.timer = this.clock.setTimeout(() => {
+      const err = hitsTotal
+        ? new RequestTimeoutError(entry.method, entry.maxTotal, 'maxTotalTimeout')
+        : new RequestTimeoutError(entry.method, entry.timeout, 'timeout');
+      this.abandon(id, err, err.message);
+    }, wait);
+  }
+
+  /** Gives up on an outgoing request: tells the peer (never for initialize) and rejects the caller. */
+  private abandon(id: RequestId, err: Error, reason: unknown): void {
+    const entry = this.settle(id);
+    if (entry === undefined) return;
+    if (entry.method !== Method.Initialize && !this.ended) {
+      const text = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : undefined;
+      this.notify(
+        Method.Cancelled,
+        text === undefined ? { requestId: id } : { requestId: id, reason: text },
+      ).catch(noop);
+    }
+    entry.reject(err);
+  }
+
+  /** Removes a pending request and its timer and listeners; returns it if it was still pending. */
+  private settle(id: RequestId): Pending | undefined {
+    const entry = this.pending.get(id);
+    if (entry === undefined) return undefined;
+    this.pending.delete(id);
+    if (entry.timer !== undefined) this.clock.clearTimeout(entry.timer);
+    if (entry.progressToken !== undefined) this.progressTokens.delete(entry.progressToken);
+    if (entry.onabort !== undefined) entry.signal!.removeEventListener('abort', entry.onabort);
+    return entry;
+  }
+
+  // ---- receiving (the Receiver contract) ----
+
+  message(message: JsonRpcMessage, info?: MessageInfo): void {
+    if ('method' in message) {
+      if ('id' in message) this.receiveRequest(message, info);
+      else this.receiveNotification(message, info);
+    } else {
+      this.receiveResponse(message);
+    }
+  }
+
+  batch(messages: JsonRpcMessage[], info?: MessageInfo): void {
+    const version = this.protocolVersion;
+    if (version === undefined || !acceptsBatches(version)) {
+      const why =
+        version === undefined
+          ? 'JSON-RPC batches are not accepted before initialization'
+          : `JSON-RPC batches are not supported in protocol version ${version}`;
+      this.connection
+        .send(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid request: ${why}` }))
+        .catch(noop);
+      return;
+    }
+    for (const m of messages) this.message(m, info);
+  }
+
+  error(err: Error): void {
+    this.report(err);
+  }
+
+  closed(cause?: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.closedCause = cause;
+    const err = new ConnectionClosedError('Connection closed', cause);
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(err);
+    for (const controller of this.inFlight.values()) controller.abort(err);
+    this.inFlight.clear();
+    this.onclose?.(cause);
+  }
+
+  protected report(err: unknown): void {
+    const error = err instanceof Error ? err : new Error(String(err));
+    if (this.onerror) this.onerror(error);
+  }
+
+  private receiveResponse(response: JsonRpcResponse): void {
+    const id = response.id;
+    if (id === null) {
+      // The peer could not read something we sent; nothing to correlate it with.
+      const e = (response as { error: { message: string } }).error;
+      this.report(new McpError(ErrorCode.InvalidRequest, `Peer reported an error: ${e.message}`));
+      return;
+    }
+    const entry = this.settle(id);
+    if (entry === undefined) return; // late answer to a request already timed out or cancelled
+    if ('error' in response) entry.reject(McpError.fromObject(response.error));
+    else entry.resolve(response.result);
+  }
+
+  private receiveRequest(request: JsonRpcRequest, info: MessageInfo | undefined): void {
+    const id = request.id;
+    if (this.inFlight.has(id)) {
+      this.respondError(
+        id,
+        new McpError(
+          ErrorCode.InvalidRequest,
+          `Invalid request: id ${JSON.stringify(id)} is already in use by a request in flight`,
+        ),
+      );
+      return;
+    }
+    const problem = validateParams(request.method, request.params);
+    if (problem !== undefined) {
+      this.respondError(id, new McpError(ErrorCode.InvalidParams, `Invalid params: ${problem}`));
+      return;
+    }
+    if (request.method === Method.Ping) {
+      this.respond(id, {});
+      return;
+    }
+    const controller = new AbortController();
+    this.inFlight.set(id, controller);
+    if (request.method === Method.Initialize) this.initializeId = id;
+    const ctx = this.createContext(request, controller.signal, info);
+    let outcome: Promise<Record<string, unknown>> | Record<string, unknown>;
+    try {
+      outcome = this.handleRequest(request, ctx);
+    } catch (err) {
+      this.finish(id, controller, undefined, err);
+      return;
+    }
+    if (outcome instanceof Promise) {
+      outcome.then(
+        (result) => this.finish(id, controller, result, undefined),
+        (err) => this.finish(id, controller, undefined, err),
+      );
+    } else {
+      this.finish(id, controller, outcome, undefined);
+    }
+  }
+
+  private finish(
+    id: RequestId,
+    controller: AbortController,
+    result: Record<string, unknown> | undefined,
+    err: unknown,
+  ): void {
+    // A cancelled request gets no response (the peer has forgotten it).
+    if (controller.signal.aborted) return;
+    this.inFlight.delete(id);
+    if (id === this.initializeId) this.initializeId = undefined;
+    if (err === undefined) this.respond(id, result ?? {});
+    else this.respondError(id, err);
+  }
+
+  private respond(id: RequestId, result: Record<string, unknown>): void {
+    if (this.ended) return;
+    this.connection.send({ jsonrpc: '2.0', id, result }, id).catch((e) => this.report(e));
+  }
+
+  private respondError(id: RequestId, err: unknown): void {
+    if (this.ended) return;
+    if (!(err instanceof McpError)) this.report(err);
+    this.connection.send(errorResponse(id, toErrorObject(err)), id).catch((e) => this.report(e));
+  }
+
+  private receiveNotification(notification: JsonRpcNotification, info: MessageInfo | undefined): void {
+    const method = notification.method;
+    const problem = validateParams(method, notification.params);
+    if (problem !== undefined) {
+      this.report(new McpError(ErrorCode.InvalidParams, `Ignored ${method}: invalid params: ${problem}`));
+      return;
+    }
+    // Cancellation and progress act at once: they concern requests, not the notification order.
+    if (method === Method.Cancelled) {
+      this.onCancelled(notification.params!);
+      return;
+    }
+    if (method === Method.Progress) {
+      if (this.onProgress(notification.params!)) return;
+    }
+    if (this.notificationQueue !== undefined) {
+      this.notificationQueue.push([notification, info]);
+      return;
+    }
+    this.runNotification(notification, info);
+  }
+
+  private runNotification(notification: JsonRpcNotification, info: MessageInfo | undefined): void {
+    let outcome: void | Promise<void>;
+    try {
+      outcome = this.handleNotification(notification, info);
+    } catch (err) {
+      this.report(err);
+      return;
+    }
+    if (outcome instanceof Promise) {
+      this.notificationQueue = [];
+      outcome.catch((err) => this.report(err)).then(() => this.drainNotifications());
+    }
+  }
+
+  private drainNotifications(): void {
+    const queue = this.notificationQueue!;
+    this.notificationQueue = undefined;
+    while (queue.length > 0) {
+      const [n, info] = queue.shift()!;
+      this.runNotification(n, info);
+      if (this.notificationQueue !== undefined) {
+        // Another async handler started: the rest wait behind it, still in order.
+        (this.notificationQueue as Array<[JsonRpcNotification, MessageInfo | undefined]>).push(...queue);
+        return;
+      }
+    }
+  }
+
+  private onCancelled(params: Params): void {
+    const id = params.requestId as RequestId | undefined;
+    if (id === undefined) return;
+    const controller = this.inFlight.get(id);
+    if (controller === undefined) return;
+    // initialize is never cancelled (spec: lifecycle).
+    if (id === this.initializeId) return;
+    this.inFlight.delete(id);
+    controller.abort(new RequestCancelledError('request', params.reason ?? 'cancelled by the peer'));
+  }
+
+  /** Routes progress to the outgoing request it belongs to; true when it did. */
+  private onProgress(params: Params): boolean {
+    const token = params.progressToken as string | number;
+    const id = this.progressTokens.get(token);
+    if (id === undefined) return false;
+    const entry = this.pending.get(id);
+    if (entry === undefined) return false;
+    if (entry.timer !== undefined) this.clock.clearTimeout(entry.timer);
+    entry.timer = undefined;
+    this.armTimer(id, entry);
+    if (entry.onprogress !== undefined && this.pending.has(id)) {
+      try {
+        entry.onprogress({
+          progress: params.progress as number,
+          total: params.total as number | undefined,
+          message: params.message as string | undefined,
+        });
+      } catch (err) {
+        this.report(err);
+      }
+    }
+    return true;
+  }
+}
+
+/**
+ * The per-request handler context. A class so that its methods live on one shared prototype;
+ * the server and client extend it with their own calls.
+ */
+export class HandlerContext<S extends Session = Session> implements RequestContext<S> {
+  readonly requestId: RequestId;
+  readonly method: string;
+  readonly meta: Record<string, unknown> | undefined;
+  constructor(
+    readonly session: S,
+    request: JsonRpcRequest,
+    readonly signal: AbortSignal,
+    readonly transport: MessageInfo | undefined,
+  ) {
+    this.requestId = request.id;
+    this.method = request.method;
+    this.meta = request.params?._meta as Record<string, unknown> | undefined;
+  }
+
+  notify(method: string, params?: Params): Promise<void> {
+    return this.session.notify(method, params, this.requestId);
+  }
+
+  request<R = Record<string, unknown>>(
+    method: string,
+    params?: Params,
+    options: RequestOptions = {},
+  ): Promise<R> {
+    const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
+    return this.session.request<R>(method, params, { ...options, signal, relatedRequestId: this.requestId });
+  }
+
+  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+    const token = this.meta?.progressToken;
+    if (token === undefined) return Promise.resolve();
+    const params: Params = { progressToken: token, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    return this.notify(Method.Progress, params);
+  }
+}
