@@ -7,8 +7,8 @@ import type {
   Params,
   RequestId,
 } from '../jsonrpc/types.js';
-import { validateParams } from '../protocol/validate.js';
 import { Method } from '../protocol/types.js';
+import { validateParams } from '../protocol/validate.js';
 import { acceptsBatches } from '../protocol/versions.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Connection, MessageInfo, Receiver } from './connection.js';
