@@ -1,0 +1,11 @@
+export {
+  Client,
+  type ClientOptions,
+  type ConnectOptions,
+  type FormElicitationHandler,
+  type SamplingHandler,
+  type UrlElicitationHandler,
+} from './client.js';
+export { type ClientContext, ClientSession, type ClientSessionEvents } from './client-session.js';
+export { applyElicitationDefaults } from './elicitation-defaults.js';
+export type { Listener } from './events.js';

@@ -1,0 +1,214 @@
+import { Server } from '../server/server.js';
+
+const NAMES = ['Ada', 'Alan', 'Barbara', 'Dennis', 'Edsger', 'Grace', 'Ken', 'Linus', 'Margaret', 'Radia'];
+
+const README = `# mcpwire demo
+
+This server shows every MCP feature mcpwire implements:
+- tools: echo, add, long_running (progress), sample (sampling), list_roots (roots), elicit_name (elicitation)
+- resources: demo://readme, and the template demo://items/{id}
+- prompts: greet {name}, with completion for name
+- logging: each tool call logs at info level; use logging/setLevel to filter
+`;
+
+/**
+ * The demo server a user learns from: one tool per feature, a resource, a template, a prompt with
+ * completion, and log messages. `mcpwire serve` serves it.
+ */
+export function createDemoServer(): Server {
+  const server = new Server(
+    { name: 'mcpwire-demo', title: 'mcpwire demo server', version: '0.1.0' },
+    {
+      instructions:
+        'A demonstration server: call echo or add, run long_running to see progress, and try sample, list_roots and elicit_name to see the server call back to the client.',
+    },
+  );
+
+  server.tool(
+    {
+      name: 'echo',
+      title: 'Echo',
+      description: 'Returns the message it is given.',
+      inputSchema: {
+        type: 'object',
+        properties: { message: { type: 'string', description: 'Text to echo back' } },
+        required: ['message'],
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args, ctx) => {
+      await ctx.log('info', `echo called with ${JSON.stringify(args.message)}`, 'demo');
+      return { content: [{ type: 'text', text: `Echo: ${args.message}` }] };
+    },
+  );
+
+  server.tool(
+    {
+      name: 'add',
+      title: 'Add',
+      description: 'Adds two numbers.',
+      inputSchema: {
+        type: 'object',
+        properties: { a: { type: 'number' }, b: { type: 'number' } },
+        required: ['a', 'b'],
+      },
+      outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) => {
+      const sum = (args.a as number) + (args.b as number);
+      return { content: [{ type: 'text', text: String(sum) }], structuredContent: { sum } };
+    },
+  );
+
+  server.tool(
+    {
+      name: 'long_running',
+      title: 'Long-running operation',
+      description: 'Runs for `duration` seconds in `steps` steps, reporting progress after each step.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          duration: { type: 'number', minimum: 0, maximum: 3600, default: 5, description: 'Seconds' },
+          steps: { type: 'integer', minimum: 1, maximum: 1000, default: 5 },
+        },
+      },
+    },
+    async (args, ctx) => {
+      const duration = (args.duration as number | undefined) ?? 5;
+      const steps = (args.steps as number | undefined) ?? 5;
+      const stepMs = (duration * 1000) / steps;
+      for (let step = 1; step <= steps; step++) {
+        await sleep(stepMs, ctx.signal);
+        await ctx.sendProgress(step, steps, `step ${step} of ${steps}`);
+      }
+      await ctx.log('info', `long_running finished ${steps} steps in ${duration} s`, 'demo');
+      return {
+        content: [
+          { type: 'text', text: `Long-running operation completed: ${steps} steps in ${duration} s` },
+        ],
+      };
+    },
+  );
+
+  server.tool(
+    {
+      name: 'sample',
+      title: 'Sample the client LLM',
+      description: "Asks the client's LLM to answer a prompt (sampling) and returns its text.",
+      inputSchema: {
+        type: 'object',
+        properties: { prompt: { type: 'string' }, maxTokens: { type: 'integer', minimum: 1, default: 100 } },
+        required: ['prompt'],
+      },
+    },
+    async (args, ctx) => {
+      const reply = await ctx.createMessage({
+        messages: [{ role: 'user', content: { type: 'text', text: args.prompt as string } }],
+        maxTokens: (args.maxTokens as number | undefined) ?? 100,
+      });
+      const content = Array.isArray(reply.content) ? reply.content : [reply.content];
+      const text = content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('');
+      return { content: [{ type: 'text', text }] };
+    },
+  );
+
+  server.tool(
+    {
+      name: 'list_roots',
+      title: 'List client roots',
+      description: 'Asks the client for its roots and returns their URIs.',
+      outputSchema: {
+        type: 'object',
+        properties: { roots: { type: 'array', items: { type: 'string' } } },
+        required: ['roots'],
+      },
+      annotations: { readOnlyHint: true },
+    },
+    async (_args, ctx) => {
+      const { roots } = await ctx.listRoots();
+      const uris = roots.map((r) => r.uri);
+      return {
+        content: [{ type: 'text', text: uris.length === 0 ? 'No roots' : uris.join('\n') }],
+        structuredContent: { roots: uris },
+      };
+    },
+  );
+
+  server.tool(
+    {
+      name: 'elicit_name',
+      title: 'Ask for a name',
+      description: 'Asks the user for their name through elicitation and returns it.',
+    },
+    async (_args, ctx) => {
+      const answer = await ctx.elicit({
+        mode: 'form',
+        message: 'What is your name?',
+        requestedSchema: {
+          type: 'object',
+          properties: { name: { type: 'string', title: 'Name', minLength: 1 } },
+          required: ['name'],
+        },
+      });
+      if (answer.action !== 'accept')
+        return { content: [{ type: 'text', text: `The user chose to ${answer.action}` }] };
+      return { content: [{ type: 'text', text: `Hello, ${String(answer.content?.name)}` }] };
+    },
+  );
+
+  server.resource(
+    { uri: 'demo://readme', name: 'readme', title: 'About this server', mimeType: 'text/markdown' },
+    (uri) => ({ contents: [{ uri, mimeType: 'text/markdown', text: README }] }),
+  );
+
+  server.resourceTemplate(
+    { uriTemplate: 'demo://items/{id}', name: 'item', title: 'Demo item', mimeType: 'text/plain' },
+    {
+      read: (uri, vars) => ({
+        contents: [{ uri, mimeType: 'text/plain', text: `This is demo item ${String(vars.id)}.` }],
+      }),
+      complete: { id: (value) => ['1', '2', '3', '42'].filter((id) => id.startsWith(value)) },
+    },
+  );
+
+  server.prompt(
+    {
+      name: 'greet',
+      title: 'Greet someone',
+      description: 'A prompt that asks the model to greet a person by name.',
+      arguments: [
+        {
+          name: 'name',
+          description: 'Who to greet',
+          required: true,
+          complete: (value) => NAMES.filter((n) => n.toLowerCase().startsWith(value.toLowerCase())),
+        },
+      ],
+    },
+    (args) => ({
+      description: `Greeting for ${args.name}`,
+      messages: [{ role: 'user', content: { type: 'text', text: `Please greet ${args.name} warmly.` } }],
+    }),
+  );
+
+  return server;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,32 @@
+export type { Completer } from './completion.js';
+export { ServerContext } from './context.js';
+export type { GetPrompt, PromptArgumentDef, PromptDef, PromptUpdate } from './prompts.js';
+export type { Handle } from './registry.js';
+export type {
+  ReadResource,
+  ResourceDef,
+  ResourceTemplateCallbacks,
+  ResourceTemplateDef,
+  ResourceTemplateUpdate,
+  ResourceUpdate,
+} from './resources.js';
+export {
+  type CompiledSchema,
+  compileSchema,
+  type JsonSchemaObject,
+  type SchemaInput,
+  type StandardSchemaV1,
+  type ValidationOutcome,
+} from './schema.js';
+export {
+  type ConnectOptions,
+  type PromptHandle,
+  type ResourceHandle,
+  type ResourceTemplateHandle,
+  Server,
+  type ServerOptions,
+  type ToolHandle,
+} from './server.js';
+export { type PreinitializedState, ServerSession } from './server-session.js';
+export type { ToolArgs, ToolDef, ToolHandler, ToolResult, ToolUpdate } from './tools.js';
+export { UriTemplate, type UriTemplateMatch, type UriTemplateVariables } from './uri-template.js';

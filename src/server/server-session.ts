@@ -1,0 +1,202 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
+import {
+  type ClientCapabilities,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type Implementation,
+  type InitializeRequestParams,
+  type InitializeResult,
+  type ListRootsResult,
+  type LoggingLevel,
+  Method,
+  type ServerCapabilities,
+} from '../protocol/types.js';
+import { negotiateVersion } from '../protocol/versions.js';
+import type { Connection, MessageInfo } from '../session/connection.js';
+import { CapabilityError } from '../session/errors.js';
+import {
+  type HandlerContext,
+  type RequestContext,
+  type RequestOptions,
+  Session,
+} from '../session/session.js';
+import { clientCallProblem } from './client-capabilities.js';
+import { ServerContext } from './context.js';
+import type { Server } from './server.js';
+
+/** Severity rank of each logging level (RFC 5424 order, least severe first). */
+const SEVERITY: Readonly<Record<LoggingLevel, number>> = {
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7,
+};
+
+const DONE: Promise<void> = Promise.resolve();
+
+/** What a session already knows when it starts out initialized (see `ConnectOptions.preinitialized`). */
+export interface PreinitializedState {
+  protocolVersion: string;
+  clientCapabilities?: ClientCapabilities;
+  clientInfo?: Implementation;
+}
+
+/**
+ * One client's connection to a Server. It holds only what differs per client (negotiated version,
+ * the client's identity and capabilities, log level, subscriptions); tools, resources and prompts
+ * are read from the shared Server, so no client's state can reach another.
+ *
+ * Until `initialize` has been answered, every request but initialize and ping is refused with
+ * -32600. Calls to the client (`listRoots`, `createMessage`, `elicit`) reject with CapabilityError,
+ * sending nothing, when the client did not declare the capability they need.
+ */
+export class ServerSession extends Session {
+  /** The client's identity, from initialize. */
+  clientInfo: Implementation | undefined;
+  /** What the client declared it supports, from initialize. */
+  clientCapabilities: ClientCapabilities | undefined;
+  /** The capabilities this session's initialize answer announced. */
+  serverCapabilities: ServerCapabilities | undefined;
+  /** The least severe level the client wants (logging/setLevel); undefined sends every level. */
+  logLevel: LoggingLevel | undefined;
+  /** True once the client sent `notifications/initialized`. */
+  initialized = false;
+  /** URIs the client subscribed to; created on the first subscription. */
+  subscriptions: Set<string> | undefined;
+  /** Called when the client sends `notifications/initialized`. */
+  oninitialized: (() => void) | undefined;
+  /** Called when the client sends `notifications/roots/list_changed`. */
+  onrootschanged: (() => void) | undefined;
+
+  constructor(
+    readonly server: Server,
+    connection: Connection,
+    preinitialized?: PreinitializedState,
+  ) {
+    super(connection, server.options);
+    if (preinitialized !== undefined) {
+      this.protocolVersion = negotiateVersion(preinitialized.protocolVersion);
+      this.clientCapabilities = preinitialized.clientCapabilities ?? {};
+      this.clientInfo = preinitialized.clientInfo;
+      this.serverCapabilities = server.capabilities;
+      this.initialized = true;
+    }
+  }
+
+  /** @internal Starts reading from the connection; called by `Server.connect`. */
+  override start(): void {
+    super.start();
+  }
+
+  /** Asks the client for its roots (needs the client's `roots` capability). */
+  listRoots(options?: RequestOptions): Promise<ListRootsResult> {
+    return this.callClient(Method.RootsList, undefined, options);
+  }
+
+  /** Asks the client to sample its LLM (needs `sampling`; `sampling.tools` for tools and toolChoice). */
+  createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
+    return this.callClient(Method.SamplingCreateMessage, params, options);
+  }
+
+  /** Asks the user, through the client, for input (needs `elicitation`, with `url` for URL mode). */
+  elicit(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult> {
+    return this.callClient(Method.ElicitationCreate, params, options);
+  }
+
+  /**
+   * Sends `notifications/message` when `level` is at least the client's chosen level and the server
+   * declares logging. `relatedRequestId` sends it with that request (what ServerContext.log does).
+   * Never rejects: a failure to send goes to `onerror`.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void> {
+    const threshold = this.logLevel;
+    if (!this.server.logging || (threshold !== undefined && SEVERITY[level] < SEVERITY[threshold]))
+      return DONE;
+    const params: Params = logger === undefined ? { level, data } : { level, logger, data };
+    return this.notifySafely(Method.LoggingMessage, params, relatedRequestId);
+  }
+
+  /** @internal Sends a notification unless closed; a failure goes to `onerror`, never to the caller. */
+  notifySafely(method: string, params?: Params, relatedRequestId?: RequestId): Promise<void> {
+    if (this.isClosed) return DONE;
+    return this.notify(method, params, relatedRequestId).catch((err) => this.report(err));
+  }
+
+  override closed(cause?: Error): void {
+    this.server.sessions.delete(this);
+    super.closed(cause);
+  }
+
+  protected override createContext(
+    request: JsonRpcRequest,
+    signal: AbortSignal,
+    info: MessageInfo | undefined,
+  ): HandlerContext<this> {
+    return new ServerContext(
+      this,
+      request,
+      signal,
+      info,
+    ) as HandlerContext<ServerSession> as HandlerContext<this>;
+  }
+
+  protected override handleRequest(
+    request: JsonRpcRequest,
+    ctx: RequestContext<this>,
+  ): Promise<Record<string, unknown>> | Record<string, unknown> {
+    if (request.method === Method.Initialize)
+      return this.initialize(request.params as unknown as InitializeRequestParams);
+    if (this.protocolVersion === undefined) {
+      throw new McpError(ErrorCode.InvalidRequest, 'Server not initialized: send "initialize" first');
+    }
+    return this.server.dispatch(this, request, ctx as unknown as ServerContext);
+  }
+
+  protected override handleNotification(notification: JsonRpcNotification): void {
+    switch (notification.method) {
+      case Method.Initialized:
+        if (this.protocolVersion === undefined || this.initialized) return;
+        this.initialized = true;
+        this.oninitialized?.();
+        return;
+      case Method.RootsListChanged:
+        this.onrootschanged?.();
+        return;
+    }
+  }
+
+  private initialize(params: InitializeRequestParams): InitializeResult {
+    if (this.protocolVersion !== undefined) {
+      throw new McpError(ErrorCode.InvalidRequest, 'Invalid request: the session is already initialized');
+    }
+    const server = this.server;
+    const protocolVersion = negotiateVersion(params.protocolVersion);
+    const capabilities = server.capabilities;
+    this.protocolVersion = protocolVersion;
+    this.clientCapabilities = params.capabilities;
+    this.clientInfo = params.clientInfo;
+    this.serverCapabilities = capabilities;
+    const result: InitializeResult = { protocolVersion, capabilities, serverInfo: server.info };
+    if (server.instructions !== undefined) result.instructions = server.instructions;
+    return result;
+  }
+
+  private callClient<R>(
+    method: string,
+    params: object | undefined,
+    options: RequestOptions | undefined,
+  ): Promise<R> {
+    // The typed params of each call are plain JSON objects.
+    const message = params as Params | undefined;
+    const problem = clientCallProblem(this.clientCapabilities, method, message);
+    if (problem !== undefined) return Promise.reject(new CapabilityError(problem));
+    return this.request<R>(method, message, options);
+  }
+}
