@@ -42,7 +42,7 @@ import { type CompiledSchema, compileSchema } from '../server/schema.js';
 import type { Connection } from '../session/connection.js';
 import { CapabilityError } from '../session/errors.js';
 import { type RequestContext, type RequestOptions, Session } from '../session/session.js';
-import type { Client, ConnectOptions } from './client.js';
+import type { Client, ClientConnectOptions } from './client.js';
 import { applyElicitationDefaults } from './elicitation-defaults.js';
 import { Events, type Listener } from './events.js';
 import { paginate } from './paginate.js';
@@ -139,7 +139,7 @@ export class ClientSession extends Session {
    * @internal Client.connect's body: initialize, check the answer, store it, send initialized.
    * Closes the connection on any failure.
    */
-  async handshake(options: ConnectOptions): Promise<void> {
+  async handshake(options: ClientConnectOptions): Promise<void> {
     this.start();
     try {
       const result = await this.request<InitializeResult>(Method.Initialize, this.client.initializeParams, {

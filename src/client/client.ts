@@ -57,7 +57,7 @@ export interface ClientOptions extends SessionOptions {
 }
 
 /** Limits on the initialize handshake of one `connect`. */
-export interface ConnectOptions {
+export interface ClientConnectOptions {
   /** Aborting gives up on the handshake and closes the connection. */
   signal?: AbortSignal;
   /** Time to wait for the initialize answer; default: the client's `requestTimeout`. */
@@ -104,7 +104,7 @@ export class Client {
    * the connection is closed and the promise rejects with the reason. initialize itself is never
    * cancelled on the wire: the spec forbids it.
    */
-  async connect(connection: Connection, options: ConnectOptions = {}): Promise<ClientSession> {
+  async connect(connection: Connection, options: ClientConnectOptions = {}): Promise<ClientSession> {
     const session = new ClientSession(connection, this);
     await session.handshake(options);
     return session;

@@ -1,7 +1,7 @@
 export {
   Client,
+  type ClientConnectOptions,
   type ClientOptions,
-  type ConnectOptions,
   type FormElicitationHandler,
   type SamplingHandler,
   type UrlElicitationHandler,

@@ -19,11 +19,11 @@ export {
   type ValidationOutcome,
 } from './schema.js';
 export {
-  type ConnectOptions,
   type PromptHandle,
   type ResourceHandle,
   type ResourceTemplateHandle,
   Server,
+  type ServerConnectOptions,
   type ServerOptions,
   type ToolHandle,
 } from './server.js';

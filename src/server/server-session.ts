@@ -41,7 +41,7 @@ const SEVERITY: Readonly<Record<LoggingLevel, number>> = {
 
 const DONE: Promise<void> = Promise.resolve();
 
-/** What a session already knows when it starts out initialized (see `ConnectOptions.preinitialized`). */
+/** What a session already knows when it starts out initialized (see `ServerConnectOptions.preinitialized`). */
 export interface PreinitializedState {
   protocolVersion: string;
   clientCapabilities?: ClientCapabilities;

@@ -75,7 +75,7 @@ export interface ServerOptions extends SessionOptions {
 }
 
 /** How `Server.connect` sets up one session. */
-export interface ConnectOptions {
+export interface ServerConnectOptions {
   /**
    * Starts the session as if initialize had run with these values: for transports that serve
    * each request on a fresh session (stateless HTTP) after an earlier initialize.
@@ -212,7 +212,7 @@ export class Server {
   }
 
   /** Serves one client over `connection`: creates its session, tracks it in `sessions` and starts it. */
-  connect(connection: Connection, options: ConnectOptions = {}): ServerSession {
+  connect(connection: Connection, options: ServerConnectOptions = {}): ServerSession {
     const session = new ServerSession(this, connection, options.preinitialized);
     this.sessions.add(session);
     this.onsession?.(session);

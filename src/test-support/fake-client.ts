@@ -1,6 +1,6 @@
 import type { JsonRpcMessage, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
 import { LATEST_PROTOCOL_VERSION } from '../protocol/versions.js';
-import type { ConnectOptions, Server } from '../server/server.js';
+import type { Server, ServerConnectOptions } from '../server/server.js';
 import type { ServerSession } from '../server/server-session.js';
 import type { Connection, Receiver } from '../session/connection.js';
 
@@ -61,7 +61,7 @@ export class FakeClient {
   readonly session: ServerSession;
   private nextId = 1;
 
-  constructor(server: Server, options?: ConnectOptions) {
+  constructor(server: Server, options?: ServerConnectOptions) {
     this.session = server.connect(this.connection, options);
   }
 
