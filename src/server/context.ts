@@ -1,16 +1,12 @@
-import type { Params } from '../jsonrpc/types.js';
-import {
-  type CreateMessageRequestParams,
-  type CreateMessageResult,
-  type ElicitRequestParams,
-  type ElicitResult,
-  type ListRootsResult,
-  type LoggingLevel,
-  Method,
+import type {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  ListRootsResult,
+  LoggingLevel,
 } from '../protocol/types.js';
-import { CapabilityError } from '../session/errors.js';
 import { HandlerContext, type RequestOptions } from '../session/session.js';
-import { clientCallProblem } from './client-capabilities.js';
 import type { Server } from './server.js';
 import type { ServerSession } from './server-session.js';
 
@@ -34,28 +30,16 @@ export class ServerContext extends HandlerContext<ServerSession> {
 
   /** Asks the client for its roots (needs the client's `roots` capability). */
   listRoots(options?: RequestOptions): Promise<ListRootsResult> {
-    return this.callClient(Method.RootsList, undefined, options);
+    return this.session.listRoots(this.related(options));
   }
 
   /** Asks the client to sample its LLM (needs `sampling`; `sampling.tools` for tools and toolChoice). */
   createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
-    return this.callClient(Method.SamplingCreateMessage, params, options);
+    return this.session.createMessage(params, this.related(options));
   }
 
   /** Asks the user, through the client, for input (needs `elicitation`, with `url` for URL mode). */
   elicit(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult> {
-    return this.callClient(Method.ElicitationCreate, params, options);
-  }
-
-  private callClient<R>(
-    method: string,
-    params: object | undefined,
-    options: RequestOptions | undefined,
-  ): Promise<R> {
-    // The typed params of each call are plain JSON objects.
-    const message = params as Params | undefined;
-    const problem = clientCallProblem(this.session.clientCapabilities, method, message);
-    if (problem !== undefined) return Promise.reject(new CapabilityError(problem));
-    return this.request<R>(method, message, options);
+    return this.session.elicit(params, this.related(options));
   }
 }

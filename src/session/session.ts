@@ -509,8 +509,13 @@ export class HandlerContext<S extends Session = Session> implements RequestConte
     params?: Params,
     options: RequestOptions = {},
   ): Promise<R> {
+    return this.session.request<R>(method, params, this.related(options));
+  }
+
+  /** `options` for a request made on behalf of this one: routed with it and cancelled with it. */
+  protected related(options: RequestOptions = {}): RequestOptions {
     const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
-    return this.session.request<R>(method, params, { ...options, signal, relatedRequestId: this.requestId });
+    return { ...options, signal, relatedRequestId: this.requestId };
   }
 
   sendProgress(progress: number, total?: number, message?: string): Promise<void> {
