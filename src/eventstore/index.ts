@@ -1,0 +1,4 @@
+export * from './errors.js';
+export * from './event-id.js';
+export * from './event-store.js';
+export * from './memory-event-store.js';
