@@ -1,0 +1,74 @@
+/** The request body limit every transport applies unless configured otherwise (DESIGN.md: 4 MiB, 413). */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * One HTTP request and its response, as much of them as the MCP transports need and nothing more,
+ * so that one transport serves node:http and web-standard runtimes alike.
+ *
+ * Promises: header names are looked up in lower case; `path` and `query` are computed on first use;
+ * `readBody` resolves at most once with the whole body decoded as UTF-8 (RFC 8259 allows no other
+ * encoding for JSON), counting the bytes it actually receives; `write` sends one chunk as one write
+ * and returns false when the chunk had to wait in a buffer; once `closed` is true every write is
+ * ignored; `onClose` listeners run exactly once, when the exchange ends for any reason (the response
+ * was ended or dropped here, or the client went away).
+ */
+export interface HttpExchange extends HeaderSource {
+  /** The request method as sent, e.g. `POST`. */
+  readonly method: string;
+  /** The request target in origin form: path and query, not decoded (`/mcp?x=1`). */
+  readonly target: string;
+  /** The path of `target`, without the query, not decoded. */
+  readonly path: string;
+  /** The query parameters of `target`. */
+  readonly query: URLSearchParams;
+  /** The peer's IP address when the runtime tells it. */
+  readonly remoteAddress: string | undefined;
+  /** Set by an authentication layer to whoever made the request; transports may bind sessions to it. */
+  principal: unknown;
+
+  /**
+   * The request body as text. Rejects with `BodyTooLargeError` as soon as more than `limitBytes` bytes
+   * arrive (or are announced by Content-Length), and stops reading: the rest is never buffered and the
+   * connection is not reused.
+   */
+  readBody(limitBytes: number): Promise<string>;
+
+  /** Sets the status and headers. Nothing is sent yet: a body given to `end` goes out with them. */
+  writeHead(status: number, headers?: Readonly<Record<string, string>>): void;
+  /** Sends the head now and every later write without delay: the response becomes a stream. */
+  flushHeaders(): void;
+  /** Sends a chunk; false when it had to wait in a buffer (wait for `onDrain` to write more cheaply). */
+  write(chunk: string): boolean;
+  /** Runs `listener` once, the next time buffered chunks have been handed on. */
+  onDrain(listener: () => void): void;
+  /** Finishes the response, with `body` as its last (or only) chunk. */
+  end(body?: string): void;
+  /** Drops the connection without finishing the response and discards whatever is buffered. */
+  destroy(): void;
+  /** Bytes written but not yet handed to the network: what a reader that stopped reading costs. */
+  readonly bytesBuffered: number;
+  /** True once `writeHead` (or a first write) fixed the status. */
+  readonly headWritten: boolean;
+  /** True once nothing more can be written. */
+  readonly closed: boolean;
+  /** Runs `listener` once when the exchange closes; at once if it is closed already. */
+  onClose(listener: () => void): void;
+}
+
+/** Anything whose request headers can be looked up by lower-case name. */
+export interface HeaderSource {
+  /** A request header by lower-case name; repeated headers joined with `, `. */
+  header(name: string): string | undefined;
+}
+
+/** The request body was larger than the limit; its `status` (413) and message are ready for the client. */
+export class BodyTooLargeError extends Error {
+  override name = 'BodyTooLargeError';
+  readonly status = 413;
+  constructor(readonly limitBytes: number) {
+    super(
+      `Payload Too Large: the request body exceeds the limit of ${limitBytes} bytes; ` +
+        'send a smaller message or raise the server body size limit',
+    );
+  }
+}

@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { describe, test } from 'node:test';
+import { listenLoopback, rawConnect, readAll } from '../test-support/http-loopback.js';
+import { BodyTooLargeError, type HttpExchange } from './exchange.js';
+import { writeJsonError } from './json-error.js';
+import { fromNode } from './node-adapter.js';
+
+/** A server whose handler reads the body with `limit` and reports what readBody did. */
+async function bodyServer(limit: number) {
+  const outcomes: { body?: string; error?: unknown }[] = [];
+  const server = await listenLoopback((req, res) => {
+    const ex = fromNode(req, res);
+    ex.readBody(limit).then(
+      (body) => {
+        outcomes.push({ body });
+        ex.writeHead(200, { 'content-type': 'text/plain' });
+        ex.end(body);
+      },
+      (error) => {
+        outcomes.push({ error });
+        writeJsonError(ex, error instanceof BodyTooLargeError ? error.status : 400, (error as Error).message);
+      },
+    );
+  });
+  return { server, outcomes };
+}
+
+function post(port: number, body: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+    (resolve, reject) => {
+      const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/mcp', headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    },
+  );
+}
+
+describe('fromNode: request', () => {
+  test('method, target, path, query, headers by lower-case name, remote address', async () => {
+    let seen: Record<string, unknown> = {};
+    const server = await listenLoopback((req, res) => {
+      const ex = fromNode(req, res);
+      seen = {
+        method: ex.method,
+        target: ex.target,
+        path: ex.path,
+        sessionId: ex.query.get('sessionId'),
+        custom: ex.header('x-custom'),
+        missing: ex.header('x-missing'),
+        remote: ex.remoteAddress,
+      };
+      ex.end();
+    });
+    try {
+      const r = await new Promise<number>((resolve) => {
+        const headers = { 'X-Custom': 'yes' };
+        request(
+          { port: server.port, host: '127.0.0.1', path: '/messages?sessionId=a%20b', headers },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        ).end();
+      });
+      assert.equal(r, 200);
+      assert.deepEqual(seen, {
+        method: 'GET',
+        target: '/messages?sessionId=a%20b',
+        path: '/messages',
+        sessionId: 'a b',
+        custom: 'yes',
+        missing: undefined,
+        remote: '127.0.0.1',
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a body exactly at the limit is read whole, multi-byte characters intact', async () => {
+    const { server, outcomes } = await bodyServer(7);
+    try {
+      const r = await post(server.port, 'h€llo'); // 7 bytes
+      assert.equal(r.status, 200);
+      assert.equal(r.body, 'h€llo');
+      assert.deepEqual(outcomes, [{ body: 'h€llo' }]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a multi-byte character split across two chunks decodes correctly', async () => {
+    const { server, outcomes } = await bodyServer(100);
+    try {
+      const euro = Buffer.from('€');
+      const socket = await rawConnect(
+        server.port,
+        Buffer.concat([
+          Buffer.from(
+            'POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n',
+          ),
+          Buffer.from('2\r\n'),
+          euro.subarray(0, 2),
+          Buffer.from('\r\n1\r\n'),
+          euro.subarray(2),
+          Buffer.from('\r\n0\r\n\r\n'),
+        ]),
+      );
+      await readAll(socket);
+      assert.deepEqual(outcomes, [{ body: '€' }]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a chunked body is counted as it arrives: past the limit, BodyTooLargeError and a 413', async () => {
+    const { server, outcomes } = await bodyServer(1000);
+    try {
+      const chunk = 'x'.repeat(600);
+      const socket = await rawConnect(
+        server.port,
+        'POST /mcp HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n' +
+          `258\r\n${chunk}\r\n258\r\n${chunk}\r\n`,
+      );
+      // The body never ends: the server must answer without waiting for the rest.
+      const text = await readAll(socket);
+      assert.equal(outcomes.length, 1);
+      assert.ok(outcomes[0].error instanceof BodyTooLargeError);
+      assert.match(text, /^HTTP\/1\.1 413 /);
+      assert.match(text, /connection: close/i);
+      assert.match(text, /Payload Too Large: the request body exceeds the limit of 1000 bytes/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a Content-Length above the limit is refused before any byte of the body is read', async () => {
+    const { server, outcomes } = await bodyServer(1000);
+    try {
+      // Announces 10 MB and sends nothing: a 413 that waited for the body would never come.
+      const socket = await rawConnect(
+        server.port,
+        'POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n',
+      );
+      const text = await readAll(socket);
+      assert.match(text, /^HTTP\/1\.1 413 /);
+      assert.ok(outcomes[0].error instanceof BodyTooLargeError);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a Content-Length smaller than the bytes sent cannot smuggle the extra bytes into the body', async () => {
+    const { server, outcomes } = await bodyServer(100);
+    try {
+      const socket = await rawConnect(
+        server.port,
+        `POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n${'y'.repeat(1000)}`,
+      );
+      await readAll(socket);
+      assert.deepEqual(outcomes[0], { body: 'yyyyy' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('fromNode: response', () => {
+  test('a body given to end goes out with its Content-Length, in one piece, not chunked', async () => {
+    const server = await listenLoopback((req, res) => {
+      const ex = fromNode(req, res);
+      ex.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'abc' });
+      assert.equal(ex.headWritten, true);
+      ex.end('{"ok":"é"}');
+      assert.equal(ex.closed, true);
+    });
+    try {
+      const r = await post(server.port, '');
+      assert.equal(r.status, 200);
+      assert.equal(r.headers['content-length'], String(Buffer.byteLength('{"ok":"é"}')));
+      assert.equal(r.headers['transfer-encoding'], undefined);
+      assert.equal(r.headers['mcp-session-id'], 'abc');
+      assert.equal(r.body, '{"ok":"é"}');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('when the client goes away, onClose runs once, closed turns true and writes are ignored', async () => {
+    let ex!: HttpExchange;
+    let closes = 0;
+    let streamingResolve!: () => void;
+    const streaming = new Promise<void>((resolve) => {
+      streamingResolve = resolve;
+    });
+    let closedResolve!: () => void;
+    const closed = new Promise<void>((resolve) => {
+      closedResolve = resolve;
+    });
+    const server = await listenLoopback((req, res) => {
+      ex = fromNode(req, res);
+      ex.writeHead(200, { 'content-type': 'text/event-stream' });
+      ex.flushHeaders();
+      ex.onClose(() => {
+        closes++;
+        closedResolve();
+      });
+      streamingResolve();
+    });
+    try {
+      const socket = await rawConnect(server.port, 'GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n');
+      await streaming;
+      assert.equal(ex.closed, false);
+      socket.destroy();
+      await closed;
+      assert.equal(ex.closed, true);
+      assert.equal(ex.write('data: late\n\n'), false);
+      ex.end();
+      assert.equal(closes, 1);
+      let late = 0;
+      ex.onClose(() => late++);
+      assert.equal(late, 1, 'a listener added after close runs at once');
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,144 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError, type HttpExchange } from './exchange.js';
+import { ExchangeBase } from './exchange-base.js';
+
+/**
+ * An exchange over node:http's own request and response objects, with no fetch objects in between:
+ * this is the hot path. Status and headers are set on the response without sending them, so a body
+ * given to `end` goes out in one write with a Content-Length.
+ */
+export function fromNode(req: IncomingMessage, res: ServerResponse): HttpExchange {
+  return new NodeExchange(req, res);
+}
+
+class NodeExchange extends ExchangeBase implements HttpExchange {
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+  ) {
+    super();
+  }
+
+  get method(): string {
+    return this.req.method ?? 'GET';
+  }
+
+  get target(): string {
+    return this.req.url ?? '/';
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.req.socket.remoteAddress;
+  }
+
+  header(name: string): string | undefined {
+    const value = this.req.headers[name];
+    return value === undefined || typeof value === 'string' ? value : value.join(', ');
+  }
+
+  readBody(limitBytes: number): Promise<string> {
+    const req = this.req;
+    if (req.readableEnded) return Promise.reject(new Error('the request body was already read'));
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > limitBytes) {
+      this.refuseRest();
+      return Promise.reject(new BodyTooLargeError(limitBytes));
+    }
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limitBytes) {
+          stop();
+          this.refuseRest();
+          reject(new BodyTooLargeError(limitBytes));
+          return;
+        }
+        chunks.push(chunk);
+      };
+      const onEnd = () => {
+        stop();
+        // Decode once at the end: a multi-byte character may straddle two chunks.
+        resolve(
+          chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8'),
+        );
+      };
+      const onError = (err: Error) => {
+        stop();
+        reject(err);
+      };
+      const onClose = () => {
+        stop();
+        reject(new Error('the client closed the connection before sending the whole request body'));
+      };
+      const stop = () => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+        req.off('close', onClose);
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+      req.on('close', onClose);
+    });
+  }
+
+  /** Stops reading an oversized body; the connection closes after the response instead of draining it. */
+  private refuseRest(): void {
+    this.req.pause();
+    if (!this.res.headersSent) this.res.setHeader('connection', 'close');
+  }
+
+  writeHead(status: number, headers?: Readonly<Record<string, string>>): void {
+    const res = this.res;
+    res.statusCode = status;
+    if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]);
+    this.wroteHead = true;
+  }
+
+  flushHeaders(): void {
+    this.wroteHead = true;
+    this.res.flushHeaders();
+    // Each event must leave at once, not wait for more bytes to fill a segment.
+    this.res.socket?.setNoDelay(true);
+  }
+
+  write(chunk: string): boolean {
+    if (this.closed) return false;
+    this.wroteHead = true;
+    return this.res.write(chunk);
+  }
+
+  onDrain(listener: () => void): void {
+    this.res.once('drain', listener);
+  }
+
+  end(body?: string): void {
+    if (this.closed) return;
+    this.wroteHead = true;
+    if (body === undefined) this.res.end();
+    else this.res.end(body);
+    this.notifyClosed();
+  }
+
+  destroy(): void {
+    if (this.closed) return;
+    this.res.destroy();
+    this.notifyClosed();
+  }
+
+  get bytesBuffered(): number {
+    // The response's own buffer plus the socket's: everything not yet handed to the kernel.
+    return this.res.writableLength;
+  }
+
+  get closed(): boolean {
+    return this.res.writableEnded || this.res.destroyed;
+  }
+
+  protected override watchClose(): void {
+    this.res.once('close', () => this.notifyClosed());
+  }
+}

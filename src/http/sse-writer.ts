@@ -1,0 +1,132 @@
+import { type Clock, systemClock } from '../session/clock.js';
+import type { HttpExchange } from './exchange.js';
+import { formatRetry, formatSseEvent, type SseEvent } from './sse-event.js';
+
+/** A comment every 15 s keeps proxies and load balancers from closing an idle stream. */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+/** Bytes a reader that stopped reading may cost before its connection is dropped. */
+export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream',
+  // no-transform: compressing proxies would otherwise hold events back to fill their buffers.
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  // nginx buffers responses unless told not to.
+  'x-accel-buffering': 'no',
+};
+
+const KEEP_ALIVE = ': keepalive\n\n';
+
+export interface SseWriterOptions {
+  /** Extra response headers, e.g. `mcp-session-id`. */
+  headers?: Readonly<Record<string, string>>;
+  /** Interval of the keep-alive comment; 0 turns it off. Default `DEFAULT_KEEP_ALIVE_MS`. */
+  keepAliveMs?: number;
+  /** Past this many buffered bytes the connection is dropped. Default `DEFAULT_MAX_BUFFERED_BYTES`. */
+  maxBufferedBytes?: number;
+  /** Timers for the keep-alive; the system clock unless given. */
+  clock?: Clock;
+}
+
+/**
+ * A Server-Sent Events stream over an exchange. Promises: the 200 and its headers are sent at
+ * construction, before any event; each event is one string written with one `write`; no field can be
+ * injected through an id, an event type or data; a reader that stops reading costs at most
+ * `maxBufferedBytes` plus one event: the next write (event or keep-alive) that finds more than that
+ * still waiting drops the connection instead and `overflowed` turns true, so the caller can let the
+ * client resume from its event store; writes after close are ignored.
+ */
+export class SseWriter {
+  private readonly clock: Clock;
+  private readonly keepAliveMs: number;
+  private readonly maxBufferedBytes: number;
+  private timer: unknown;
+  private stopped = false;
+  private overflow = false;
+
+  constructor(
+    private readonly exchange: HttpExchange,
+    options?: SseWriterOptions,
+  ) {
+    this.clock = options?.clock ?? systemClock;
+    this.keepAliveMs = options?.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+    this.maxBufferedBytes = options?.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    exchange.writeHead(
+      200,
+      options?.headers === undefined ? SSE_HEADERS : { ...options.headers, ...SSE_HEADERS },
+    );
+    exchange.flushHeaders();
+    exchange.onClose(() => this.stop());
+    this.schedule();
+  }
+
+  /** Writes one event; false when it was not written: the stream is closed, or overflowed now. */
+  event(e: SseEvent): boolean {
+    return this.send(formatSseEvent(e));
+  }
+
+  /** Writes an already formatted frame (from `formatSseEvent`), e.g. one replayed from an event store. */
+  frame(frame: string): boolean {
+    return this.send(frame);
+  }
+
+  /** The event that primes a client to resume: an id and empty data. */
+  prime(id: string): boolean {
+    return this.send(formatSseEvent({ id, data: '' }));
+  }
+
+  /** Tells the client how long to wait before reconnecting, without dispatching an event. */
+  retry(ms: number): boolean {
+    return this.send(`${formatRetry(ms)}\n`);
+  }
+
+  /** Ends the response and stops the keep-alive. */
+  close(): void {
+    if (this.closed) return;
+    this.stop();
+    this.exchange.end();
+  }
+
+  /** True once nothing more can be written: closed here, dropped for overflow, or the client left. */
+  get closed(): boolean {
+    return this.stopped || this.exchange.closed;
+  }
+
+  /** True when the connection was dropped because the reader fell more than `maxBufferedBytes` behind. */
+  get overflowed(): boolean {
+    return this.overflow;
+  }
+
+  private send(frame: string): boolean {
+    if (this.closed) return false;
+    // The bound applies to what earlier writes left waiting, so a single event larger than the bound
+    // still goes to a reader that keeps up; a stalled reader is caught by the next event or keep-alive.
+    if (this.exchange.bytesBuffered > this.maxBufferedBytes) {
+      this.overflow = true;
+      this.stop();
+      this.exchange.destroy();
+      return false;
+    }
+    this.exchange.write(frame);
+    return true;
+  }
+
+  private schedule(): void {
+    if (this.keepAliveMs === 0 || this.closed) return;
+    this.timer = this.clock.setTimeout(this.keepAlive, this.keepAliveMs);
+  }
+
+  private readonly keepAlive = (): void => {
+    this.timer = undefined;
+    if (this.send(KEEP_ALIVE)) this.schedule();
+  };
+
+  private stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) {
+      this.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { BodyTooLargeError } from './exchange.js';
+import { fromWeb, WEB_STREAM_HIGH_WATER_MARK } from './web-adapter.js';
+
+const encoder = new TextEncoder();
+
+/** A request whose body arrives in the given chunks, recording whether the adapter cancelled it. */
+function streamedRequest(chunks: Uint8Array[]) {
+  const state = { pulled: 0, cancelled: false };
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (state.pulled === chunks.length) controller.close();
+      else controller.enqueue(chunks[state.pulled++]);
+    },
+    cancel() {
+      state.cancelled = true;
+    },
+  });
+  const request = new Request('http://localhost/mcp', {
+    method: 'POST',
+    body,
+    duplex: 'half',
+  } as RequestInit);
+  return { request, state };
+}
+
+describe('fromWeb: request', () => {
+  test('method, target, path, query and headers; Host falls back to the URL authority', () => {
+    const { exchange } = fromWeb(
+      new Request('http://127.0.0.1:3000/messages?sessionId=a%20b', { headers: { 'X-Custom': 'yes' } }),
+      { remoteAddress: '10.0.0.1' },
+    );
+    assert.equal(exchange.method, 'GET');
+    assert.equal(exchange.target, '/messages?sessionId=a%20b');
+    assert.equal(exchange.path, '/messages');
+    assert.equal(exchange.query.get('sessionId'), 'a b');
+    assert.equal(exchange.header('x-custom'), 'yes');
+    assert.equal(exchange.header('x-missing'), undefined);
+    assert.equal(exchange.header('host'), '127.0.0.1:3000');
+    assert.equal(exchange.remoteAddress, '10.0.0.1');
+    assert.equal(fromWeb(new Request('http://localhost')).exchange.target, '/');
+  });
+
+  test('a body exactly at the limit is read whole; an absent body is empty', async () => {
+    const { exchange } = fromWeb(new Request('http://localhost/mcp', { method: 'POST', body: 'h€llo' }));
+    assert.equal(await exchange.readBody(7), 'h€llo');
+    assert.equal(await fromWeb(new Request('http://localhost/mcp')).exchange.readBody(7), '');
+  });
+
+  test('bytes are counted as read: a Content-Length that lies low does not let a big body through', async () => {
+    const request = new Request('http://localhost/mcp', {
+      method: 'POST',
+      body: 'z'.repeat(1000),
+      headers: { 'content-length': '5' },
+    });
+    await assert.rejects(fromWeb(request).exchange.readBody(100), BodyTooLargeError);
+  });
+
+  test('a streamed body past the limit is refused and the rest is cancelled, not buffered', async () => {
+    const chunk = new Uint8Array(400);
+    const { request, state } = streamedRequest([chunk, chunk, chunk, chunk, chunk]);
+    await assert.rejects(fromWeb(request).exchange.readBody(1000), (err: unknown) => {
+      assert.ok(err instanceof BodyTooLargeError);
+      assert.equal(err.status, 413);
+      assert.equal(err.limitBytes, 1000);
+      return true;
+    });
+    assert.equal(state.cancelled, true);
+    assert.ok(state.pulled < 5, `read ${state.pulled} chunks of 5`);
+  });
+
+  test('a Content-Length above the limit is refused without reading', async () => {
+    const { request, state } = streamedRequest([new Uint8Array(10)]);
+    request.headers.set('content-length', '5000');
+    await assert.rejects(fromWeb(request).exchange.readBody(1000), BodyTooLargeError);
+    assert.equal(state.pulled, 0);
+  });
+
+  test('a multi-byte character split across chunks decodes correctly', async () => {
+    const euro = encoder.encode('€');
+    const { request } = streamedRequest([euro.subarray(0, 1), euro.subarray(1)]);
+    assert.equal(await fromWeb(request).exchange.readBody(100), '€');
+  });
+});
+
+describe('fromWeb: response', () => {
+  test('end(body) settles a plain Response with the status, headers and whole body', async () => {
+    const { exchange, response } = fromWeb(new Request('http://localhost/mcp', { method: 'POST' }));
+    exchange.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'abc' });
+    exchange.end('{"ok":true}');
+    const r = await response;
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('mcp-session-id'), 'abc');
+    assert.equal(await r.text(), '{"ok":true}');
+    assert.equal(exchange.closed, true);
+  });
+
+  test('a response without a body may carry a bodiless status such as 204', async () => {
+    const { exchange, response } = fromWeb(new Request('http://localhost/mcp', { method: 'DELETE' }));
+    exchange.writeHead(204);
+    exchange.end();
+    assert.equal((await response).status, 204);
+  });
+
+  test('flushHeaders settles a streamed Response before anything is written', async () => {
+    const { exchange, response } = fromWeb(new Request('http://localhost/mcp'));
+    exchange.writeHead(200, { 'content-type': 'text/event-stream' });
+    exchange.flushHeaders();
+    const r = await response;
+    assert.equal(r.headers.get('content-type'), 'text/event-stream');
+    const reader = r.body!.getReader();
+    exchange.write('data: 1\n\n');
+    exchange.end('data: 2\n\n');
+    const decoder = new TextDecoder();
+    let text = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value);
+    }
+    assert.equal(text, 'data: 1\n\ndata: 2\n\n');
+  });
+
+  test('backpressure: write returns false past the high-water mark, onDrain fires once the reader reads', async () => {
+    const { exchange, response } = fromWeb(new Request('http://localhost/mcp'));
+    assert.equal(exchange.write('a'.repeat(100)), true);
+    assert.equal(exchange.bytesBuffered, 100);
+    assert.equal(exchange.write('b'.repeat(WEB_STREAM_HIGH_WATER_MARK)), false);
+    assert.equal(exchange.bytesBuffered, 100 + WEB_STREAM_HIGH_WATER_MARK);
+    let drained = 0;
+    exchange.onDrain(() => drained++);
+    const reader = (await response).body!.getReader();
+    await reader.read();
+    assert.equal(drained, 0, 'still above the mark after one chunk');
+    await reader.read();
+    assert.equal(drained, 1);
+    assert.equal(exchange.bytesBuffered, 0);
+  });
+
+  test('a reader that cancels closes the exchange: onClose runs once, writes are ignored', async () => {
+    const { exchange, response } = fromWeb(new Request('http://localhost/mcp'));
+    let closes = 0;
+    exchange.onClose(() => closes++);
+    exchange.write('data: 1\n\n');
+    await (await response).body!.cancel();
+    assert.equal(exchange.closed, true);
+    assert.equal(closes, 1);
+    assert.equal(exchange.write('data: 2\n\n'), false);
+  });
+
+  test('an aborted request signal closes a streamed exchange', async () => {
+    const abort = new AbortController();
+    const { exchange } = fromWeb(new Request('http://localhost/mcp', { signal: abort.signal }));
+    let closes = 0;
+    exchange.onClose(() => closes++);
+    exchange.flushHeaders();
+    abort.abort();
+    assert.equal(exchange.closed, true);
+    assert.equal(closes, 1);
+  });
+
+  test('destroy drops the stream: the reader gets an error, not a clean end', async () => {
+    const { exchange, response } = fromWeb(new Request('http://localhost/mcp'));
+    exchange.write('data: 1\n\n');
+    exchange.destroy();
+    assert.equal(exchange.closed, true);
+    await assert.rejects((await response).body!.getReader().read());
+  });
+});

@@ -1,0 +1,197 @@
+import { BodyTooLargeError, type HttpExchange } from './exchange.js';
+import { ExchangeBase } from './exchange-base.js';
+
+/** Bytes a streamed web response queues before `write` reports backpressure (node's socket default). */
+export const WEB_STREAM_HIGH_WATER_MARK = 16 * 1024;
+
+export interface FromWebOptions {
+  /** The peer's address, which a web `Request` does not carry (Bun: `server.requestIP`, Deno: `info`). */
+  remoteAddress?: string;
+}
+
+/** An exchange over a web-standard `Request`, and the `Response` it produces. */
+export interface WebExchange {
+  exchange: HttpExchange;
+  /**
+   * Settles when the handler first sends something: on `end` as a plain `Response` with the whole
+   * body, on `flushHeaders` or the first `write` as a streamed one (SSE). A handler must always answer.
+   */
+  response: Promise<Response>;
+}
+
+/**
+ * Adapts a web-standard `Request` (Hono, Bun, Deno, Workers) to an exchange. The `host` header falls
+ * back to the authority of the request URL, which these runtimes build from it.
+ */
+export function fromWeb(request: Request, options?: FromWebOptions): WebExchange {
+  const exchange = new WebRequestExchange(request, options?.remoteAddress);
+  return { exchange, response: exchange.response };
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+class WebRequestExchange extends ExchangeBase implements HttpExchange {
+  readonly response: Promise<Response>;
+  private settle!: (response: Response) => void;
+  private status = 200;
+  private headers: Readonly<Record<string, string>> | undefined;
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  private drainListeners: (() => void)[] | undefined;
+  private isClosed = false;
+  private targetCache: string | undefined;
+
+  constructor(
+    private readonly request: Request,
+    readonly remoteAddress: string | undefined,
+  ) {
+    super();
+    this.response = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+  }
+
+  get method(): string {
+    return this.request.method;
+  }
+
+  get target(): string {
+    if (this.targetCache === undefined) {
+      const url = this.request.url;
+      const slash = url.indexOf('/', url.indexOf('//') + 2);
+      this.targetCache = slash === -1 ? '/' : url.slice(slash);
+    }
+    return this.targetCache;
+  }
+
+  header(name: string): string | undefined {
+    const value = this.request.headers.get(name);
+    if (value !== null) return value;
+    return name === 'host' ? new URL(this.request.url).host : undefined;
+  }
+
+  async readBody(limitBytes: number): Promise<string> {
+    const body = this.request.body;
+    const declared = this.request.headers.get('content-length');
+    if (declared !== null && Number(declared) > limitBytes) {
+      await body?.cancel().catch(() => {});
+      throw new BodyTooLargeError(limitBytes);
+    }
+    if (body === null) return '';
+    const reader = body.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limitBytes) {
+        await reader.cancel().catch(() => {});
+        throw new BodyTooLargeError(limitBytes);
+      }
+      chunks.push(value);
+    }
+    if (chunks.length === 1) return decoder.decode(chunks[0]);
+    // Decode once at the end: a multi-byte character may straddle two chunks.
+    const all = new Uint8Array(size);
+    let offset = 0;
+    for (const chunk of chunks) {
+      all.set(chunk, offset);
+      offset += chunk.byteLength;
+    }
+    return decoder.decode(all);
+  }
+
+  writeHead(status: number, headers?: Readonly<Record<string, string>>): void {
+    this.status = status;
+    this.headers = headers;
+    this.wroteHead = true;
+  }
+
+  flushHeaders(): void {
+    if (this.controller === undefined && !this.isClosed) this.openStream();
+  }
+
+  write(chunk: string): boolean {
+    if (this.isClosed) return false;
+    const controller = this.controller ?? this.openStream();
+    controller.enqueue(encoder.encode(chunk));
+    return controller.desiredSize! > 0;
+  }
+
+  onDrain(listener: () => void): void {
+    if (this.drainListeners === undefined) this.drainListeners = [listener];
+    else this.drainListeners.push(listener);
+  }
+
+  end(body?: string): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    if (this.controller === undefined) {
+      // An empty body must be null: statuses such as 204 refuse any body, even an empty one.
+      this.settle(new Response(body === undefined || body === '' ? null : body, this.init()));
+    } else {
+      if (body !== undefined && body !== '') this.controller.enqueue(encoder.encode(body));
+      this.controller.close();
+    }
+    this.notifyClosed();
+  }
+
+  destroy(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    // Erroring the stream discards its queue; the runtime then aborts the connection.
+    if (this.controller === undefined) this.settle(Response.error());
+    else this.controller.error(new Error('the response was dropped by the server'));
+    this.notifyClosed();
+  }
+
+  get bytesBuffered(): number {
+    const desired = this.controller?.desiredSize;
+    return desired == null ? 0 : WEB_STREAM_HIGH_WATER_MARK - desired;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  private init(): ResponseInit {
+    this.wroteHead = true;
+    return this.headers === undefined
+      ? { status: this.status }
+      : { status: this.status, headers: this.headers };
+  }
+
+  private openStream(): ReadableStreamDefaultController<Uint8Array> {
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          controller = c;
+        },
+        pull: () => {
+          const listeners = this.drainListeners;
+          if (listeners === undefined) return;
+          this.drainListeners = undefined;
+          for (const listener of listeners) listener();
+        },
+        // The consumer (the runtime's connection) went away.
+        cancel: () => this.clientGone(),
+      },
+      { highWaterMark: WEB_STREAM_HIGH_WATER_MARK, size: (chunk) => chunk.byteLength },
+    );
+    this.controller = controller;
+    // Runtimes that do not cancel the body on disconnect still abort the request's signal.
+    this.request.signal.addEventListener('abort', () => this.clientGone(), { once: true });
+    this.settle(new Response(stream, this.init()));
+    return controller;
+  }
+
+  private clientGone(): void {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    // Discards what is still queued; a no-op on a stream the consumer already cancelled.
+    this.controller?.error(new Error('the client went away'));
+    this.notifyClosed();
+  }
+}
