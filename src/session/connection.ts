@@ -9,6 +9,12 @@ export interface MessageInfo {
   principal?: string;
   /** Transport-specific details, e.g. HTTP request headers. */
   headers?: Record<string, string | string[] | undefined>;
+  /**
+   * Ends the HTTP response that carries this request's stream without ending the stream (SSE
+   * polling, SEP-1699): the client resumes it with GET and `Last-Event-ID`. Present only on
+   * transports that can resume streams.
+   */
+  closeStream?: () => void;
 }
 
 /** Where a transport delivers what it reads. Implemented by the session. */
