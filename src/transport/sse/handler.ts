@@ -1,0 +1,273 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, type HttpExchange } from '../../http/exchange.js';
+import {
+  checkAccept,
+  checkContentType,
+  checkHostAndOrigin,
+  type HostOriginPolicy,
+} from '../../http/guards.js';
+import { type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
+import { fromNode } from '../../http/node-adapter.js';
+import { fromWeb } from '../../http/web-adapter.js';
+import { ErrorCode } from '../../jsonrpc/errors.js';
+import { parseMessage } from '../../jsonrpc/parse.js';
+import type { Server } from '../../server/server.js';
+import { SseServerConnection } from './server-connection.js';
+
+/** Sessions one handler serves at once unless configured otherwise (DESIGN.md: 503 past it). */
+export const DEFAULT_MAX_SSE_SESSIONS = 10_000;
+
+/** How a `LegacySseHandler` serves; every limit has a default. */
+export interface LegacySseHandlerOptions {
+  /** The server definition each client gets a session of. */
+  server: Server;
+  /** Where clients open their SSE stream with GET. Default `/sse`. */
+  ssePath?: string;
+  /** Where clients POST their messages (`?sessionId=` is added). Default `/messages`. */
+  messagesPath?: string;
+  /** Open sessions past which a new GET gets 503. Default `DEFAULT_MAX_SSE_SESSIONS`. */
+  maxSessions?: number;
+  /** Largest accepted POST body in bytes (413 past it). Default `DEFAULT_MAX_BODY_BYTES` (4 MiB). */
+  maxBodyBytes?: number;
+  /**
+   * Host and Origin allow-lists checked on every request (421/403): undefined checks nothing.
+   * A server bound to a loopback address should pass `defaultLoopbackPolicy(port)`.
+   */
+  hostOriginPolicy?: HostOriginPolicy;
+  /** Interval of the SSE keep-alive comment; 0 turns it off. Default 15 s. */
+  keepAliveMs?: number;
+  /** Bytes a client that stopped reading may cost before its stream (and so its session) is dropped. */
+  maxBufferedBytes?: number;
+  /**
+   * Hears every request refused with an error status and every unexpected failure; a POST body that is
+   * not valid JSON-RPC (answered 400) is reported to its session instead, as every transport does.
+   */
+  onerror?: (err: Error) => void;
+}
+
+type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const EVENT_STREAM = ['text/event-stream'] as const;
+const ACCEPTED_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/plain; charset=utf-8' };
+
+/**
+ * The server side of the legacy HTTP+SSE transport (protocol 2024-11-05), for clients that predate
+ * Streamable HTTP. A GET on `ssePath` opens a session: its SSE stream starts with an `endpoint` event
+ * whose data is the relative URI `<messagesPath>?sessionId=<id>` (what the official SDKs send), and
+ * carries every message of the server as an `event: message`. Each client message is POSTed to that
+ * URI and answered 202 `Accepted`; its answer, if any, goes out on the stream.
+ *
+ * Promises: session ids carry 128 bits from a CSPRNG (base64url); a session bound to the principal
+ * that opened it (the GET's `exchange.principal`, compared by identity) answers no POST from another
+ * (404, as for an unknown id, so its existence is not revealed); when its SSE response ends the
+ * session closes and is forgotten; every refusal carries a JSON-RPC error body; `handle` leaves
+ * requests for other paths untouched, so it can sit beside the Streamable HTTP handler.
+ */
+export class LegacySseHandler {
+  readonly server: Server;
+  readonly ssePath: string;
+  readonly messagesPath: string;
+  private readonly maxSessions: number;
+  private readonly maxBodyBytes: number;
+  private readonly policy: HostOriginPolicy | undefined;
+  private readonly writerOptions: { keepAliveMs?: number; maxBufferedBytes?: number };
+  private readonly onerror: ((err: Error) => void) | undefined;
+  private readonly connections = new Map<string, SseServerConnection>();
+  private closing = false;
+
+  constructor(options: LegacySseHandlerOptions) {
+    this.server = options.server;
+    this.ssePath = options.ssePath ?? '/sse';
+    this.messagesPath = options.messagesPath ?? '/messages';
+    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SSE_SESSIONS;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.policy = options.hostOriginPolicy;
+    this.writerOptions = { keepAliveMs: options.keepAliveMs, maxBufferedBytes: options.maxBufferedBytes };
+    this.onerror = options.onerror;
+  }
+
+  /** Open sessions. */
+  get sessionCount(): number {
+    return this.connections.size;
+  }
+
+  /**
+   * Serves the request if its path is `ssePath` or `messagesPath` and resolves true once it is
+   * answered (for a GET: once the stream is open); resolves false, touching nothing, for any other
+   * path. Never rejects: an unexpected failure is answered with a JSON-RPC error and reported.
+   */
+  async handle(exchange: HttpExchange): Promise<boolean> {
+    const path = exchange.path;
+    const isSse = path === this.ssePath;
+    const isMessages = path === this.messagesPath;
+    if (!isSse && !isMessages) return false;
+    try {
+      const refused = this.policy === undefined ? undefined : checkHostAndOrigin(exchange, this.policy);
+      if (refused !== undefined) this.refuse(exchange, refused.status, refused.message);
+      else if (isSse && exchange.method === 'GET') this.open(exchange);
+      else if (isMessages && exchange.method === 'POST') await this.post(exchange);
+      else {
+        const allow = isSse && isMessages ? 'GET, POST' : isSse ? 'GET' : 'POST';
+        this.refuse(exchange, 405, `Method Not Allowed: ${path} accepts ${allow} only`, {
+          headers: { allow },
+        });
+      }
+    } catch (err) {
+      this.report(err);
+      writeJsonError(
+        exchange,
+        500,
+        'Internal Server Error: the server failed while handling this request; its operator can find the cause in the server log',
+        { code: ErrorCode.InternalError },
+      );
+    }
+    return true;
+  }
+
+  /** A node:http request listener; paths other than the two it serves get 404. */
+  node(): NodeHandler {
+    return (req, res) => {
+      const exchange = fromNode(req, res);
+      this.handle(exchange).then((handled) => {
+        if (!handled) this.notFound(exchange);
+      });
+    };
+  }
+
+  /** A web-standard handler (Hono, Bun, Deno, Workers); paths other than the two it serves get 404. */
+  fetch(request: Request): Promise<Response> {
+    const { exchange, response } = fromWeb(request);
+    this.handle(exchange).then((handled) => {
+      if (!handled) this.notFound(exchange);
+    });
+    return response;
+  }
+
+  /** Ends every stream, which closes every session, and refuses new ones (503) from now on. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(Array.from(this.connections.values(), (connection) => connection.close()));
+  }
+
+  private open(exchange: HttpExchange): void {
+    // The 2024-11-05 transport sets no Accept rule, so old clients (and curl) that send none or
+    // */* are served; only an Accept that lists types and leaves out the event stream is refused.
+    const accept = exchange.header('accept');
+    const unacceptable =
+      accept === undefined || accept.includes('*/*') ? undefined : checkAccept(accept, EVENT_STREAM);
+    if (unacceptable !== undefined) {
+      this.refuse(exchange, unacceptable.status, unacceptable.message);
+      return;
+    }
+    if (this.closing) {
+      this.refuse(
+        exchange,
+        503,
+        'Service Unavailable: the server is shutting down; connect to another instance',
+      );
+      return;
+    }
+    if (this.connections.size >= this.maxSessions) {
+      this.refuse(
+        exchange,
+        503,
+        `Service Unavailable: the server already serves its limit of ${this.maxSessions} sessions; try again later`,
+      );
+      return;
+    }
+    const id = randomBytes(16).toString('base64url');
+    // base64url needs no percent-encoding in a query.
+    const connection = new SseServerConnection(
+      exchange,
+      id,
+      `${this.messagesPath}?sessionId=${id}`,
+      this.writerOptions,
+    );
+    this.connections.set(id, connection);
+    // No resumption in this transport: once the stream ends, the session is gone.
+    exchange.onClose(() => this.connections.delete(id));
+    this.server.connect(connection);
+  }
+
+  private async post(exchange: HttpExchange): Promise<void> {
+    const id = exchange.query.get('sessionId');
+    if (id === null || id === '') {
+      this.refuse(
+        exchange,
+        400,
+        'Bad Request: the sessionId query parameter is missing; POST to the URI of the endpoint event',
+      );
+      return;
+    }
+    const connection = this.connections.get(id);
+    if (connection === undefined || !this.mayUse(connection, exchange)) {
+      this.sessionGone(exchange);
+      return;
+    }
+    const wrongType = checkContentType(exchange.header('content-type'));
+    if (wrongType !== undefined) {
+      this.refuse(exchange, wrongType.status, wrongType.message);
+      return;
+    }
+    let body: string;
+    try {
+      body = await exchange.readBody(this.maxBodyBytes);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) this.refuse(exchange, err.status, err.message);
+      else {
+        this.report(err);
+        writeJsonError(
+          exchange,
+          400,
+          `Bad Request: the request body could not be read: ${(err as Error).message}`,
+        );
+      }
+      return;
+    }
+    // The stream may have ended while the body arrived.
+    if (connection.isClosed) {
+      this.sessionGone(exchange);
+      return;
+    }
+    const parsed = parseMessage(body);
+    if (parsed.kind === 'invalid') {
+      writeJsonError(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
+    } else {
+      exchange.writeHead(202, ACCEPTED_HEADERS);
+      exchange.end('Accepted');
+    }
+    // Invalid input is reported to the session (its onerror) rather than here.
+    connection.receive(parsed);
+  }
+
+  /** A session opened by an authenticated principal takes messages from that principal only. */
+  private mayUse(connection: SseServerConnection, exchange: HttpExchange): boolean {
+    return connection.principal === undefined || connection.principal === exchange.principal;
+  }
+
+  private sessionGone(exchange: HttpExchange): void {
+    this.refuse(
+      exchange,
+      404,
+      `Not Found: no such session; it may have ended with its SSE stream: open a new one with GET ${this.ssePath}`,
+    );
+  }
+
+  private notFound(exchange: HttpExchange): void {
+    this.refuse(
+      exchange,
+      404,
+      `Not Found: ${exchange.path} is not served here; open an SSE stream with GET ${this.ssePath}`,
+    );
+  }
+
+  private refuse(exchange: HttpExchange, status: number, message: string, options?: JsonErrorOptions): void {
+    this.report(new Error(message));
+    writeJsonError(exchange, status, message, options);
+  }
+
+  private report(err: unknown): void {
+    this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+  }
+}

@@ -1,0 +1,146 @@
+// The built `mcpwire` command as a user runs it: stdout carries only protocol messages, logs go to
+// stderr, and exit codes say what happened.
+import assert from 'node:assert/strict';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+interface Run {
+  child: ChildProcessWithoutNullStreams;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code; rejects (and kills the child) past `ms`. */
+  exit: (ms?: number) => Promise<number | null>;
+}
+
+/** Every child started, so a failed test does not leave one running (and the file hanging). */
+const children = new Set<ChildProcessWithoutNullStreams>();
+
+function mcpwire(...args: string[]): Run {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: 'pipe' });
+  children.add(child);
+  child.once('close', () => children.delete(child));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exit: (ms = 5000) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`mcpwire ${args.join(' ')} did not exit within ${ms} ms; stderr:\n${stderr}`));
+        }, ms);
+      });
+      return Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
+    },
+  };
+}
+
+/** Polls until `check` holds, failing with `label` after `ms`. */
+async function until(check: () => boolean, ms: number, label: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${ms} ms waiting for ${label}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+before(() => {
+  assert.ok(existsSync(CLI), `${CLI} is missing: run \`npm run build\` first (npm test does)`);
+});
+
+after(() => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+test('serve --stdio: stdout holds only JSON-RPC messages, logs go to stderr, exit 0 when stdin ends', async () => {
+  const run = mcpwire('serve', '--stdio');
+  const lines = [
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'cli-test', version: '1' },
+      },
+    },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } },
+  ].map((m) => JSON.stringify(m));
+  run.child.stdin.write(`${lines.join('\n')}\nthis is not json\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n`);
+
+  const messages = () =>
+    run
+      .stdout()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map(
+        (line) =>
+          JSON.parse(line) as { jsonrpc: string; id?: unknown; result?: unknown; error?: { code: number } },
+      );
+  // Requests run concurrently: the echo may be answered after the ping.
+  const answered = () => [1, 2, 3].every((id) => messages().some((m) => m.id === id));
+  await until(() => answered() && messages().some((m) => m.error !== undefined), 5000, 'every answer');
+
+  // Every stdout line is one JSON-RPC message (JSON.parse above would have thrown otherwise).
+  const received = messages();
+  for (const message of received) assert.equal(message.jsonrpc, '2.0', JSON.stringify(message));
+  const byId = (id: unknown) => received.find((m) => m.id === id && m.result !== undefined);
+  const initialized = byId(1)?.result as
+    | { protocolVersion?: string; serverInfo?: { name?: string } }
+    | undefined;
+  assert.equal(initialized?.protocolVersion, '2025-11-25');
+  assert.equal(initialized?.serverInfo?.name, 'mcpwire-demo');
+  assert.deepEqual(byId(2)?.result, { content: [{ type: 'text', text: 'Echo: hi' }] });
+  assert.deepEqual(byId(3)?.result, {});
+  const parseErrors = received.filter((m) => m.error !== undefined);
+  assert.equal(parseErrors.length, 1);
+  assert.equal(parseErrors[0]?.id, null);
+  assert.equal(parseErrors[0]?.error?.code, -32700);
+  assert.match(run.stderr(), /serving the demo server on stdio/);
+  assert.match(run.stderr(), /Parse error/);
+
+  run.child.stdin.end();
+  assert.equal(await run.exit(), 0);
+  assert.doesNotMatch(run.stdout(), /serving|mcpwire:/);
+});
+
+test('serve without --stdio: non-zero exit, the reason on stderr, nothing on stdout', async () => {
+  const run = mcpwire('serve');
+  run.child.stdin.end();
+  const code = await run.exit();
+  assert.notEqual(code, 0);
+  assert.match(run.stderr(), /--stdio/);
+  assert.equal(run.stdout(), '');
+});
+
+test('--version prints the package version', async () => {
+  const run = mcpwire('--version');
+  assert.equal(await run.exit(), 0);
+  assert.equal(run.stdout(), `${PACKAGE.version}\n`);
+});
+
+test('an unknown command exits 2 and names it on stderr', async () => {
+  const run = mcpwire('frobnicate');
+  assert.equal(await run.exit(), 2);
+  assert.match(run.stderr(), /Unknown command "frobnicate"/);
+  assert.equal(run.stdout(), '');
+});
