@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { toStandardJsonSchema } from '@valibot/to-json-schema';
+import { type } from 'arktype';
 import * as v from 'valibot';
 import { z } from 'zod';
 import {
@@ -319,6 +321,30 @@ describe('valibot', () => {
       refusal(compiled, { a: 'x' }),
       /^arguments\.a: Invalid type: Expected number but received "x"$/,
     );
+  });
+});
+
+describe('valibot through @valibot/to-json-schema', () => {
+  test('toStandardJsonSchema() makes a valibot schema publishable and validating', () => {
+    const compiled = compileSchema(toStandardJsonSchema(v.object({ a: v.number() })), 'input');
+    assert.equal(compiled.json.type, 'object');
+    assert.deepEqual((compiled.json.properties as Record<string, unknown>).a, { type: 'number' });
+    assert.deepEqual(syncValidate(compiled, { a: 1 }), { ok: true, value: { a: 1 } });
+    assert.match(refusal(compiled, { a: 'x' }), /^arguments\.a: /);
+  });
+});
+
+describe('arktype', () => {
+  test('publishes its JSON Schema and validates with its own rules', () => {
+    const compiled = compileSchema(type({ name: 'string', 'age?': 'number.integer >= 0' }), 'input');
+    assert.equal(compiled.json.type, 'object');
+    assert.deepEqual(compiled.json.required, ['name']);
+    assert.deepEqual(syncValidate(compiled, { name: 'Ada', age: 36 }), {
+      ok: true,
+      value: { name: 'Ada', age: 36 },
+    });
+    assert.match(refusal(compiled, { name: 'Ada', age: -1 }), /^arguments\.age: /);
+    assert.match(refusal(compiled, {}), /name/);
   });
 });
 
