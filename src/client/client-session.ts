@@ -142,28 +142,44 @@ export class ClientSession extends Session {
   async handshake(options: ClientConnectOptions): Promise<void> {
     this.start();
     try {
-      const result = await this.request<InitializeResult>(Method.Initialize, this.client.initializeParams, {
-        signal: options.signal,
-        timeout: options.timeout,
-      });
-      const problem = validateInitializeResult(result);
-      if (problem !== undefined) {
-        throw new McpError(ErrorCode.InvalidRequest, `The server's initialize result is invalid: ${problem}`);
-      }
-      if (!isSupportedVersion(result.protocolVersion)) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
-          `The server chose protocol version "${result.protocolVersion}", which this client does not support ` +
-            `(it asked for "${this.client.protocolVersion}"; it supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-        );
-      }
-      this.initializeResult = result;
-      this.protocolVersion = result.protocolVersion;
-      await this.notify(Method.Initialized);
+      await this.initialize(options);
     } catch (err) {
       await this.close().catch(noop);
       throw err;
     }
+  }
+
+  /**
+   * The transport reached a fresh server session (see `Receiver.restarted`): initialize it, which
+   * announces this client's capabilities and roots again, and forget what the old one told us.
+   */
+  protected override async reinitialize(): Promise<void> {
+    this.toolsGeneration++;
+    this.toolsListed = false;
+    this.outputs.clear();
+    await this.initialize({ timeout: this.requestTimeout });
+  }
+
+  /** initialize, check the answer, store it, send initialized. */
+  private async initialize(options: ClientConnectOptions): Promise<void> {
+    const result = await this.request<InitializeResult>(Method.Initialize, this.client.initializeParams, {
+      signal: options.signal,
+      timeout: options.timeout,
+    });
+    const problem = validateInitializeResult(result);
+    if (problem !== undefined) {
+      throw new McpError(ErrorCode.InvalidRequest, `The server's initialize result is invalid: ${problem}`);
+    }
+    if (!isSupportedVersion(result.protocolVersion)) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `The server chose protocol version "${result.protocolVersion}", which this client does not support ` +
+          `(it asked for "${this.client.protocolVersion}"; it supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      );
+    }
+    this.initializeResult = result;
+    this.protocolVersion = result.protocolVersion;
+    await this.notify(Method.Initialized);
   }
 
   // ---- events ----

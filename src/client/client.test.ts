@@ -69,6 +69,7 @@ class FakeServer implements Receiver {
   }
   batch(): void {}
   error(): void {}
+  restarted(): void {}
   closed(): void {
     this.isClosed = true;
   }

@@ -28,6 +28,13 @@ export interface Receiver {
   batch(messages: JsonRpcMessage[], info?: MessageInfo): void;
   /** A non-fatal problem (e.g. malformed input that the transport already answered). */
   error(err: Error): void;
+  /**
+   * The transport lost the peer's session and reached a fresh one (a legacy SSE reconnect; a
+   * Streamable HTTP 404 on a live session): requests in flight will never be answered, and the
+   * peer must be initialized anew before anything else is sent. Transports that cannot restart
+   * never call it.
+   */
+  restarted(cause: Error): void;
   /** The connection ended; nothing more will be delivered. Called at most once. */
   closed(cause?: Error): void;
 }

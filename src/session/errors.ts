@@ -26,6 +26,23 @@ export class ConnectionClosedError extends McpError {
   }
 }
 
+/**
+ * The transport lost the peer's session while the request was in flight, so no answer will come.
+ * The session has initialized anew; the request was not resent (see `RequestOptions.retryOnRestart`).
+ */
+export class SessionExpiredError extends McpError {
+  override name = 'SessionExpiredError';
+  constructor(
+    readonly method: string,
+    cause: Error,
+  ) {
+    super(
+      ErrorCode.ConnectionClosed,
+      `Request "${method}" was lost with the server's session: ${cause.message}`,
+    );
+  }
+}
+
 /** The caller aborted a request through its AbortSignal. The peer was sent `notifications/cancelled`. */
 export class RequestCancelledError extends McpError {
   override name = 'RequestCancelledError';

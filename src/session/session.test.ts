@@ -4,7 +4,12 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/types.js';
 import { createMemoryPair } from '../transport/memory.js';
 import type { Connection, Receiver } from './connection.js';
-import { ConnectionClosedError, RequestCancelledError, RequestTimeoutError } from './errors.js';
+import {
+  ConnectionClosedError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  SessionExpiredError,
+} from './errors.js';
 import { ManualClock } from './manual-clock.js';
 import { type RequestContext, Session, type SessionOptions } from './session.js';
 
@@ -380,5 +385,52 @@ describe('Session close', () => {
     await assert.rejects(p, ConnectionClosedError);
     assert.equal(signal.aborted, true);
     await assert.rejects(client.request('after'), ConnectionClosedError);
+  });
+});
+
+describe('Session restart (the transport reached a fresh peer session)', () => {
+  class Restartable extends Peer {
+    reinits = 0;
+    release: (() => void) | undefined;
+    protected override reinitialize(): Promise<void> {
+      this.reinits++;
+      return new Promise((resolve) => {
+        this.release = resolve;
+      });
+    }
+  }
+
+  test('pending requests fail with SessionExpiredError, retry-safe ones are resent, new ones wait', async () => {
+    const rec = new Recorder();
+    const s = new Restartable(rec);
+    const lost = s.request('tools/call', { name: 'a' });
+    const kept = s.request('tools/list', {}, { retryOnRestart: true });
+    assert.equal(rec.sent.length, 2);
+    rec.receiver.restarted(new Error('HTTP 404: session not found'));
+    await assert.rejects(
+      lost,
+      (e: Error) => e instanceof SessionExpiredError && /tools\/call.*404/.test(e.message),
+    );
+    assert.equal(s.reinits, 1);
+    const later = s.request('ping');
+    await tick();
+    assert.equal(rec.sent.length, 2, 'nothing is sent while the session initializes anew');
+    s.release!();
+    await tick();
+    const sent = rec.sent.slice(2).map((x) => x.message as JsonRpcRequest);
+    assert.deepEqual(sent.map((m) => m.method).sort(), ['ping', 'tools/list']);
+    for (const m of sent) rec.receiver.message({ jsonrpc: '2.0', id: m.id, result: { ok: m.method } });
+    assert.deepEqual(await kept, { ok: 'tools/list' });
+    assert.deepEqual(await later, { ok: 'ping' });
+  });
+
+  test('a session that cannot initialize anew closes', async () => {
+    const rec = new Recorder();
+    const s = new Peer(rec);
+    const p = s.request('x');
+    rec.receiver.restarted(new Error('gone'));
+    await assert.rejects(p, SessionExpiredError);
+    await tick();
+    assert.equal(s.isClosed, true);
   });
 });

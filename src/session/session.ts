@@ -12,7 +12,12 @@ import { validateParams } from '../protocol/validate.js';
 import { acceptsBatches } from '../protocol/versions.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Connection, MessageInfo, Receiver } from './connection.js';
-import { ConnectionClosedError, RequestCancelledError, RequestTimeoutError } from './errors.js';
+import {
+  ConnectionClosedError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  SessionExpiredError,
+} from './errors.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -44,6 +49,12 @@ export interface RequestOptions {
   onprogress?: (progress: Progress) => void;
   /** The incoming request this one is made on behalf of (routes it to that request's stream). */
   relatedRequestId?: RequestId;
+  /**
+   * When the transport loses the peer's session (see `Receiver.restarted`), send this request
+   * again once the session is initialized anew, instead of failing it with SessionExpiredError.
+   * Only for requests that are safe to run twice.
+   */
+  retryOnRestart?: boolean;
 }
 
 /** What a request handler gets besides its params. One per incoming request. */
@@ -77,6 +88,8 @@ interface Pending {
   onprogress: ((p: Progress) => void) | undefined;
   signal: AbortSignal | undefined;
   onabort: (() => void) | undefined;
+  /** Kept only for requests to resend after a restart. */
+  resend: { message: JsonRpcRequest; related: RequestId | undefined } | undefined;
 }
 
 const noop = () => {};
@@ -102,6 +115,8 @@ export abstract class Session implements Receiver {
   /** Notifications waiting for an async notification handler to finish; present only then. */
   private notificationQueue: Array<[JsonRpcNotification, MessageInfo | undefined]> | undefined;
   private closedCause: Error | undefined;
+  /** While the session initializes anew after a restart: what other requests wait for. */
+  private restarting: Promise<void> | undefined;
   /** The id of the peer's initialize request while it runs: the one request that cannot be cancelled. */
   private initializeId: RequestId | undefined;
   private ended = false;
@@ -161,6 +176,9 @@ export abstract class Session implements Receiver {
     if (this.ended) return Promise.reject(new ConnectionClosedError('Session is closed', this.closedCause));
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(new RequestCancelledError(method, signal.reason));
+    if (this.restarting !== undefined && method !== Method.Initialize) {
+      return this.restarting.then(() => this.request<R>(method, params, options));
+    }
 
     const id = this.nextId++;
     let progressToken: string | number | undefined;
@@ -190,6 +208,7 @@ export abstract class Session implements Receiver {
         onprogress: options.onprogress,
         signal,
         onabort: undefined,
+        resend: options.retryOnRestart ? { message, related: options.relatedRequestId } : undefined,
       };
       this.pending.set(id, entry);
       if (progressToken !== undefined) this.progressTokens.set(progressToken, id);
@@ -296,6 +315,48 @@ export abstract class Session implements Receiver {
 
   error(err: Error): void {
     this.report(err);
+  }
+
+  restarted(cause: Error): void {
+    if (this.ended || this.restarting !== undefined) return;
+    const resend: Pending[] = [];
+    for (const [id, entry] of [...this.pending]) {
+      if (entry.resend !== undefined) {
+        resend.push(entry);
+        continue;
+      }
+      this.settle(id);
+      entry.reject(new SessionExpiredError(entry.method, cause));
+    }
+    // Handlers of the old session's requests can no longer answer anyone.
+    for (const controller of this.inFlight.values()) controller.abort(cause);
+    this.inFlight.clear();
+    this.initializeId = undefined;
+    const restart = this.reinitialize(cause).then(
+      () => {
+        this.restarting = undefined;
+        for (const entry of resend) {
+          this.connection.send(entry.resend!.message, entry.resend!.related).catch((err: Error) => {
+            const id = entry.resend!.message.id;
+            if (this.pending.has(id)) this.settle(id)?.reject(err);
+          });
+        }
+      },
+      (err: Error) => {
+        this.restarting = undefined;
+        this.report(err);
+        this.close().catch(noop);
+      },
+    );
+    this.restarting = restart;
+  }
+
+  /**
+   * Initializes the peer anew after the transport lost its session. The default refuses (a
+   * server's session cannot restart itself); the client runs its handshake again.
+   */
+  protected reinitialize(cause: Error): Promise<void> {
+    return Promise.reject(cause);
   }
 
   closed(cause?: Error): void {

@@ -8,6 +8,7 @@ export interface RecordingReceiver extends Receiver {
   readonly errors: Error[];
   /** One entry per `closed` call: its cause, or undefined. */
   readonly closes: (Error | undefined)[];
+  readonly restarts: Error[];
   /** Resolves once `check` holds, polling every few ms; rejects after `ms` (bounded tests). */
   until(check: () => boolean, ms?: number): Promise<void>;
 }
@@ -18,10 +19,12 @@ export function recordingReceiver(): RecordingReceiver {
     batches: [],
     errors: [],
     closes: [],
+    restarts: [],
     message: (m) => r.messages.push(m),
     batch: (b) => r.batches.push(b),
     error: (e) => r.errors.push(e),
     closed: (c) => r.closes.push(c),
+    restarted: (c) => r.restarts.push(c),
     async until(check, ms = 5000) {
       const deadline = Date.now() + ms;
       while (!check()) {
