@@ -34,9 +34,8 @@ describe('SDK SSEClientTransport + Client ↔ LegacySseHandler (demo server)', (
   before(async () => {
     let listener: ReturnType<LegacySseHandler['node']> = () => {};
     http = await listenLoopback((req, res) => listener(req, res));
-    handler = new LegacySseHandler({
-      server: createDemoServer(),
-      hostOriginPolicy: defaultLoopbackPolicy(http.port),
+    handler = new LegacySseHandler(createDemoServer(), {
+      dnsRebindingProtection: defaultLoopbackPolicy(http.port),
       onerror: (err) => handlerErrors.push(err),
     });
     listener = handler.node();

@@ -136,8 +136,7 @@ async function serve(
   principal?: (req: IncomingMessage) => unknown,
 ) {
   const errors: Error[] = [];
-  const handler = new LegacySseHandler({
-    server: testServer(),
+  const handler = new LegacySseHandler(testServer(), {
     keepAliveMs: 0,
     onerror: (err) => errors.push(err),
     ...options,
@@ -487,10 +486,9 @@ describe('LegacySseHandler: refusals, each with its status and a JSON-RPC error 
     // The policy names the port, known only once listening: the listener is set right after.
     let listener: ReturnType<LegacySseHandler['node']> = () => {};
     const http = await listenLoopback((req, res) => listener(req, res));
-    const handler = new LegacySseHandler({
-      server: testServer(),
+    const handler = new LegacySseHandler(testServer(), {
       keepAliveMs: 0,
-      hostOriginPolicy: defaultLoopbackPolicy(http.port),
+      dnsRebindingProtection: defaultLoopbackPolicy(http.port),
     });
     listener = handler.node();
     try {
@@ -555,7 +553,7 @@ describe('LegacySseHandler: refusals, each with its status and a JSON-RPC error 
 
 describe('LegacySseHandler: beside other handlers', () => {
   test('handle resolves false for other paths and leaves the exchange untouched', async () => {
-    const handler = new LegacySseHandler({ server: testServer() });
+    const handler = new LegacySseHandler(testServer());
     for (const target of ['/mcp', '/sse/', '/messagesx?sessionId=a', '/']) {
       const { exchange } = fromWeb(new Request(`http://127.0.0.1${target}`, { method: 'POST', body: '{}' }));
       assert.equal(await handler.handle(exchange), false, target);
@@ -574,7 +572,7 @@ describe('LegacySseHandler: beside other handlers', () => {
   });
 
   test('fetch(): the same sessions through web-standard Request and Response', async () => {
-    const handler = new LegacySseHandler({ server: testServer(), keepAliveMs: 0 });
+    const handler = new LegacySseHandler(testServer(), { keepAliveMs: 0 });
     try {
       const response = await handler.fetch(
         new Request('http://127.0.0.1/sse', { headers: { accept: 'text/event-stream' } }),

@@ -5,6 +5,7 @@ import {
   checkAccept,
   checkContentType,
   checkHostAndOrigin,
+  defaultLoopbackPolicy,
   type HostOriginPolicy,
 } from '../../http/guards.js';
 import { type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
@@ -20,8 +21,6 @@ export const DEFAULT_MAX_SSE_SESSIONS = 10_000;
 
 /** How a `LegacySseHandler` serves; every limit has a default. */
 export interface LegacySseHandlerOptions {
-  /** The server definition each client gets a session of. */
-  server: Server;
   /** Where clients open their SSE stream with GET. Default `/sse`. */
   ssePath?: string;
   /** Where clients POST their messages (`?sessionId=` is added). Default `/messages`. */
@@ -31,10 +30,12 @@ export interface LegacySseHandlerOptions {
   /** Largest accepted POST body in bytes (413 past it). Default `DEFAULT_MAX_BODY_BYTES` (4 MiB). */
   maxBodyBytes?: number;
   /**
-   * Host and Origin allow-lists checked on every request (421/403): undefined checks nothing.
-   * A server bound to a loopback address should pass `defaultLoopbackPolicy(port)`.
+   * The Host and Origin allow-lists that defend against DNS rebinding (421/403), with the same
+   * meaning as the Streamable HTTP handler's: default `defaultLoopbackPolicy()`, right for a
+   * server bound to loopback; list the names a public server answers to; `false` behind a proxy
+   * that checks them.
    */
-  hostOriginPolicy?: HostOriginPolicy;
+  dnsRebindingProtection?: HostOriginPolicy | false;
   /** Interval of the SSE keep-alive comment; 0 turns it off. Default 15 s. */
   keepAliveMs?: number;
   /** Bytes a client that stopped reading may cost before its stream (and so its session) is dropped. */
@@ -65,7 +66,6 @@ const ACCEPTED_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'te
  * requests for other paths untouched, so it can sit beside the Streamable HTTP handler.
  */
 export class LegacySseHandler {
-  readonly server: Server;
   readonly ssePath: string;
   readonly messagesPath: string;
   private readonly maxSessions: number;
@@ -76,13 +76,16 @@ export class LegacySseHandler {
   private readonly connections = new Map<string, SseServerConnection>();
   private closing = false;
 
-  constructor(options: LegacySseHandlerOptions) {
-    this.server = options.server;
+  constructor(
+    readonly server: Server,
+    options: LegacySseHandlerOptions = {},
+  ) {
     this.ssePath = options.ssePath ?? '/sse';
     this.messagesPath = options.messagesPath ?? '/messages';
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SSE_SESSIONS;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.policy = options.hostOriginPolicy;
+    const policy = options.dnsRebindingProtection;
+    this.policy = policy === false ? undefined : (policy ?? defaultLoopbackPolicy());
     this.writerOptions = { keepAliveMs: options.keepAliveMs, maxBufferedBytes: options.maxBufferedBytes };
     this.onerror = options.onerror;
   }
