@@ -6,8 +6,16 @@ import { serve } from './serve.js';
 const USAGE = `Usage: mcpwire <command> [options]
 
 Commands:
-  serve --stdio      Serve the demo MCP server on this process's stdin/stdout
-                     (logs go to stderr)
+  serve              Serve the demo MCP server over Streamable HTTP at http://127.0.0.1:3000/mcp,
+                     with the legacy HTTP+SSE endpoints (/sse, /messages) beside it
+    --port N         Port to listen on (default 3000; 0 picks a free one)
+    --host H         Address to bind (default 127.0.0.1)
+    --stateless      No sessions: each POST is served on its own
+    --json           Answer requests with one JSON body instead of an SSE stream
+    --no-legacy-sse  Serve only the Streamable HTTP endpoint
+    --allowed-host H   A Host name clients use (repeatable; needed when binding beyond loopback)
+    --allowed-origin O An Origin browsers may call from (repeatable)
+    --stdio          Serve on this process's stdin/stdout instead (logs go to stderr)
 
 Options:
   -h, --help         Show this help
@@ -37,14 +45,37 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'serve') {
     const { values } = parseArgs({
       args: rest,
-      options: { stdio: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        port: { type: 'string', default: '3000' },
+        host: { type: 'string', default: '127.0.0.1' },
+        stateless: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        'no-legacy-sse': { type: 'boolean', default: false },
+        'allowed-host': { type: 'string', multiple: true, default: [] },
+        'allowed-origin': { type: 'string', multiple: true, default: [] },
+        stdio: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
     });
     if (values.help) {
       process.stdout.write(USAGE);
       return 0;
     }
-    return serve({ stdio: values.stdio ?? false });
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      throw new UsageError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
+    }
+    return serve({
+      stdio: values.stdio,
+      host: values.host,
+      port,
+      stateless: values.stateless,
+      json: values.json,
+      legacySse: !values['no-legacy-sse'],
+      allowedHosts: values['allowed-host'],
+      allowedOrigins: values['allowed-origin'],
+    });
   }
   throw new UsageError(`Unknown command "${command}"`);
 }

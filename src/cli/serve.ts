@@ -1,22 +1,43 @@
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createDemoServer } from '../demo/demo-server.js';
+import { type HostOriginPolicy, isLoopbackAddress } from '../http/guards.js';
+import { writeJsonError } from '../http/json-error.js';
+import { fromNode } from '../http/node-adapter.js';
+import type { Server } from '../server/server.js';
+import { LegacySseHandler } from '../transport/sse/handler.js';
 import { stdioServerConnection } from '../transport/stdio-server.js';
+import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
 
 export interface ServeOptions {
+  /** Serve on this process's stdin/stdout instead of HTTP. */
   stdio: boolean;
+  host: string;
+  port: number;
+  stateless: boolean;
+  json: boolean;
+  /** Also serve the 2024-11-05 HTTP+SSE endpoints (/sse and /messages). */
+  legacySse: boolean;
+  /** Host names (with or without port) a non-loopback server answers to; checked against DNS rebinding. */
+  allowedHosts: string[];
+  allowedOrigins: string[];
 }
 
-/** `mcpwire serve`: the demo server on stdio. Resolves with the exit code when the client goes away. */
+/** How long requests in flight may finish after Ctrl-C. */
+const SHUTDOWN_DEADLINE_MS = 5_000;
+
+const log = (line: string) => process.stderr.write(`mcpwire: ${line}\n`);
+
+/** `mcpwire serve`: the demo server over HTTP (default) or stdio. Resolves with the exit code. */
 export function serve(options: ServeOptions): Promise<number> {
-  if (!options.stdio) {
-    process.stderr.write(
-      'mcpwire serve: this build serves over stdio only; run `mcpwire serve --stdio` (HTTP serving is not built yet)\n',
-    );
-    return Promise.resolve(2);
-  }
   const server = createDemoServer();
+  return options.stdio ? serveStdio(server) : serveHttp(server, options);
+}
+
+function serveStdio(server: Server): Promise<number> {
   const session = server.connect(stdioServerConnection());
-  session.onerror = (err) => process.stderr.write(`mcpwire: ${err.message}\n`);
-  process.stderr.write('mcpwire: serving the demo server on stdio\n');
+  session.onerror = (err) => log(err.message);
+  log('serving the demo server on stdio');
   return new Promise((resolve) => {
     session.onclose = () => resolve(0);
     const stop = () => {
@@ -24,5 +45,85 @@ export function serve(options: ServeOptions): Promise<number> {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+  });
+}
+
+/**
+ * The Host/Origin policy for a bind address: on loopback, the handlers' own default (loopback names
+ * only); elsewhere, the names given, or none when none are (the operator was warned).
+ */
+function rebindingPolicy(options: ServeOptions): HostOriginPolicy | false | undefined {
+  if (options.allowedHosts.length > 0 || options.allowedOrigins.length > 0) {
+    return {
+      allowedHosts: options.allowedHosts.length > 0 ? options.allowedHosts : undefined,
+      allowedOrigins: options.allowedOrigins.length > 0 ? options.allowedOrigins : undefined,
+    };
+  }
+  if (isLoopbackAddress(options.host) || options.host === 'localhost') return undefined;
+  log(
+    `warning: bound to ${options.host} with no --allowed-host: Host and Origin are not checked, so pages a browser ` +
+      'loads elsewhere could reach this server; list the names clients use with --allowed-host',
+  );
+  return false;
+}
+
+async function serveHttp(server: Server, options: ServeOptions): Promise<number> {
+  const dnsRebindingProtection = rebindingPolicy(options);
+  const onerror = (err: Error) => log(err.message);
+  const streamable = new StreamableHTTPHandler(server, {
+    stateless: options.stateless,
+    jsonResponse: options.json,
+    dnsRebindingProtection,
+    onerror,
+  });
+  const legacy = options.legacySse
+    ? new LegacySseHandler(server, { dnsRebindingProtection, onerror })
+    : undefined;
+
+  const http = createServer((req, res) => {
+    const exchange = fromNode(req, res);
+    if (exchange.path === '/mcp') {
+      streamable.handle(exchange);
+      return;
+    }
+    (legacy ? legacy.handle(exchange) : Promise.resolve(false)).then((served) => {
+      if (!served) {
+        const paths = legacy ? '/mcp (Streamable HTTP), /sse and /messages (HTTP+SSE)' : '/mcp';
+        writeJsonError(exchange, 404, `Not Found: this server serves MCP at ${paths}`);
+      }
+    });
+  });
+  await listen(http, options.port, options.host);
+  const { port } = http.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const mode = [options.stateless && 'stateless', options.json && 'JSON responses']
+    .filter(Boolean)
+    .join(', ');
+  process.stdout.write(`mcpwire demo server: http://${host}:${port}/mcp${mode ? ` (${mode})` : ''}\n`);
+  if (legacy) process.stdout.write(`legacy HTTP+SSE: http://${host}:${port}/sse\n`);
+
+  return new Promise((resolve) => {
+    const stop = () => {
+      log('shutting down: finishing requests in flight');
+      http.close();
+      Promise.all([streamable.close({ deadlineMs: SHUTDOWN_DEADLINE_MS }), legacy?.close()])
+        .then(() => server.close())
+        .finally(() => {
+          http.closeAllConnections();
+          resolve(0);
+        });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+function listen(http: HttpServer, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
   });
 }

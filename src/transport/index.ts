@@ -4,3 +4,4 @@ export * from './stdio-client.js';
 export * from './stdio-env.js';
 export * from './stdio-framing.js';
 export * from './stdio-server.js';
+export * from './streamable/index.js';

@@ -123,13 +123,33 @@ test('serve --stdio: stdout holds only JSON-RPC messages, logs go to stderr, exi
   assert.doesNotMatch(run.stdout(), /serving|mcpwire:/);
 });
 
-test('serve without --stdio: non-zero exit, the reason on stderr, nothing on stdout', async () => {
-  const run = mcpwire('serve');
+test('serve over HTTP: prints the URL, answers initialize with a session, shuts down on SIGINT', async () => {
+  const run = mcpwire('serve', '--port', '0');
   run.child.stdin.end();
-  const code = await run.exit();
-  assert.notEqual(code, 0);
-  assert.match(run.stderr(), /--stdio/);
-  assert.equal(run.stdout(), '');
+  await until(() => /\/mcp/.test(run.stdout()), 10_000, 'the URL on stdout');
+  const url = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(run.stdout())![0];
+  assert.match(run.stdout(), /legacy HTTP\+SSE: http:\/\/127\.0\.0\.1:\d+\/sse/);
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
+  });
+  assert.equal(res.status, 200);
+  assert.ok(res.headers.get('mcp-session-id'));
+  assert.match(await res.text(), /"serverInfo":\{"name":"mcpwire-demo"/);
+  run.child.kill('SIGINT');
+  assert.equal(await run.exit(), 0);
+});
+
+test('serve refuses a bad --port with exit 2 and the reason', async () => {
+  const run = mcpwire('serve', '--port', 'abc');
+  assert.equal(await run.exit(), 2);
+  assert.match(run.stderr(), /--port must be an integer/);
 });
 
 test('--version prints the package version', async () => {

@@ -1,0 +1,211 @@
+import type { EventStore } from '../../eventstore/event-store.js';
+import type { SseWriterOptions } from '../../http/sse-writer.js';
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../../jsonrpc/types.js';
+import type { Connection, Receiver } from '../../session/connection.js';
+import { ConnectionClosedError } from '../../session/errors.js';
+import { StreamUnavailableError } from './errors.js';
+import { Stream, type StreamOwner } from './stream.js';
+
+const DONE: Promise<void> = Promise.resolve();
+
+/** What the connection needs from the session transport that owns it (see `StreamableServerTransport`). */
+export interface ConnOwner {
+  readonly store: EventStore | undefined;
+  readonly sessionId: string | undefined;
+  readonly writerOptions: SseWriterOptions;
+  readonly retryMs: number;
+  readonly jsonResponse: boolean;
+  readonly stateless: boolean;
+  /** Whether the session negotiated a version whose SSE streams start with a priming event. */
+  readonly primes: boolean;
+  readonly principalName: string | undefined;
+  report(err: unknown): void;
+  /** A request of the session was answered, or cancelled by the client. */
+  requestEnded(): void;
+  /** The standalone GET stream lost its response. */
+  getReleased(): void;
+  /** How responses still open end when the session closes: status, message, and whether to add a retry hint. */
+  closing(): { status: number; message: string; retry: boolean };
+  /** The connection closed: the session is over. */
+  connClosed(): void;
+}
+
+/**
+ * The session's Connection (seed 001's streamableServerConn): it routes each outgoing message to a
+ * stream. A response goes to the stream that carried its request; a request or notification sent while
+ * handling a request (`related`) goes to that request's stream; everything else goes to the standalone
+ * GET stream. In JSON-response mode a request's answer is its one JSON body, so related requests and
+ * notifications go to the GET stream too.
+ *
+ * When no stream can carry a message, a request rejects at once with `StreamUnavailableError` (it must
+ * never wait for an answer that cannot come); a related notification is dropped and the error goes to
+ * `onerror`; an unrelated notification (e.g. a list change) is dropped quietly, since the client chose
+ * not to listen. Closing ends every open response and tells the event store `sessionClosed`.
+ */
+export class StreamableServerConn implements Connection, StreamOwner {
+  receiver: Receiver | undefined;
+  /** The live stream that owes the response to each request in flight. */
+  readonly requestStreams = new Map<RequestId, Stream>();
+  /** Live streams by id, for resumption; the standalone stream included once opened. */
+  readonly streams = new Map<string, Stream>();
+  /** The standalone GET stream, once the client has opened it. */
+  standalone: Stream | undefined;
+  private nextStream = 1;
+  private isClosed = false;
+
+  constructor(
+    private readonly owner: ConnOwner,
+    /** Random per session, so that a Last-Event-ID from another session never names a stream of this one. */
+    private readonly streamPrefix: string,
+  ) {}
+
+  get sessionId(): string | undefined {
+    return this.owner.sessionId;
+  }
+
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  start(receiver: Receiver): void {
+    this.receiver = receiver;
+  }
+
+  send(message: JsonRpcMessage, related?: RequestId): Promise<void> {
+    if (this.isClosed) return Promise.reject(new ConnectionClosedError('Session is closed'));
+    let data: string;
+    try {
+      data = JSON.stringify(message);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!('method' in message)) {
+      this.respond(message, data);
+      return DONE;
+    }
+    const isRequest = 'id' in message;
+    const owner = this.owner;
+    if (isRequest && owner.stateless) {
+      return Promise.reject(new StreamUnavailableError(message.method, 'stateless', owner.jsonResponse));
+    }
+    let stream = related === undefined ? undefined : this.requestStreams.get(related);
+    if (stream === undefined || stream.jsonMode) {
+      stream = this.standalone;
+      // Without a store, a GET stream with no response attached cannot keep a message for later.
+      if (stream !== undefined && owner.store === undefined && !stream.held) stream = undefined;
+    }
+    if (stream === undefined) {
+      const err = new StreamUnavailableError(message.method, 'no-get-stream', owner.jsonResponse);
+      if (isRequest) return Promise.reject(err);
+      if (related !== undefined) owner.report(err);
+      return DONE;
+    }
+    stream.send(data);
+    return DONE;
+  }
+
+  close(): Promise<void> {
+    if (this.isClosed) return DONE;
+    this.isClosed = true;
+    const { status, message, retry } = this.owner.closing();
+    for (const stream of this.streams.values()) stream.end(status, message, retry);
+    this.streams.clear();
+    this.requestStreams.clear();
+    this.standalone = undefined;
+    const store = this.owner.store;
+    const sessionId = this.owner.sessionId;
+    let pending: Promise<void> | undefined;
+    if (store !== undefined && sessionId !== undefined) {
+      try {
+        const r = store.sessionClosed(sessionId);
+        if (r instanceof Promise) pending = r.catch((err) => this.owner.report(err));
+      } catch (err) {
+        this.owner.report(err);
+      }
+    }
+    this.owner.connClosed();
+    this.receiver?.closed();
+    return pending ?? DONE;
+  }
+
+  /** A new stream for the answers to one POST (one or more requests). */
+  openRequestStream(batch: boolean): Stream {
+    const stream = new Stream(
+      this,
+      this.streamPrefix + this.nextStream++,
+      this.owner.jsonResponse,
+      batch,
+      false,
+    );
+    this.streams.set(stream.id, stream);
+    return stream;
+  }
+
+  /** The standalone GET stream, opened on first use. Its id is the session's stream prefix and `0`. */
+  openStandalone(): Stream {
+    let stream = this.standalone;
+    if (stream === undefined) {
+      stream = new Stream(this, `${this.streamPrefix}0`, false, false, true);
+      this.standalone = stream;
+      this.streams.set(stream.id, stream);
+    }
+    return stream;
+  }
+
+  /** The client cancelled request `id`: its stream stops waiting for an answer that will not come. */
+  cancelled(id: RequestId): void {
+    const stream = this.requestStreams.get(id);
+    if (stream === undefined) return;
+    this.requestStreams.delete(id);
+    stream.forget();
+    this.owner.requestEnded();
+  }
+
+  private respond(message: JsonRpcResponse, data: string): void {
+    const id = message.id;
+    const stream = id === null ? undefined : this.requestStreams.get(id);
+    // No stream: the request was cancelled (its late answer is dropped), or the answer has no id.
+    if (stream === undefined) return;
+    this.requestStreams.delete(id!);
+    stream.respond(data);
+    this.owner.requestEnded();
+  }
+
+  // ---- StreamOwner: what every stream of the session shares ----
+
+  get store(): EventStore | undefined {
+    return this.owner.store;
+  }
+
+  get storeKey(): string {
+    return this.owner.sessionId!;
+  }
+
+  get writerOptions(): SseWriterOptions {
+    return this.owner.writerOptions;
+  }
+
+  get retryMs(): number {
+    return this.owner.retryMs;
+  }
+
+  get primes(): boolean {
+    return this.owner.primes;
+  }
+
+  get principalName(): string | undefined {
+    return this.owner.principalName;
+  }
+
+  report(err: unknown): void {
+    this.owner.report(err);
+  }
+
+  streamFinished(stream: Stream): void {
+    if (this.streams.get(stream.id) === stream) this.streams.delete(stream.id);
+  }
+
+  writerReleased(stream: Stream): void {
+    if (stream === this.standalone) this.owner.getReleased();
+  }
+}

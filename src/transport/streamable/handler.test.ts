@@ -1,0 +1,360 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { fromNode } from '../../http/node-adapter.js';
+import {
+  get,
+  initializeRequest,
+  jsonBody,
+  openSession,
+  post,
+  type Served,
+  serveOn,
+  sseMessages,
+} from '../../test-support/mcp-http.js';
+import { createTestServer } from '../../test-support/streamable-fixture.js';
+import { HttpRejectionError } from './errors.js';
+import { StreamableHTTPHandler, type StreamableHTTPOptions } from './handler.js';
+
+async function expectError(res: Response, status: number, code: number, text: string, id: unknown = null) {
+  assert.equal(res.status, status);
+  assert.match(res.headers.get('content-type') ?? '', /application\/json/);
+  const body = await jsonBody(res);
+  assert.equal(body.jsonrpc, '2.0');
+  assert.equal(body.id, id);
+  assert.equal(body.error.code, code);
+  assert.ok(body.error.message.includes(text), `"${body.error.message}" should include "${text}"`);
+}
+
+/** A raw node:http request, for headers fetch will not let a client set (Host, Origin). */
+function rawRequest(
+  port: number,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => {
+        text += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
+describe('StreamableHTTPHandler: HTTP rules', () => {
+  let served: Served;
+  let handler: StreamableHTTPHandler;
+  const errors: Error[] = [];
+
+  before(async () => {
+    handler = new StreamableHTTPHandler(createTestServer(), {
+      maxBodyBytes: 2048,
+      onerror: (e) => errors.push(e),
+    });
+    served = await serveOn(handler.node());
+  });
+  after(() => served.close());
+
+  test('initialize creates a session whose id is 128+ random bits of visible ASCII', async () => {
+    const res = await post(served.url, initializeRequest(1));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    const id = res.headers.get('mcp-session-id')!;
+    assert.match(id, /^[A-Za-z0-9_-]{22,}$/);
+    const [result] = await sseMessages(res);
+    assert.equal(result.id, 1);
+    assert.equal(result.result.protocolVersion, '2025-11-25');
+    const other = await openSession(served.url);
+    assert.notEqual(other, id);
+  });
+
+  test('a notification or response alone gets 202 with no body', async () => {
+    const sessionId = await openSession(served.url);
+    const res = await post(
+      served.url,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { sessionId },
+    );
+    assert.equal(res.status, 202);
+    assert.equal(await res.text(), '');
+    const answer = await post(served.url, { jsonrpc: '2.0', id: 99, result: {} }, { sessionId });
+    assert.equal(answer.status, 202);
+    assert.equal(await answer.text(), '');
+  });
+
+  test('Accept must list both media types for POST (406) and text/event-stream for GET', async () => {
+    const sessionId = await openSession(served.url);
+    await expectError(
+      await post(served.url, call(1, 'echo', { text: 'x' }), {
+        sessionId,
+        headers: { accept: 'application/json' },
+      }),
+      406,
+      -32000,
+      'Not Acceptable',
+    );
+    await expectError(
+      await get(served.url, sessionId, { headers: { accept: 'application/json' } }),
+      406,
+      -32000,
+      'text/event-stream',
+    );
+  });
+
+  test('Content-Type must be application/json (415)', async () => {
+    await expectError(
+      await post(served.url, initializeRequest(), { headers: { 'content-type': 'text/plain' } }),
+      415,
+      -32000,
+      'Unsupported Media Type',
+    );
+  });
+
+  test('an unsupported MCP-Protocol-Version is 400; a supported one differing from the session is served', async () => {
+    const sessionId = await openSession(served.url);
+    await expectError(
+      await post(served.url, call(1, 'echo', { text: 'x' }), {
+        sessionId,
+        headers: { 'mcp-protocol-version': '1999-01-01' },
+      }),
+      400,
+      -32000,
+      'unsupported MCP-Protocol-Version "1999-01-01"',
+    );
+    const res = await post(served.url, call(2, 'echo', { text: 'x' }), {
+      sessionId,
+      headers: { 'mcp-protocol-version': '2025-03-26' },
+    });
+    assert.equal(res.status, 200);
+    const messages = await sseMessages(res);
+    assert.equal(messages.at(-1).id, 2);
+  });
+
+  test('a body over the limit is 413, counted on bytes read', async () => {
+    await expectError(
+      await post(served.url, { ...initializeRequest(), pad: 'x'.repeat(4000) }),
+      413,
+      -32000,
+      'Payload Too Large',
+    );
+  });
+
+  test('invalid JSON is 400 with -32700; a wrong shape is 400 with -32600', async () => {
+    await expectError(await post(served.url, '{"jsonrpc":'), 400, -32700, 'Parse error');
+    await expectError(
+      await post(served.url, { jsonrpc: '1.0', id: 3, method: 'x' }),
+      400,
+      -32600,
+      '"jsonrpc"',
+      3,
+    );
+  });
+
+  test('session id rules: missing → 400, unknown → 404, initialize with one → 400', async () => {
+    await expectError(
+      await post(served.url, call(1, 'echo')),
+      400,
+      -32000,
+      'Mcp-Session-Id header is required',
+    );
+    await expectError(
+      await post(served.url, call(1, 'echo'), { sessionId: 'no-such-session' }),
+      404,
+      -32000,
+      'start a new session',
+    );
+    const sessionId = await openSession(served.url);
+    await expectError(
+      await post(served.url, initializeRequest(7), { sessionId }),
+      400,
+      -32600,
+      'initialize must be sent without an Mcp-Session-Id',
+      7,
+    );
+    await expectError(await get(served.url, undefined), 400, -32000, 'Mcp-Session-Id header is required');
+    await expectError(await get(served.url, 'nope'), 404, -32000, 'does not exist');
+  });
+
+  test('batches: refused at 2025-11-25 naming the version, served at 2025-03-26', async () => {
+    const modern = await openSession(served.url);
+    await expectError(
+      await post(served.url, [call(1, 'echo', { text: 'a' }), call(2, 'echo', { text: 'b' })], {
+        sessionId: modern,
+      }),
+      400,
+      -32600,
+      'protocol version 2025-11-25',
+    );
+    const old = await openSession(served.url, '2025-03-26');
+    const res = await post(served.url, [call(1, 'echo', { text: 'a' }), call(2, 'echo', { text: 'b' })], {
+      sessionId: old,
+    });
+    assert.equal(res.status, 200);
+    const ids = (await sseMessages(res)).map((m) => m.id).sort();
+    assert.deepEqual(ids, [1, 2]);
+  });
+
+  test('a request id already in flight in the session is refused with 400', async () => {
+    const sessionId = await openSession(served.url);
+    const first = await post(served.url, call(5, 'wait', { gate: 'never-dup' }), { sessionId });
+    assert.equal(first.status, 200);
+    await expectError(
+      await post(served.url, call(5, 'echo', { text: 'x' }), { sessionId }),
+      400,
+      -32600,
+      'already used by a request in flight',
+      5,
+    );
+    await first.body?.cancel();
+  });
+
+  test('other methods are 405 with an Allow header', async () => {
+    const res = await fetch(served.url, { method: 'PUT' });
+    assert.equal(res.headers.get('allow'), 'GET, POST, DELETE');
+    await expectError(res, 405, -32000, 'Method Not Allowed');
+  });
+
+  test('DELETE ends the session: 204, then 404', async () => {
+    const sessionId = await openSession(served.url);
+    const res = await fetch(served.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+    assert.equal(res.status, 204);
+    await expectError(
+      await post(served.url, call(1, 'echo', { text: 'x' }), { sessionId }),
+      404,
+      -32000,
+      'Not Found',
+    );
+    await expectError(
+      await fetch(served.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } }),
+      404,
+      -32000,
+      'Not Found',
+    );
+  });
+
+  test('DNS rebinding: a foreign Host is 421, a foreign Origin 403; loopback names pass', async () => {
+    const body = JSON.stringify(initializeRequest());
+    const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const host = await rawRequest(served.port, 'POST', { ...base, host: 'evil.example:80' }, body);
+    assert.equal(host.status, 421);
+    assert.match(JSON.parse(host.body).error.message, /Host "evil.example:80" is not allowed/);
+    const origin = await rawRequest(
+      served.port,
+      'POST',
+      { ...base, host: `localhost:${served.port}`, origin: 'http://evil.example' },
+      body,
+    );
+    assert.equal(origin.status, 403);
+    assert.match(JSON.parse(origin.body).error.message, /Origin "http:\/\/evil.example" is not allowed/);
+    const ok = await rawRequest(
+      served.port,
+      'POST',
+      { ...base, host: `localhost:${served.port}`, origin: 'http://localhost:6274' },
+      body,
+    );
+    assert.equal(ok.status, 200);
+  });
+
+  test('every refusal reaches onerror as an HttpRejectionError', async () => {
+    errors.length = 0;
+    await (await post(served.url, call(1, 'echo'), { sessionId: 'unknown' })).text();
+    const refusal = errors.find((e) => e instanceof HttpRejectionError) as HttpRejectionError;
+    assert.equal(refusal.status, 404);
+  });
+});
+
+describe('StreamableHTTPHandler: sessions', () => {
+  const serve = async (options: StreamableHTTPOptions = {}, principalHeader = false) => {
+    const handler = new StreamableHTTPHandler(createTestServer(), options);
+    const served = await serveOn((req, res) => {
+      const exchange = fromNode(req, res);
+      if (principalHeader) exchange.principal = req.headers['x-user'];
+      handler.handle(exchange);
+    });
+    return { handler, served };
+  };
+
+  test('a failed initialize leaves no session behind and sends no session id', async () => {
+    const { handler, served } = await serve();
+    try {
+      const res = await post(served.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
+      assert.equal(res.headers.get('mcp-session-id'), null);
+      const [answer] = await sseMessages(res);
+      assert.equal(answer.error.code, -32602);
+      assert.equal(handler.sessionCount, 0);
+    } finally {
+      await served.close();
+    }
+  });
+
+  test('a session is bound to the principal that created it: any other gets 404', async () => {
+    const { served } = await serve({}, true);
+    try {
+      const sessionId = await openSession(served.url, '2025-11-25', {}, { 'x-user': 'alice' });
+      await expectError(
+        await post(served.url, call(1, 'echo', { text: 'x' }), { sessionId, headers: { 'x-user': 'bob' } }),
+        404,
+        -32000,
+        'does not exist',
+      );
+      await expectError(
+        await post(served.url, call(1, 'echo', { text: 'x' }), { sessionId }),
+        404,
+        -32000,
+        'Not Found',
+      );
+      const own = await post(served.url, call(2, 'echo', { text: 'x' }), {
+        sessionId,
+        headers: { 'x-user': 'alice' },
+      });
+      assert.equal(own.status, 200);
+      assert.equal((await sseMessages(own)).at(-1).result.content[0].text, 'x');
+    } finally {
+      await served.close();
+    }
+  });
+
+  test('past maxSessions an initialize gets 503 and no session', async () => {
+    const { handler, served } = await serve({ maxSessions: 2 });
+    try {
+      await openSession(served.url);
+      await openSession(served.url);
+      await expectError(await post(served.url, initializeRequest()), 503, -32000, 'maximum of 2 sessions');
+      assert.equal(handler.sessionCount, 2);
+    } finally {
+      await served.close();
+    }
+  });
+
+  test('without an event store there are no event ids, no priming event, and Last-Event-ID is refused', async () => {
+    const { served } = await serve({ eventStore: null });
+    try {
+      const sessionId = await openSession(served.url);
+      const res = await post(served.url, call(1, 'echo', { text: 'x' }), { sessionId });
+      const text = await res.text();
+      assert.doesNotMatch(text, /^id:/m);
+      assert.match(text, /^data: \{"jsonrpc":"2.0","id":1/m);
+      await expectError(
+        await get(served.url, sessionId, { lastEventId: 'a_1' }),
+        400,
+        -32000,
+        'keeps no event store',
+      );
+    } finally {
+      await served.close();
+    }
+  });
+});

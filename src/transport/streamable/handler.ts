@@ -1,0 +1,420 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventStore } from '../../eventstore/event-store.js';
+import { MemoryEventStore } from '../../eventstore/memory-event-store.js';
+import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, type HttpExchange } from '../../http/exchange.js';
+import {
+  checkAccept,
+  checkContentType,
+  checkHostAndOrigin,
+  defaultLoopbackPolicy,
+  type HostOriginPolicy,
+} from '../../http/guards.js';
+import type { JsonErrorOptions } from '../../http/json-error.js';
+import { writeJsonError } from '../../http/json-error.js';
+import { fromNode } from '../../http/node-adapter.js';
+import type { SseWriterOptions } from '../../http/sse-writer.js';
+import { fromWeb } from '../../http/web-adapter.js';
+import { ErrorCode } from '../../jsonrpc/errors.js';
+import { parseMessage } from '../../jsonrpc/parse.js';
+import { Method } from '../../protocol/types.js';
+import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import type { Server } from '../../server/server.js';
+import { type Clock, systemClock } from '../../session/clock.js';
+import { reject } from './reject.js';
+import { type PostBody, StreamableServerTransport, type TransportHost } from './transport.js';
+
+/** Default `sessionIdleTimeoutMs`: 30 minutes. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/** Default `maxSessions`. */
+export const DEFAULT_MAX_SESSIONS = 10_000;
+/** Default `retryMs`: how long a client waits before resuming a stream the server ended early. */
+export const DEFAULT_RETRY_MS = 1000;
+/** Default `deadlineMs` of `close`. */
+export const DEFAULT_SHUTDOWN_DEADLINE_MS = 10_000;
+
+/**
+ * The version a request without `MCP-Protocol-Version` speaks when nothing else tells (the spec's rule);
+ * only stateless mode needs it: a session knows the version it negotiated.
+ */
+const VERSION_WITHOUT_HEADER = '2025-03-26';
+
+/** How a `StreamableHTTPHandler` serves its endpoint. Every field has a production default. */
+export interface StreamableHTTPOptions {
+  /**
+   * Records the SSE events of every stream so that a client whose connection dropped resumes it with
+   * GET and Last-Event-ID, without loss (also after a slow reader's connection was dropped), and so that
+   * streams of sessions at 2025-11-25 start with a priming event. Default: a `MemoryEventStore` (10 MiB,
+   * oldest events purged first) of this handler. `null`: none (streams cannot be resumed). Unused in
+   * stateless mode.
+   */
+  eventStore?: EventStore | null;
+  /** No sessions: each POST is served by a temporary session, closed once answered; GET and DELETE get 405. */
+  stateless?: boolean;
+  /**
+   * Answer each POST that carries requests with one `application/json` body instead of an SSE stream.
+   * Messages sent while a request runs (logs, progress, sampling, elicitation) then go over the client's
+   * GET stream; without one, server-to-client requests fail at once with `StreamUnavailableError`.
+   */
+  jsonResponse?: boolean;
+  /** A session with no request in flight and no GET stream for this long is closed. Default 30 min; 0: never. */
+  sessionIdleTimeoutMs?: number;
+  /** Sessions this handler holds at most; an initialize past it gets 503. Default 10,000. */
+  maxSessions?: number;
+  /** Largest request body, counted on the bytes actually read; past it 413. Default 4 MiB. */
+  maxBodyBytes?: number;
+  /**
+   * The Host and Origin allow-lists that defend against DNS rebinding (421 for a Host, 403 for an Origin
+   * not listed). Default: `defaultLoopbackPolicy()`, i.e. only loopback names (localhost, 127.0.0.1,
+   * [::1]) on any port, which is right for a server bound to loopback. A server reachable under other
+   * names must list them (`{ allowedHosts: ['mcp.example.com'], allowedOrigins: [...] }`) or, behind a
+   * proxy that checks them, pass `false`.
+   */
+  dnsRebindingProtection?: HostOriginPolicy | false;
+  /** Interval of the SSE keep-alive comment; 0 turns it off. Default 15 s. */
+  keepAliveMs?: number;
+  /** Bytes a slow SSE reader may leave buffered before its connection is dropped (it resumes). Default 4 MiB. */
+  maxBufferedBytes?: number;
+  /** The `retry:` of priming events and of responses ended before their stream. Default 1000 ms. */
+  retryMs?: number;
+  /** Timers for idle sessions, keep-alives and the shutdown deadline. Default: the system clock. */
+  clock?: Clock;
+  /** Hears every failure: refused requests (`HttpRejectionError`), store and handler errors, dropped messages. */
+  onerror?: (err: Error) => void;
+}
+
+/** Options of `StreamableHTTPHandler.close`. */
+export interface ShutdownOptions {
+  /** How long requests in flight may still run before their sessions are closed. Default 10 s. */
+  deadlineMs?: number;
+}
+
+const POST_ACCEPT = ['application/json', 'text/event-stream'] as const;
+const GET_ACCEPT = ['text/event-stream'] as const;
+const DONE: Promise<void> = Promise.resolve();
+const NO_CONTENT: Readonly<Record<string, string>> = {};
+
+/**
+ * Serves one MCP endpoint over Streamable HTTP (spec 2025-11-25; seed 001's StreamableHTTPHandler):
+ * POST, GET and DELETE, sessions by `Mcp-Session-Id`, each served by its own
+ * `StreamableServerTransport` and `ServerSession` of `server`.
+ *
+ * Promises: a session is created only by an initialize POST that succeeds, with an id of 128 random bits
+ * (base64url); it ends by DELETE, by idle timeout, by `close`, or by the server; a request never leaves a
+ * session behind when refused. Every refusal is an HTTP status with a JSON-RPC error body whose message
+ * says what to do, and reaches `onerror`; nothing answers a bare 500. A session bound to a principal
+ * (`exchange.principal`, compared with `===`) is unknown (404) to requests of any other.
+ *
+ * Adapters: `node()` for node:http (no fetch objects on the hot path), `fetch()` for web-standard
+ * runtimes (Hono, Bun, Deno, Workers), `handle()` for any `HttpExchange`.
+ */
+export class StreamableHTTPHandler implements TransportHost {
+  readonly store: EventStore | undefined;
+  readonly jsonResponse: boolean;
+  readonly stateless: boolean;
+  readonly writerOptions: SseWriterOptions;
+  readonly retryMs: number;
+  readonly clock: Clock;
+  readonly idleTimeoutMs: number;
+  readonly maxSessions: number;
+  readonly maxBodyBytes: number;
+  private readonly policy: HostOriginPolicy | undefined;
+  private readonly onerror: ((err: Error) => void) | undefined;
+  private readonly sessions = new Map<string, StreamableServerTransport>();
+  /** Stateless mode: the temporary sessions of POSTs being answered. */
+  private readonly ephemeral = new Set<StreamableServerTransport>();
+  private inFlight = 0;
+  private shuttingDown = false;
+  private drained: (() => void) | undefined;
+
+  constructor(
+    readonly server: Server,
+    options: StreamableHTTPOptions = {},
+  ) {
+    this.stateless = options.stateless ?? false;
+    this.store = options.eventStore === null ? undefined : (options.eventStore ?? new MemoryEventStore());
+    this.jsonResponse = options.jsonResponse ?? false;
+    this.clock = options.clock ?? systemClock;
+    this.writerOptions = {
+      keepAliveMs: options.keepAliveMs,
+      maxBufferedBytes: options.maxBufferedBytes,
+      clock: this.clock,
+    };
+    this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
+    this.idleTimeoutMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const policy = options.dnsRebindingProtection;
+    this.policy = policy === false ? undefined : (policy ?? defaultLoopbackPolicy());
+    this.onerror = options.onerror;
+  }
+
+  /** Sessions currently held (initialized, not yet ended). Always 0 in stateless mode. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Serves one request. Never rejects: every failure is answered and reported to `onerror`. */
+  handle(exchange: HttpExchange): Promise<void> {
+    try {
+      const pending = this.route(exchange);
+      return pending instanceof Promise ? pending.catch((err) => this.fail(exchange, err)) : DONE;
+    } catch (err) {
+      this.fail(exchange, err);
+      return DONE;
+    }
+  }
+
+  /** A node:http request listener: `http.createServer(handler.node())`, or a route in express. */
+  node(): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
+      this.handle(fromNode(req, res));
+    };
+  }
+
+  /** The web-standard handler for Hono, Bun, Deno and Workers: `(request) => response`. */
+  fetch(request: Request): Promise<Response> {
+    const { exchange, response } = fromWeb(request);
+    this.handle(exchange);
+    return response;
+  }
+
+  /**
+   * Graceful shutdown: new requests get 503 at once; requests in flight may finish until `deadlineMs`;
+   * then every session is closed: SSE responses still open end with a retry hint, JSON answers still
+   * owed get 503, and the event store hears `sessionClosed`.
+   */
+  async close(options: ShutdownOptions = {}): Promise<void> {
+    this.shuttingDown = true;
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = this.clock.setTimeout(resolve, options.deadlineMs ?? DEFAULT_SHUTDOWN_DEADLINE_MS);
+        this.drained = () => {
+          this.clock.clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.drained = undefined;
+    }
+    const all = [...this.sessions.values(), ...this.ephemeral];
+    await Promise.all(all.map((t) => t.close('shutdown')));
+  }
+
+  // ---- TransportHost ----
+
+  readonly report = (err: unknown): void => {
+    this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+  };
+
+  inFlightChanged(delta: number): void {
+    this.inFlight += delta;
+    if (this.inFlight === 0) this.drained?.();
+  }
+
+  sessionEnded(transport: StreamableServerTransport): void {
+    const id = transport.sessionId;
+    if (id === undefined) this.ephemeral.delete(transport);
+    else if (this.sessions.get(id) === transport) this.sessions.delete(id);
+  }
+
+  // ---- routing ----
+
+  private route(exchange: HttpExchange): void | Promise<void> {
+    if (this.shuttingDown) {
+      return this.refuse(exchange, 503, 'Service Unavailable: the server is shutting down; retry later');
+    }
+    if (this.policy !== undefined) {
+      const refused = checkHostAndOrigin(exchange, this.policy);
+      if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
+    }
+    switch (exchange.method) {
+      case 'POST':
+        return this.post(exchange);
+      case 'GET':
+        return this.get(exchange);
+      case 'DELETE':
+        return this.delete(exchange);
+      default:
+        return this.refuse(
+          exchange,
+          405,
+          `Method Not Allowed: the MCP endpoint answers ${this.stateless ? 'POST' : 'POST, GET and DELETE'}`,
+          { headers: { allow: this.stateless ? 'POST' : 'GET, POST, DELETE' } },
+        );
+    }
+  }
+
+  private async post(exchange: HttpExchange): Promise<void> {
+    const refused =
+      checkAccept(exchange.header('accept'), POST_ACCEPT) ??
+      checkContentType(exchange.header('content-type'));
+    if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
+    const version = exchange.header('mcp-protocol-version');
+    if (version !== undefined && !isSupportedVersion(version)) return this.badVersion(exchange, version);
+    let text: string;
+    try {
+      text = await exchange.readBody(this.maxBodyBytes);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) return this.refuse(exchange, 413, err.message);
+      return this.refuse(
+        exchange,
+        400,
+        `Bad Request: the request body could not be read: ${(err as Error)?.message ?? String(err)}`,
+      );
+    }
+    const parsed = parseMessage(text);
+    if (parsed.kind === 'invalid') {
+      return this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
+    }
+    const init =
+      parsed.kind === 'message' &&
+      'id' in parsed.message &&
+      (parsed.message as { method?: unknown }).method === Method.Initialize;
+    if (this.stateless) return this.postStateless(exchange, parsed, version, init);
+    const sessionId = exchange.header('mcp-session-id');
+    if (sessionId === undefined) {
+      if (init) return this.initialize(exchange, parsed);
+      return this.refuse(
+        exchange,
+        400,
+        'Bad Request: the Mcp-Session-Id header is required; a session starts with an initialize request sent without one',
+      );
+    }
+    if (init) {
+      return this.refuse(
+        exchange,
+        400,
+        'Bad Request: initialize must be sent without an Mcp-Session-Id header: it starts a new session',
+        { code: ErrorCode.InvalidRequest, id: (parsed.message as { id: string | number }).id },
+      );
+    }
+    const transport = this.find(exchange, sessionId);
+    if (transport === undefined) return this.unknownSession(exchange);
+    transport.servePost(exchange, parsed, false);
+  }
+
+  private get(exchange: HttpExchange): void | Promise<void> {
+    if (this.stateless) return this.noSessions(exchange, 'offers no GET stream');
+    const refused = checkAccept(exchange.header('accept'), GET_ACCEPT);
+    if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
+    const transport = this.sessionOf(exchange);
+    if (transport !== undefined) return transport.serveGet(exchange);
+  }
+
+  private async delete(exchange: HttpExchange): Promise<void> {
+    if (this.stateless) return this.noSessions(exchange, 'has no sessions to delete');
+    const transport = this.sessionOf(exchange);
+    if (transport === undefined) return;
+    await transport.close('deleted');
+    exchange.writeHead(204, NO_CONTENT);
+    exchange.end();
+  }
+
+  /** The session a GET or DELETE names, after the version and session checks; undefined once refused. */
+  private sessionOf(exchange: HttpExchange): StreamableServerTransport | undefined {
+    const version = exchange.header('mcp-protocol-version');
+    if (version !== undefined && !isSupportedVersion(version)) {
+      this.badVersion(exchange, version);
+      return undefined;
+    }
+    const sessionId = exchange.header('mcp-session-id');
+    if (sessionId === undefined) {
+      this.refuse(exchange, 400, 'Bad Request: the Mcp-Session-Id header is required');
+      return undefined;
+    }
+    const transport = this.find(exchange, sessionId);
+    if (transport === undefined) this.unknownSession(exchange);
+    return transport;
+  }
+
+  /** The live session with this id, if the request comes from the principal that created it. */
+  private find(exchange: HttpExchange, sessionId: string): StreamableServerTransport | undefined {
+    const transport = this.sessions.get(sessionId);
+    // Another principal's session answers exactly like a missing one: its existence is not revealed.
+    if (transport === undefined || transport.isClosed || transport.principal !== exchange.principal) {
+      return undefined;
+    }
+    return transport;
+  }
+
+  private initialize(exchange: HttpExchange, body: PostBody): void {
+    if (this.sessions.size >= this.maxSessions) {
+      this.refuse(
+        exchange,
+        503,
+        `Service Unavailable: the server holds its maximum of ${this.maxSessions} sessions; retry later`,
+      );
+      return;
+    }
+    // 16 bytes (128 bits) for the session id, 6 more for the prefix of its stream ids.
+    const random = randomBytes(22);
+    const sessionId = random.toString('base64url', 0, 16);
+    const transport = new StreamableServerTransport(
+      this,
+      sessionId,
+      exchange.principal,
+      `${random.toString('base64url', 16, 22)}.`,
+    );
+    this.sessions.set(sessionId, transport);
+    transport.session = this.server.connect(transport.conn);
+    if (transport.servePost(exchange, body, true)) transport.arm();
+    else transport.close('rejected').catch(this.report);
+  }
+
+  private postStateless(
+    exchange: HttpExchange,
+    body: PostBody,
+    version: string | undefined,
+    init: boolean,
+  ): void {
+    const transport = new StreamableServerTransport(this, undefined, exchange.principal, 's');
+    this.ephemeral.add(transport);
+    transport.session = this.server.connect(
+      transport.conn,
+      init ? undefined : { preinitialized: { protocolVersion: version ?? VERSION_WITHOUT_HEADER } },
+    );
+    if (!transport.servePost(exchange, body, false)) transport.close('rejected').catch(this.report);
+  }
+
+  private badVersion(exchange: HttpExchange, version: string): void {
+    this.refuse(
+      exchange,
+      400,
+      `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 100))}; ` +
+        `this server supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+    );
+  }
+
+  private unknownSession(exchange: HttpExchange): void {
+    this.refuse(
+      exchange,
+      404,
+      'Not Found: the session does not exist or has ended; start a new session with an initialize request sent without Mcp-Session-Id',
+    );
+  }
+
+  private noSessions(exchange: HttpExchange, what: string): void {
+    this.refuse(
+      exchange,
+      405,
+      `Method Not Allowed: this server is stateless and ${what}; send messages with POST`,
+      {
+        headers: { allow: 'POST' },
+      },
+    );
+  }
+
+  private refuse(exchange: HttpExchange, status: number, message: string, options?: JsonErrorOptions): void {
+    reject(exchange, status, message, this.report, options);
+  }
+
+  private fail(exchange: HttpExchange, err: unknown): void {
+    this.report(err);
+    writeJsonError(
+      exchange,
+      500,
+      `Internal error: ${(err as Error)?.message ?? String(err)}; the server reported the details to its error log`,
+      { code: ErrorCode.InternalError },
+    );
+  }
+}

@@ -1,0 +1,13 @@
+export { StreamableServerConn } from './conn.js';
+export { HttpRejectionError, StreamUnavailableError, type StreamUnavailableReason } from './errors.js';
+export {
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_RETRY_MS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  DEFAULT_SHUTDOWN_DEADLINE_MS,
+  type ShutdownOptions,
+  StreamableHTTPHandler,
+  type StreamableHTTPOptions,
+} from './handler.js';
+export { Stream } from './stream.js';
+export { type SessionEndReason, StreamableServerTransport } from './transport.js';

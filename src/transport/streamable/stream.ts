@@ -1,0 +1,398 @@
+import { formatEventId } from '../../eventstore/event-id.js';
+import type { EventStore } from '../../eventstore/event-store.js';
+import type { HttpExchange } from '../../http/exchange.js';
+import { writeJsonError } from '../../http/json-error.js';
+import { formatSseEvent } from '../../http/sse-event.js';
+import { SseWriter, type SseWriterOptions } from '../../http/sse-writer.js';
+import { ErrorCode, errorResponse } from '../../jsonrpc/errors.js';
+import type { RequestId } from '../../jsonrpc/types.js';
+import type { MessageInfo } from '../../session/connection.js';
+
+/** What a stream needs from the session transport that owns it. */
+export interface StreamOwner {
+  /** Where events are recorded for resumption; undefined when streams cannot be resumed. */
+  readonly store: EventStore | undefined;
+  /** The session's key in the event store. */
+  readonly storeKey: string;
+  readonly writerOptions: SseWriterOptions;
+  /** The reconnection delay sent with priming events and with responses ended before their stream. */
+  readonly retryMs: number;
+  /** Whether each new SSE response starts with a priming event (SEP-1699). */
+  readonly primes: boolean;
+  /** The principal handlers see in `ctx.transport.principal`. */
+  readonly principalName: string | undefined;
+  report(err: unknown): void;
+  /** The stream sent its last event: it leaves the session's table of live streams. */
+  streamFinished(stream: Stream): void;
+  /** A response that carried the stream ended (the client left, it was replaced, or closed early). */
+  writerReleased(stream: Stream): void;
+}
+
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
+
+/**
+ * One logical stream of a session (seed 001): the answers to one POST, or the standalone GET stream.
+ * It may span several HTTP responses: at most one carries it at a time, and a resumed GET replaces it.
+ *
+ * Promises: each message is serialized once by the caller and handed here as that string; with an
+ * event store it is recorded first (the record is that string) and goes out as one `id:`/`data:` frame
+ * in one write; events go out in the order they were sent, also with a store that answers with
+ * promises; a POST stream finishes (its response ends, the store hears `streamClosed`) when the last
+ * response it owes has been sent. In JSON-response mode the stream gathers its responses and writes
+ * them as one JSON body.
+ *
+ * A stream is also the `MessageInfo` of the requests it carries when it can be resumed, so that
+ * `ctx.transport.closeStream()` needs no closure of its own.
+ */
+export class Stream implements MessageInfo {
+  /** Responses still owed; the stream finishes when the last one is sent. */
+  owed = 0;
+  /** The request of a single-request POST, to name in an error if the session ends first. */
+  requestId: RequestId | undefined;
+  /** Index of the last event recorded in the store. */
+  lastIndex = -1;
+  private writer: SseWriter | undefined;
+  /** JSON-response mode: the exchange waiting for the one body, its headers and the responses gathered. */
+  private json: HttpExchange | undefined;
+  private jsonHeaders: Readonly<Record<string, string>> | undefined;
+  private parts: string[] | undefined;
+  /** False until the POST's response begins: frames wait in `backlog` so that headers can still change. */
+  private started: boolean;
+  private backlog: string | undefined;
+  private opened = false;
+  private finished = false;
+  /** `closeStream` was called before the response began. */
+  private detachAtStart = false;
+  /** The current response got the events up to this index by replay: live ones up to it are skipped. */
+  private floor = -1;
+  /** Steps waiting for a store that answered with a promise; undefined while the store answers directly. */
+  private tail: Promise<void> | undefined;
+
+  constructor(
+    private readonly owner: StreamOwner,
+    /** The stream id in event ids (`<id>_<index>`): visible ASCII, unique in the session. */
+    readonly id: string,
+    /** Answers go out as one JSON body (JSON-response mode) instead of SSE. */
+    readonly jsonMode: boolean,
+    /** A batch POST: a JSON answer is an array. */
+    private readonly batch: boolean,
+    /** The standalone GET stream, whose responses are attached as they come. */
+    readonly standalone: boolean,
+  ) {
+    this.started = standalone;
+  }
+
+  get principal(): string | undefined {
+    return this.owner.principalName;
+  }
+
+  /** True while an HTTP response carries the stream. */
+  get held(): boolean {
+    return this.writer !== undefined && !this.writer.closed;
+  }
+
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /** Sends one serialized request or notification on the stream. */
+  send(data: string): void {
+    if (this.finished) return;
+    if (this.tail === undefined) {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = this.record(data);
+      } catch (err) {
+        this.unrecorded(data, err);
+        return;
+      }
+      if (pending !== undefined) this.chain(pending.catch((err) => this.unrecorded(data, err)));
+    } else {
+      this.chain(this.tail.then(() => this.record(data)).catch((err) => this.unrecorded(data, err)));
+    }
+  }
+
+  /** Sends one serialized response the stream owes; the stream finishes after the last one. */
+  respond(data: string): void {
+    if (this.jsonMode) {
+      if (this.parts === undefined) this.parts = [data];
+      else this.parts.push(data);
+      if (--this.owed === 0 && this.json !== undefined) this.writeJson();
+      return;
+    }
+    this.send(data);
+    if (--this.owed === 0) this.finishInOrder();
+  }
+
+  /** A request the stream owed was cancelled by the client: no response will come for it. */
+  forget(): void {
+    if (--this.owed > 0) return;
+    if (this.jsonMode) {
+      if (this.json !== undefined) this.writeJson();
+    } else this.finishInOrder();
+  }
+
+  /**
+   * Begins the POST's response once its messages were delivered (so a synchronous answer leaves with
+   * the head): one JSON body, or an SSE stream that starts with the priming event when there is one.
+   */
+  begin(exchange: HttpExchange, headers?: Readonly<Record<string, string>>): void {
+    if (this.jsonMode) {
+      this.json = exchange;
+      this.jsonHeaders = headers === undefined ? JSON_HEADERS : { ...headers, ...JSON_HEADERS };
+      if (this.owed === 0) this.writeJson();
+      return;
+    }
+    if (this.tail === undefined) this.startOrChain(exchange, headers);
+    else this.chain(this.tail.then(() => this.start(exchange, headers)));
+  }
+
+  /** Attaches a new GET response to the standalone stream; a previous one is ended with a retry hint. */
+  attach(exchange: HttpExchange): void {
+    this.replaceWriter(new SseWriter(exchange, this.owner.writerOptions), exchange);
+    if (this.owner.store === undefined) return;
+    if (this.tail === undefined) this.primeOrChain();
+    else this.chain(this.tail.then(() => (this.opened ? this.prime() : this.open())));
+  }
+
+  /**
+   * Continues the stream on a resumed GET whose replay already sent the events up to index `upTo`; ends
+   * it at once if the stream finished meanwhile.
+   */
+  resume(writer: SseWriter, exchange: HttpExchange, upTo: number): void {
+    this.started = true;
+    this.floor = upTo;
+    this.replaceWriter(writer, exchange);
+    if (this.finished) this.closeWriter();
+  }
+
+  /**
+   * SEP-1699 polling: ends the HTTP response now, with a retry hint, but not the stream: later events are
+   * recorded and the client resumes with GET and Last-Event-ID. A no-op without an event store, where
+   * ending the response would lose them.
+   */
+  closeStream(): void {
+    if (this.jsonMode || this.owner.store === undefined || this.finished) return;
+    if (this.tail === undefined) this.detach();
+    else this.chain(this.tail.then(() => this.detach()));
+  }
+
+  /**
+   * Ends the response carrying the stream because its session is closing: an SSE stream with a retry hint
+   * when `retry`; an owed single request is answered with a JSON-RPC error saying `message`.
+   */
+  end(status: number, message: string, retry: boolean): void {
+    if (this.finished) return;
+    this.finished = true;
+    const id = this.owed === 1 ? this.requestId : undefined;
+    if (this.json !== undefined) {
+      const exchange = this.json;
+      this.json = undefined;
+      writeJsonError(exchange, status, message, { id: id ?? null, code: ErrorCode.ConnectionClosed });
+      return;
+    }
+    const w = this.writer;
+    if (w === undefined) return;
+    if (id !== undefined) {
+      w.frame(sseFrame(JSON.stringify(errorResponse(id, { code: ErrorCode.ConnectionClosed, message }))));
+    }
+    if (retry) w.retry(this.owner.retryMs);
+    this.closeWriter();
+  }
+
+  // ---- internals ----
+
+  /** Records `data` in the store (when there is one) and emits its frame; a promise only if the store gave one. */
+  private record(data: string): Promise<void> | undefined {
+    const store = this.owner.store;
+    if (store === undefined) {
+      this.emit(sseFrame(data));
+      return undefined;
+    }
+    if (!this.opened) {
+      const opening = this.open();
+      if (opening !== undefined) return opening.then(() => this.record(data));
+    }
+    const index = store.append(this.owner.storeKey, this.id, data);
+    if (index instanceof Promise) return index.then((i) => this.emitEvent(i, data));
+    this.emitEvent(index, data);
+    return undefined;
+  }
+
+  /** The store refused the event: it still goes out live, without an id (it cannot be resumed). */
+  private unrecorded(data: string, err: unknown): void {
+    this.owner.report(err);
+    this.emit(sseFrame(data));
+  }
+
+  private emitEvent(index: number, data: string): void {
+    if (index > this.lastIndex) this.lastIndex = index;
+    if (index <= this.floor) return;
+    this.emit(eventFrame(formatEventId(this.id, index), data));
+  }
+
+  /** Writes a frame to the current response, or keeps it until the response begins. */
+  private emit(frame: string): void {
+    if (!this.started) {
+      this.backlog = this.backlog === undefined ? frame : this.backlog + frame;
+      return;
+    }
+    this.writer?.frame(frame);
+  }
+
+  /** Opens the stream in the store and records the priming event when the session asks for one. */
+  private open(): Promise<void> | undefined {
+    this.opened = true;
+    const opening = this.owner.store!.open(this.owner.storeKey, this.id);
+    if (opening instanceof Promise) return opening.then(() => this.prime());
+    return this.prime();
+  }
+
+  private prime(): Promise<void> | undefined {
+    if (!this.owner.primes) return undefined;
+    const index = this.owner.store!.append(this.owner.storeKey, this.id, '');
+    if (index instanceof Promise) return index.then((i) => this.emitPrime(i));
+    this.emitPrime(index);
+    return undefined;
+  }
+
+  private emitPrime(index: number): void {
+    if (index > this.lastIndex) this.lastIndex = index;
+    this.emit(formatSseEvent({ id: formatEventId(this.id, index), data: '', retry: this.owner.retryMs }));
+  }
+
+  private primeOrChain(): void {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = this.opened ? this.prime() : this.open();
+    } catch (err) {
+      this.owner.report(err);
+      return;
+    }
+    if (pending !== undefined) this.chain(pending);
+  }
+
+  private startOrChain(exchange: HttpExchange, headers: Readonly<Record<string, string>> | undefined): void {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = this.start(exchange, headers);
+    } catch (err) {
+      this.owner.report(err);
+      this.opened = true;
+      pending = this.start(exchange, headers);
+    }
+    if (pending !== undefined) this.chain(pending);
+  }
+
+  private start(
+    exchange: HttpExchange,
+    headers: Readonly<Record<string, string>> | undefined,
+  ): Promise<void> | undefined {
+    if (this.owner.store !== undefined && !this.opened) {
+      const opening = this.open();
+      if (opening !== undefined) return opening.then(() => this.start(exchange, headers));
+    }
+    const options = this.owner.writerOptions;
+    const writer = new SseWriter(exchange, headers === undefined ? options : { ...options, headers });
+    this.started = true;
+    this.replaceWriter(writer, exchange);
+    if (this.backlog !== undefined) {
+      writer.frame(this.backlog);
+      this.backlog = undefined;
+    }
+    if (this.finished) this.closeWriter();
+    else if (this.detachAtStart) this.detach();
+    return undefined;
+  }
+
+  private replaceWriter(writer: SseWriter, exchange: HttpExchange): void {
+    const old = this.writer;
+    this.writer = writer;
+    exchange.onClose(() => {
+      if (this.writer === writer) this.writer = undefined;
+      this.owner.writerReleased(this);
+    });
+    if (old !== undefined && !old.closed) {
+      // The old response is stale (e.g. its client vanished behind a proxy) or a second reader: it is
+      // told to wait before reconnecting, and every message goes to one response only.
+      old.retry(this.owner.retryMs);
+      old.close();
+    }
+  }
+
+  private detach(): void {
+    if (!this.started) {
+      this.detachAtStart = true;
+      return;
+    }
+    const w = this.writer;
+    if (w === undefined) return;
+    this.writer = undefined;
+    w.retry(this.owner.retryMs);
+    w.close();
+  }
+
+  private closeWriter(): void {
+    const w = this.writer;
+    this.writer = undefined;
+    w?.close();
+  }
+
+  private finishInOrder(): void {
+    if (this.tail === undefined) {
+      const pending = this.finish();
+      if (pending !== undefined) this.chain(pending);
+    } else this.chain(this.tail.then(() => this.finish()));
+  }
+
+  private finish(): Promise<void> | undefined {
+    if (this.finished) return undefined;
+    this.finished = true;
+    this.owner.streamFinished(this);
+    if (this.started) this.closeWriter();
+    const store = this.owner.store;
+    if (store === undefined || !this.opened) return undefined;
+    const closing = store.streamClosed(this.owner.storeKey, this.id);
+    return closing instanceof Promise ? closing : undefined;
+  }
+
+  private writeJson(): void {
+    const exchange = this.json!;
+    this.json = undefined;
+    this.finished = true;
+    this.owner.streamFinished(this);
+    const parts = this.parts;
+    if (parts === undefined) {
+      // Every request was cancelled: nothing to answer.
+      exchange.writeHead(202);
+      exchange.end();
+      return;
+    }
+    exchange.writeHead(200, this.jsonHeaders);
+    exchange.end(this.batch ? `[${parts.join(',')}]` : parts[0]);
+  }
+
+  /** Queues a step behind the others; a failure goes to `report` and does not stop later steps. */
+  private chain(step: Promise<unknown>): void {
+    const tail: Promise<void> = step.then(
+      () => {
+        if (this.tail === tail) this.tail = undefined;
+      },
+      (err) => {
+        if (this.tail === tail) this.tail = undefined;
+        this.owner.report(err);
+      },
+    );
+    this.tail = tail;
+  }
+}
+
+// `data` is JSON.stringify output (it never holds a raw line break) and ids are the server's own (visible
+// ASCII), so live frames need none of formatSseEvent's checks.
+function sseFrame(data: string): string {
+  return `data: ${data}\n\n`;
+}
+
+function eventFrame(id: string, data: string): string {
+  return `id: ${id}\ndata: ${data}\n\n`;
+}

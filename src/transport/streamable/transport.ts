@@ -1,0 +1,417 @@
+import { EventsPurgedError, UnknownEventError, UnknownStreamError } from '../../eventstore/errors.js';
+import { type EventId, formatEventId, parseEventId } from '../../eventstore/event-id.js';
+import type { EventStore, Replay } from '../../eventstore/event-store.js';
+import type { HttpExchange } from '../../http/exchange.js';
+import type { JsonErrorOptions } from '../../http/json-error.js';
+import { formatSseEvent } from '../../http/sse-event.js';
+import { SseWriter, type SseWriterOptions } from '../../http/sse-writer.js';
+import { ErrorCode } from '../../jsonrpc/errors.js';
+import type { Parsed } from '../../jsonrpc/parse.js';
+import type { JsonRpcMessage, RequestId } from '../../jsonrpc/types.js';
+import { Method } from '../../protocol/types.js';
+import { acceptsBatches } from '../../protocol/versions.js';
+import type { ServerSession } from '../../server/server-session.js';
+import type { Clock } from '../../session/clock.js';
+import type { MessageInfo } from '../../session/connection.js';
+import { type ConnOwner, StreamableServerConn } from './conn.js';
+import { reject } from './reject.js';
+
+/** The first protocol version whose SSE streams start with a priming event (SEP-1699). */
+const PRIMING_VERSION = '2025-11-25';
+
+/** Why a session ends; it decides how responses still open are ended. */
+export type SessionEndReason = 'deleted' | 'idle' | 'shutdown' | 'server' | 'rejected';
+
+/** What every session transport of one handler shares: its settings and its bookkeeping. */
+export interface TransportHost {
+  readonly store: EventStore | undefined;
+  readonly jsonResponse: boolean;
+  readonly writerOptions: SseWriterOptions;
+  readonly retryMs: number;
+  readonly clock: Clock;
+  /** 0: sessions never expire. */
+  readonly idleTimeoutMs: number;
+  report(err: unknown): void;
+  /** Requests in flight across all sessions changed by `delta` (graceful shutdown waits for 0). */
+  inFlightChanged(delta: number): void;
+  /** The session closed, for whatever reason: forget it. */
+  sessionEnded(transport: StreamableServerTransport): void;
+}
+
+/** The parsed body of a POST that passed the checks: one message or a batch. */
+export type PostBody = Exclude<Parsed, { kind: 'invalid' }>;
+
+const ACCEPTED_HEADERS: Readonly<Record<string, string>> = {};
+
+/**
+ * One session of the Streamable HTTP endpoint (seed 001's StreamableServerTransport): it serves the
+ * session's POSTs and GETs, owns its connection (which routes messages to streams), counts its
+ * requests in flight, and ends the session when it has been idle too long. In stateless mode one is made
+ * for each POST, with no session id, and closes itself once the POST is answered.
+ *
+ * Per session it keeps only what differs per session: ids, principal, counters, the idle timer, and the
+ * connection's streams; settings are read from the shared host.
+ */
+export class StreamableServerTransport implements ConnOwner {
+  readonly conn: StreamableServerConn;
+  /** Set by the handler right after `Server.connect`. */
+  session!: ServerSession;
+  /** `ctx.transport` of requests whose stream cannot be resumed (JSON mode, no store, stateless). */
+  private readonly info: MessageInfo | undefined;
+  private readonly idHeaders: Readonly<Record<string, string>> | undefined;
+  private inFlight = 0;
+  private lastActive: number;
+  private timer: unknown;
+  private endReason: SessionEndReason = 'server';
+  private ended = false;
+
+  constructor(
+    private readonly host: TransportHost,
+    /** Undefined in stateless mode. */
+    readonly sessionId: string | undefined,
+    /** Whoever created the session (`exchange.principal`); every later request must come from the same. */
+    readonly principal: unknown,
+    streamPrefix: string,
+  ) {
+    this.conn = new StreamableServerConn(this, streamPrefix);
+    this.info = typeof principal === 'string' ? { principal } : undefined;
+    this.idHeaders = sessionId === undefined ? undefined : { 'mcp-session-id': sessionId };
+    this.lastActive = host.clock.now();
+  }
+
+  /**
+   * Serves one POST whose body passed the handler's checks. Requests get their own stream (SSE, or one
+   * JSON body); notifications and responses alone get 202. For the initialize POST (`init`), the
+   * session id header is sent only if initialize succeeded; returns false when it did not (the handler
+   * then drops the session), true otherwise.
+   */
+  servePost(exchange: HttpExchange, body: PostBody, init: boolean): boolean {
+    const conn = this.conn;
+    const receiver = conn.receiver!;
+    let single: JsonRpcMessage | undefined;
+    let batch: JsonRpcMessage[] | undefined;
+    if (body.kind === 'batch') {
+      const version = this.session.protocolVersion;
+      if (version === undefined || !acceptsBatches(version)) {
+        this.refuse(
+          exchange,
+          400,
+          `Invalid request: JSON-RPC batches are not accepted ${
+            version === undefined ? 'before initialization' : `in protocol version ${version}`
+          } (only 2025-03-26 accepts them); send one message per POST`,
+          { code: ErrorCode.InvalidRequest },
+        );
+        return false;
+      }
+      batch = body.messages;
+    } else single = body.message;
+
+    // Requests first: a refused POST must deliver nothing.
+    let requests = 0;
+    let duplicate: RequestId | undefined;
+    if (single !== undefined) {
+      if ('method' in single && 'id' in single) {
+        requests = 1;
+        if (conn.requestStreams.has(single.id)) duplicate = single.id;
+      }
+    } else {
+      const seen = new Set<RequestId>();
+      for (const m of batch!) {
+        if (!('method' in m && 'id' in m)) continue;
+        requests++;
+        if (seen.has(m.id) || conn.requestStreams.has(m.id)) duplicate = m.id;
+        seen.add(m.id);
+      }
+    }
+    if (duplicate !== undefined) {
+      this.refuse(
+        exchange,
+        400,
+        `Invalid request: id ${JSON.stringify(duplicate)} is already used by a request in flight in this session; ` +
+          'give each request a unique id',
+        { code: ErrorCode.InvalidRequest, id: duplicate },
+      );
+      return false;
+    }
+    this.lastActive = this.host.clock.now();
+
+    if (requests === 0) {
+      if (single !== undefined) {
+        this.noteCancel(single);
+        receiver.message(single, this.info);
+      } else {
+        for (const m of batch!) this.noteCancel(m);
+        receiver.batch(batch!, this.info);
+      }
+      exchange.writeHead(202, ACCEPTED_HEADERS);
+      exchange.end();
+      if (this.sessionId === undefined) this.close('server');
+      return true;
+    }
+
+    const stream = conn.openRequestStream(batch !== undefined);
+    stream.owed = requests;
+    if (single !== undefined) {
+      const id = (single as { id: RequestId }).id;
+      stream.requestId = id;
+      conn.requestStreams.set(id, stream);
+    } else {
+      for (const m of batch!) {
+        if ('method' in m && 'id' in m) conn.requestStreams.set(m.id, stream);
+        else this.noteCancel(m);
+      }
+    }
+    this.inFlight += requests;
+    this.host.inFlightChanged(requests);
+    const info = stream.jsonMode || this.store === undefined ? this.info : stream;
+    if (single !== undefined) receiver.message(single, info);
+    else receiver.batch(batch!, info);
+    // ServerSession answers initialize synchronously, so its outcome is known here.
+    const ok = !init || this.session.protocolVersion !== undefined;
+    stream.begin(exchange, init && ok ? this.idHeaders : undefined);
+    return ok;
+  }
+
+  /**
+   * Serves a GET: opens (or takes over) the standalone stream, or, with `Last-Event-ID`, replays the
+   * events of that stream after the given one and continues it if it is still live, or ends the response
+   * if it finished.
+   */
+  serveGet(exchange: HttpExchange): void | Promise<void> {
+    this.lastActive = this.host.clock.now();
+    const lastEventId = exchange.header('last-event-id');
+    if (lastEventId === undefined) {
+      this.conn.openStandalone().attach(exchange);
+      return;
+    }
+    const store = this.store;
+    if (store === undefined) {
+      this.refuse(
+        exchange,
+        400,
+        'Bad Request: this server keeps no event store, so streams cannot be resumed; ' +
+          'open the GET stream again without Last-Event-ID',
+      );
+      return;
+    }
+    const event = parseEventId(lastEventId);
+    if (event === undefined) {
+      this.refuse(
+        exchange,
+        400,
+        `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 200))} is not an event id this server issued`,
+      );
+      return;
+    }
+    return this.replay(exchange, store, event, undefined);
+  }
+
+  /** Ends the session: responses still open are ended, the event store hears `sessionClosed`. */
+  close(reason: SessionEndReason): Promise<void> {
+    if (!this.ended) this.endReason = reason;
+    return this.session.close();
+  }
+
+  /** Starts the idle timer (stateful sessions, once registered). */
+  arm(): void {
+    const timeout = this.host.idleTimeoutMs;
+    if (timeout > 0) this.timer = this.host.clock.setTimeout(this.onIdle, timeout);
+  }
+
+  get isClosed(): boolean {
+    return this.ended;
+  }
+
+  // ---- ConnOwner ----
+
+  get store(): EventStore | undefined {
+    return this.sessionId === undefined ? undefined : this.host.store;
+  }
+
+  get writerOptions(): SseWriterOptions {
+    return this.host.writerOptions;
+  }
+
+  get retryMs(): number {
+    return this.host.retryMs;
+  }
+
+  get jsonResponse(): boolean {
+    return this.host.jsonResponse;
+  }
+
+  get stateless(): boolean {
+    return this.sessionId === undefined;
+  }
+
+  get primes(): boolean {
+    const version = this.session.protocolVersion;
+    return version !== undefined && version >= PRIMING_VERSION && this.store !== undefined;
+  }
+
+  get principalName(): string | undefined {
+    return this.info?.principal;
+  }
+
+  report(err: unknown): void {
+    this.host.report(err);
+  }
+
+  requestEnded(): void {
+    this.inFlight--;
+    this.host.inFlightChanged(-1);
+    this.lastActive = this.host.clock.now();
+    if (this.inFlight === 0 && this.sessionId === undefined) this.close('server');
+  }
+
+  getReleased(): void {
+    this.lastActive = this.host.clock.now();
+  }
+
+  closing(): { status: number; message: string; retry: boolean } {
+    switch (this.endReason) {
+      case 'shutdown':
+        return {
+          status: 503,
+          message:
+            'Service Unavailable: the server shut down before the request completed; send it again to another instance or later',
+          retry: true,
+        };
+      case 'idle':
+        return {
+          status: 404,
+          message: `Session ended: it was idle for longer than ${this.host.idleTimeoutMs} ms; start a new session with initialize`,
+          retry: false,
+        };
+      case 'deleted':
+        return {
+          status: 404,
+          message: 'Session ended: the client deleted it before the request completed',
+          retry: false,
+        };
+      default:
+        return {
+          status: 404,
+          message: 'Session ended: the server closed it before the request completed; start a new session',
+          retry: false,
+        };
+    }
+  }
+
+  connClosed(): void {
+    this.ended = true;
+    if (this.timer !== undefined) {
+      this.host.clock.clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.inFlight > 0) {
+      this.host.inFlightChanged(-this.inFlight);
+      this.inFlight = 0;
+    }
+    this.host.sessionEnded(this);
+  }
+
+  // ---- internals ----
+
+  private refuse(exchange: HttpExchange, status: number, message: string, options?: JsonErrorOptions): void {
+    reject(exchange, status, message, this.host.report, options);
+  }
+
+  /** A cancellation from the client: the stream that owes the cancelled request stops waiting for it. */
+  private noteCancel(m: JsonRpcMessage): void {
+    if ('method' in m && m.method === Method.Cancelled && !('id' in m)) {
+      const id = m.params?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') this.conn.cancelled(id);
+    }
+  }
+
+  /**
+   * Replays the events after `event` on `writer` (created on the first round, once the store has
+   * answered, so that a refusal can still be an HTTP error), then hands the response to the live stream.
+   */
+  private replay(
+    exchange: HttpExchange,
+    store: EventStore,
+    event: EventId,
+    writer: SseWriter | undefined,
+  ): void | Promise<void> {
+    let replay: Replay | Promise<Replay>;
+    try {
+      replay = store.after(this.sessionId!, event.streamId, event.index);
+    } catch (err) {
+      this.replayFailed(exchange, writer, err);
+      return;
+    }
+    if (replay instanceof Promise) {
+      return replay.then(
+        (r) => this.replayed(exchange, store, event, writer, r),
+        (err) => this.replayFailed(exchange, writer, err),
+      );
+    }
+    return this.replayed(exchange, store, event, writer, replay);
+  }
+
+  private replayed(
+    exchange: HttpExchange,
+    store: EventStore,
+    event: EventId,
+    writer: SseWriter | undefined,
+    replay: Replay,
+  ): void | Promise<void> {
+    if (exchange.closed) return;
+    const w = writer ?? new SseWriter(exchange, this.host.writerOptions);
+    const streamId = event.streamId;
+    let index = event.index;
+    // Replayed data comes from the store: formatted with every check, one write per event.
+    for (const data of replay.events) w.frame(formatSseEvent({ id: formatEventId(streamId, ++index), data }));
+    const live = this.conn.streams.get(streamId);
+    if (replay.closed || live === undefined || live.isFinished) {
+      w.close();
+      return;
+    }
+    // A store answering with promises may have recorded more events while it answered: fetch them too.
+    if (index < live.lastIndex) return this.replay(exchange, store, { streamId, index }, w);
+    live.resume(w, exchange, index);
+  }
+
+  private replayFailed(exchange: HttpExchange, writer: SseWriter | undefined, err: unknown): void {
+    if (writer !== undefined) {
+      // The replay began: the status is sent, so the stream can only end (the client resumes again).
+      this.host.report(err);
+      writer.close();
+      return;
+    }
+    if (err instanceof EventsPurgedError) {
+      // 410: those events are gone for good; a partial replay would silently lose messages.
+      this.refuse(exchange, 410, `Gone: ${err.message}`, { headers: { 'cache-control': 'no-store' } });
+    } else if (err instanceof UnknownStreamError || err instanceof UnknownEventError) {
+      // 400, not 404: the session is alive; a 404 would tell the client to start a new one.
+      this.refuse(exchange, 400, `Bad Request: ${err.message}`);
+    } else {
+      this.host.report(err);
+      this.refuse(
+        exchange,
+        500,
+        `Internal error: the event store failed to replay the stream: ${(err as Error)?.message ?? String(err)}`,
+        { code: ErrorCode.InternalError },
+      );
+    }
+  }
+
+  private readonly onIdle = (): void => {
+    this.timer = undefined;
+    if (this.ended) return;
+    const host = this.host;
+    const timeout = host.idleTimeoutMs;
+    if (this.inFlight > 0 || this.conn.standalone?.held === true) {
+      this.timer = host.clock.setTimeout(this.onIdle, timeout);
+      return;
+    }
+    const idle = host.clock.now() - this.lastActive;
+    if (idle >= timeout) {
+      this.close('idle').catch((err) => host.report(err));
+      return;
+    }
+    this.timer = host.clock.setTimeout(this.onIdle, timeout - idle);
+  };
+}
