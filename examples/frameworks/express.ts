@@ -1,0 +1,33 @@
+// Mounting mcpwire in an express app: the handler takes node's own req/res, so it goes on a route
+// as it is. Mount it before any body parser (express.json() would consume the body it reads).
+import express from 'express';
+import { createDemoServer } from '../../src/demo/demo-server.js';
+import { LegacySseHandler } from '../../src/transport/sse/handler.js';
+import { StreamableHTTPHandler } from '../../src/transport/streamable/handler.js';
+
+export function createApp(): { app: express.Express; close(): Promise<void> } {
+  const server = createDemoServer();
+  const mcp = new StreamableHTTPHandler(server);
+  const legacy = new LegacySseHandler(server);
+  const app = express();
+  app.all('/mcp', mcp.node());
+  // The legacy handler answers the two paths it owns: GET /sse and POST /messages.
+  app.get('/sse', legacy.node());
+  app.post('/messages', legacy.node());
+  app.get('/', (_req, res) => {
+    res.send('An MCP server lives at /mcp');
+  });
+  return {
+    app,
+    close: async () => {
+      await Promise.all([mcp.close(), legacy.close()]);
+    },
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const port = Number(process.env.PORT ?? 3000);
+  createApp().app.listen(port, '127.0.0.1', () => {
+    console.log(`express + mcpwire: http://127.0.0.1:${port}/mcp`);
+  });
+}
