@@ -1,3 +1,15 @@
+export { SessionLostError, StreamableHttpError } from './client-errors.js';
+export {
+  DEFAULT_RECONNECT_POLICY,
+  type ReconnectPolicy,
+  reconnectDelay,
+  reconnectPolicy,
+} from './client-reconnect.js';
+export {
+  DEFAULT_CLOSE_TIMEOUT_MS,
+  StreamableHttpClientConnection,
+  type StreamableHttpClientOptions,
+} from './client-transport.js';
 export { StreamableServerConn } from './conn.js';
 export { HttpRejectionError, StreamUnavailableError, type StreamUnavailableReason } from './errors.js';
 export {
