@@ -5,8 +5,8 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
  * One HTTP request and its response, as much of them as the MCP transports need and nothing more,
  * so that one transport serves node:http and web-standard runtimes alike.
  *
- * Promises: header names are looked up in lower case; `path` and `query` are computed on first use;
- * `readBody` resolves at most once with the whole body decoded as UTF-8 (RFC 8259 allows no other
+ * Promises: header names are looked up in lower case; `path`, `query` and `headers` are computed on first
+ * use; `readBody` resolves at most once with the whole body decoded as UTF-8 (RFC 8259 allows no other
  * encoding for JSON), counting the bytes it actually receives; `write` sends one chunk as one write
  * and returns false when the chunk had to wait in a buffer; once `closed` is true every write is
  * ignored; `onClose` listeners run exactly once, when the exchange ends for any reason (the response
@@ -25,6 +25,11 @@ export interface HttpExchange extends HeaderSource {
   readonly remoteAddress: string | undefined;
   /** Set by an authentication layer to whoever made the request; transports may bind sessions to it. */
   principal: unknown;
+  /**
+   * Every request header, as `header` gives it: lower-case names, repeated headers joined with `, `.
+   * Built on first use (few callers want them all), the same frozen record afterwards.
+   */
+  readonly headers: Readonly<Record<string, string>>;
 
   /**
    * The request body as text. Rejects with `BodyTooLargeError` as soon as more than `limitBytes` bytes
@@ -41,6 +46,12 @@ export interface HttpExchange extends HeaderSource {
   write(chunk: string): boolean;
   /** Runs `listener` once, the next time buffered chunks have been handed on. */
   onDrain(listener: () => void): void;
+  /**
+   * Undefined when every chunk written so far has been handed on (`bytesBuffered` is 0: on node:http,
+   * accepted by the kernel); otherwise a promise that resolves once they have been, or once the exchange
+   * closed without them. Never rejects. Lets a caller order what it sends on another exchange after them.
+   */
+  flushed(): Promise<void> | undefined;
   /** Finishes the response, with `body` as its last (or only) chunk. */
   end(body?: string): void;
   /** Drops the connection without finishing the response and discards whatever is buffered. */

@@ -85,6 +85,30 @@ describe('fromNode: request', () => {
     }
   });
 
+  test('headers: all of them by lower-case name, repeats joined; built once, frozen', async () => {
+    let seen: Readonly<Record<string, string>> | undefined;
+    let same = false;
+    const server = await listenLoopback((req, res) => {
+      const ex = fromNode(req, res);
+      seen = ex.headers;
+      same = ex.headers === seen;
+      ex.end();
+    });
+    try {
+      const socket = await rawConnect(
+        server.port,
+        'GET /mcp HTTP/1.1\r\nHost: x\r\nX-Custom: yes\r\nX-Multi: a\r\nX-Multi: b\r\nConnection: close\r\n\r\n',
+      );
+      await readAll(socket);
+      assert.deepEqual({ ...seen }, { host: 'x', 'x-custom': 'yes', 'x-multi': 'a, b', connection: 'close' });
+      assert.equal(seen!.constructor, undefined, 'no inherited names');
+      assert.ok(same);
+      assert.ok(Object.isFrozen(seen));
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a body exactly at the limit is read whole, multi-byte characters intact', async () => {
     const { server, outcomes } = await bodyServer(7);
     try {
@@ -228,6 +252,75 @@ describe('fromNode: response', () => {
       let late = 0;
       ex.onClose(() => late++);
       assert.equal(late, 1, 'a listener added after close runs at once');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('flushed: undefined once the kernel has every byte, else settles when a slow reader reads', async () => {
+    let ex!: HttpExchange;
+    let streamingResolve!: () => void;
+    const streaming = new Promise<void>((resolve) => {
+      streamingResolve = resolve;
+    });
+    const server = await listenLoopback((req, res) => {
+      ex = fromNode(req, res);
+      ex.writeHead(200, { 'content-type': 'text/event-stream' });
+      ex.flushHeaders();
+      streamingResolve();
+    });
+    try {
+      const socket = await rawConnect(server.port, 'GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n');
+      socket.pause();
+      await streaming;
+      await new Promise((r) => setImmediate(r));
+      assert.equal(ex.flushed(), undefined, 'the head left at once');
+      // More than loopback's socket buffers hold while the client does not read.
+      const big = `data: ${'x'.repeat(32 * 1024 * 1024)}\n\n`;
+      ex.write(big);
+      let settled = false;
+      const flushed = ex.flushed()!.then(() => {
+        settled = true;
+      });
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(settled, false, 'the client has not read');
+      assert.ok(ex.bytesBuffered > 0);
+      let received = 0;
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+      });
+      socket.resume();
+      await flushed;
+      assert.equal(ex.bytesBuffered, 0);
+      assert.equal(ex.flushed(), undefined);
+      assert.ok(received > 0);
+      socket.destroy();
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('flushed settles when the client goes away with bytes still buffered', async () => {
+    let ex!: HttpExchange;
+    let streamingResolve!: () => void;
+    const streaming = new Promise<void>((resolve) => {
+      streamingResolve = resolve;
+    });
+    const server = await listenLoopback((req, res) => {
+      ex = fromNode(req, res);
+      ex.flushHeaders();
+      streamingResolve();
+    });
+    try {
+      const socket = await rawConnect(server.port, 'GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n');
+      socket.pause();
+      await streaming;
+      ex.write(`data: ${'x'.repeat(32 * 1024 * 1024)}\n\n`);
+      const flushed = ex.flushed();
+      assert.ok(flushed);
+      socket.destroy();
+      // The failed write settles it, or the close: it never waits for bytes that cannot leave.
+      await flushed;
     } finally {
       await server.close();
     }

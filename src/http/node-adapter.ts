@@ -12,6 +12,8 @@ export function fromNode(req: IncomingMessage, res: ServerResponse): HttpExchang
 }
 
 class NodeExchange extends ExchangeBase implements HttpExchange {
+  private headerRecord: Readonly<Record<string, string>> | undefined;
+
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
@@ -34,6 +36,20 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
   header(name: string): string | undefined {
     const value = this.req.headers[name];
     return value === undefined || typeof value === 'string' ? value : value.join(', ');
+  }
+
+  get headers(): Readonly<Record<string, string>> {
+    if (this.headerRecord === undefined) {
+      const raw = this.req.headers;
+      // No prototype: a header named like an Object method reads as sent, not as that method.
+      const record: Record<string, string> = Object.create(null);
+      for (const name in raw) {
+        const value = raw[name];
+        if (value !== undefined) record[name] = typeof value === 'string' ? value : value.join(', ');
+      }
+      this.headerRecord = Object.freeze(record);
+    }
+    return this.headerRecord;
   }
 
   readBody(limitBytes: number): Promise<string> {
@@ -113,6 +129,22 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
 
   onDrain(listener: () => void): void {
     this.res.once('drain', listener);
+  }
+
+  flushed(): Promise<void> | undefined {
+    const res = this.res;
+    if (res.writableLength === 0 || this.closed) return undefined;
+    return new Promise((resolve) => {
+      const done = () => {
+        res.off('close', done);
+        resolve();
+      };
+      // The socket completes writes in order, so the callback of an empty one runs once every chunk
+      // before it was accepted by the kernel (or failed). The empty chunk sends no bytes, not even a
+      // chunked-encoding frame. 'close' covers a response dropped before its buffer reached the socket.
+      res.once('close', done);
+      res.write('', done);
+    });
   }
 
   end(body?: string): void {

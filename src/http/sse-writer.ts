@@ -81,6 +81,14 @@ export class SseWriter {
     return this.send(`${formatRetry(ms)}\n`);
   }
 
+  /**
+   * Undefined when every event written so far has been handed on, or the stream is closed; otherwise a
+   * promise that resolves once they have been, or the stream closed (see `HttpExchange.flushed`).
+   */
+  flushed(): Promise<void> | undefined {
+    return this.closed ? undefined : this.exchange.flushed();
+  }
+
   /** Ends the response and stops the keep-alive. */
   close(): void {
     if (this.closed) return;

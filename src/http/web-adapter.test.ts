@@ -42,6 +42,24 @@ describe('fromWeb: request', () => {
     assert.equal(fromWeb(new Request('http://localhost')).exchange.target, '/');
   });
 
+  test('headers: all of them by lower-case name, Host fallback; built once, frozen', () => {
+    const { exchange } = fromWeb(
+      new Request('http://127.0.0.1:3000/mcp', {
+        headers: [
+          ['X-Custom', 'yes'],
+          ['X-Multi', 'a'],
+          ['X-Multi', 'b'],
+        ],
+      }),
+    );
+    const headers = exchange.headers;
+    assert.deepEqual({ ...headers }, { host: '127.0.0.1:3000', 'x-custom': 'yes', 'x-multi': 'a, b' });
+    assert.equal(headers['x-multi'], exchange.header('x-multi'));
+    assert.equal(headers.constructor, undefined, 'no inherited names');
+    assert.equal(exchange.headers, headers);
+    assert.ok(Object.isFrozen(headers));
+  });
+
   test('a body exactly at the limit is read whole; an absent body is empty', async () => {
     const { exchange } = fromWeb(new Request('http://localhost/mcp', { method: 'POST', body: 'h€llo' }));
     assert.equal(await exchange.readBody(7), 'h€llo');
@@ -136,6 +154,36 @@ describe('fromWeb: response', () => {
     await reader.read();
     assert.equal(drained, 1);
     assert.equal(exchange.bytesBuffered, 0);
+  });
+
+  test('flushed: undefined with nothing queued, else settles once the reader took every chunk', async () => {
+    const { exchange, response } = fromWeb(new Request('http://localhost/mcp'));
+    exchange.flushHeaders();
+    assert.equal(exchange.flushed(), undefined);
+    exchange.write('data: 1\n\n');
+    exchange.write('data: 2\n\n');
+    let settled = false;
+    const flushed = exchange.flushed()!.then(() => {
+      settled = true;
+    });
+    const reader = (await response).body!.getReader();
+    await reader.read();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(settled, false, 'one chunk is still queued');
+    await reader.read();
+    await flushed;
+    assert.equal(exchange.bytesBuffered, 0);
+    assert.equal(exchange.flushed(), undefined);
+  });
+
+  test('flushed settles when the exchange closes with chunks still queued', async () => {
+    const { exchange } = fromWeb(new Request('http://localhost/mcp'));
+    exchange.write('data: 1\n\n');
+    const flushed = exchange.flushed();
+    assert.ok(flushed);
+    exchange.destroy();
+    await flushed;
+    assert.equal(exchange.flushed(), undefined);
   });
 
   test('a reader that cancels closes the exchange: onClose runs once, writes are ignored', async () => {

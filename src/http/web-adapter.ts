@@ -35,9 +35,11 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
   readonly response: Promise<Response>;
   private settle!: (response: Response) => void;
   private status = 200;
-  private headers: Readonly<Record<string, string>> | undefined;
+  private responseHeaders: Readonly<Record<string, string>> | undefined;
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   private drainListeners: (() => void)[] | undefined;
+  private flushWaiters: (() => void)[] | undefined;
+  private headerRecord: Readonly<Record<string, string>> | undefined;
   private isClosed = false;
   private targetCache: string | undefined;
 
@@ -68,6 +70,21 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
     const value = this.request.headers.get(name);
     if (value !== null) return value;
     return name === 'host' ? new URL(this.request.url).host : undefined;
+  }
+
+  get headers(): Readonly<Record<string, string>> {
+    if (this.headerRecord === undefined) {
+      // No prototype: a header named like an Object method reads as sent, not as that method.
+      const record: Record<string, string> = Object.create(null);
+      // Names come lower-case; only set-cookie is listed once per value.
+      for (const [name, value] of this.request.headers) {
+        const seen = record[name];
+        record[name] = seen === undefined ? value : `${seen}, ${value}`;
+      }
+      if (record.host === undefined) record.host = new URL(this.request.url).host;
+      this.headerRecord = Object.freeze(record);
+    }
+    return this.headerRecord;
   }
 
   async readBody(limitBytes: number): Promise<string> {
@@ -104,7 +121,7 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
 
   writeHead(status: number, headers?: Readonly<Record<string, string>>): void {
     this.status = status;
-    this.headers = headers;
+    this.responseHeaders = headers;
     this.wroteHead = true;
   }
 
@@ -122,6 +139,14 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
   onDrain(listener: () => void): void {
     if (this.drainListeners === undefined) this.drainListeners = [listener];
     else this.drainListeners.push(listener);
+  }
+
+  flushed(): Promise<void> | undefined {
+    if (this.isClosed || this.bytesBuffered === 0) return undefined;
+    return new Promise((resolve) => {
+      if (this.flushWaiters === undefined) this.flushWaiters = [resolve];
+      else this.flushWaiters.push(resolve);
+    });
   }
 
   end(body?: string): void {
@@ -157,9 +182,9 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
 
   private init(): ResponseInit {
     this.wroteHead = true;
-    return this.headers === undefined
+    return this.responseHeaders === undefined
       ? { status: this.status }
-      : { status: this.status, headers: this.headers };
+      : { status: this.status, headers: this.responseHeaders };
   }
 
   private openStream(): ReadableStreamDefaultController<Uint8Array> {
@@ -169,11 +194,14 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
         start: (c) => {
           controller = c;
         },
+        // Called after each read that leaves the queue below the high-water mark, the last one included.
         pull: () => {
           const listeners = this.drainListeners;
-          if (listeners === undefined) return;
-          this.drainListeners = undefined;
-          for (const listener of listeners) listener();
+          if (listeners !== undefined) {
+            this.drainListeners = undefined;
+            for (const listener of listeners) listener();
+          }
+          if (this.bytesBuffered === 0) this.settleFlushes();
         },
         // The consumer (the runtime's connection) went away.
         cancel: () => this.clientGone(),
@@ -185,6 +213,18 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
     this.request.signal.addEventListener('abort', () => this.clientGone(), { once: true });
     this.settle(new Response(stream, this.init()));
     return controller;
+  }
+
+  protected override notifyClosed(): void {
+    this.settleFlushes();
+    super.notifyClosed();
+  }
+
+  private settleFlushes(): void {
+    const waiters = this.flushWaiters;
+    if (waiters === undefined) return;
+    this.flushWaiters = undefined;
+    for (const resolve of waiters) resolve();
   }
 
   private clientGone(): void {

@@ -7,8 +7,8 @@ import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
 export interface MessageInfo {
   /** The authenticated principal that sent the message, when the transport knows one. */
   principal?: string;
-  /** Transport-specific details, e.g. HTTP request headers. */
-  headers?: Record<string, string | string[] | undefined>;
+  /** The HTTP request's headers (lower-case names, repeated ones joined with ", "), on HTTP transports. */
+  readonly headers?: Readonly<Record<string, string>>;
   /**
    * Ends the HTTP response that carries this request's stream without ending the stream (SSE
    * polling, SEP-1699): the client resumes it with GET and `Last-Event-ID`. Present only on

@@ -267,6 +267,45 @@ describe('LegacySseHandler: the SSE stream', () => {
     }
   });
 
+  test("a tool handler sees its POST's headers in ctx.transport.headers, beside the principal", async () => {
+    const s = await serve({}, () => 'alice');
+    s.handler.server.tool({ name: 'headers', inputSchema: { type: 'object' } }, (_args, ctx) => ({
+      content: [
+        {
+          type: 'text',
+          text: JSON.stringify([ctx.transport?.headers?.['x-custom'], ctx.transport?.principal]),
+        },
+      ],
+    }));
+    try {
+      const { stream, uri } = await openSession(s.port);
+      await send(s.port, 'POST', uri, initialize(0));
+      await stream.next();
+      await send(
+        s.port,
+        'POST',
+        uri,
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      );
+      for (const value of ['one', 'two']) {
+        const call = {
+          jsonrpc: '2.0',
+          id: value,
+          method: 'tools/call',
+          params: { name: 'headers', arguments: {} },
+        };
+        await send(s.port, 'POST', uri, JSON.stringify(call), {
+          'content-type': 'application/json',
+          'X-Custom': value,
+        });
+        const answer = JSON.parse((await stream.next()).data);
+        assert.deepEqual(JSON.parse(answer.result.content[0].text), [value, 'alice']);
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
   test('a batch reaches the session, which decides by version (refused before initialize)', async () => {
     const s = await serve();
     try {

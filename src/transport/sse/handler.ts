@@ -241,7 +241,7 @@ export class LegacySseHandler {
       exchange.end('Accepted');
     }
     // Invalid input is reported to the session (its onerror) rather than here.
-    connection.receive(parsed);
+    connection.receive(parsed, exchange);
   }
 
   /** A session opened by an authenticated principal takes messages from that principal only. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { fromWeb } from '../../http/web-adapter.js';
 import { parseMessage } from '../../jsonrpc/parse.js';
+import type { MessageInfo } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
 import { recordingReceiver } from '../../test-support/recording-receiver.js';
 import { SseServerConnection } from './server-connection.js';
@@ -43,30 +44,43 @@ describe('SseServerConnection', () => {
     assert.equal(conn.sessionId, 'sid');
   });
 
-  test('receive delivers messages and batches with the principal; invalid input goes to error', () => {
+  test('receive delivers messages and batches with principal and POST headers; invalid input: error', () => {
     const { conn } = connection({ principal: 'alice' });
     const receiver = recordingReceiver();
     conn.start(receiver);
     const seen: unknown[] = [];
+    const infos: (MessageInfo | undefined)[] = [];
     receiver.message = (m, info) => {
-      seen.push([m, info]);
+      seen.push(m);
+      infos.push(info);
     };
     receiver.batch = (b, info) => {
-      seen.push([b, info]);
+      seen.push(b);
+      infos.push(info);
     };
-    conn.receive(parseMessage('{"jsonrpc":"2.0","id":1,"method":"ping"}'));
-    conn.receive(parseMessage('[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]'));
-    conn.receive(parseMessage('{oops'));
+    const post = (value: string) =>
+      fromWeb(new Request('http://127.0.0.1/messages?sessionId=sid', { headers: { 'x-custom': value } }))
+        .exchange;
+    conn.receive(parseMessage('{"jsonrpc":"2.0","id":1,"method":"ping"}'), post('one'));
+    conn.receive(
+      parseMessage('[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]'),
+      post('two'),
+    );
+    conn.receive(parseMessage('{oops'), post('three'));
     assert.deepEqual(seen, [
-      [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { principal: 'alice' }],
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
       [
-        [
-          { jsonrpc: '2.0', method: 'a' },
-          { jsonrpc: '2.0', method: 'b' },
-        ],
-        { principal: 'alice' },
+        { jsonrpc: '2.0', method: 'a' },
+        { jsonrpc: '2.0', method: 'b' },
       ],
     ]);
+    assert.deepEqual(
+      infos.map((info) => [info?.principal, info?.headers?.['x-custom']]),
+      [
+        ['alice', 'one'],
+        ['alice', 'two'],
+      ],
+    );
     assert.equal(receiver.errors.length, 1);
     assert.equal((receiver.errors[0] as { code?: number }).code, -32700);
   });

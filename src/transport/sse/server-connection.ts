@@ -1,9 +1,10 @@
 import type { HttpExchange } from '../../http/exchange.js';
+import { PostInfo } from '../../http/post-info.js';
 import { SseWriter, type SseWriterOptions } from '../../http/sse-writer.js';
 import { McpError } from '../../jsonrpc/errors.js';
 import type { Parsed } from '../../jsonrpc/parse.js';
 import type { JsonRpcMessage } from '../../jsonrpc/types.js';
-import type { Connection, MessageInfo, Receiver } from '../../session/connection.js';
+import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
 
 const RESOLVED = Promise.resolve();
@@ -24,7 +25,8 @@ export class SseServerConnection implements Connection {
   /** Who opened the session (the GET's `principal`), or undefined when no authentication ran. */
   readonly principal: unknown;
   private readonly writer: SseWriter;
-  private readonly info: MessageInfo | undefined;
+  /** The principal handlers see in `ctx.transport.principal`, when it is a name. */
+  private readonly principalName: string | undefined;
   private receiver: Receiver | undefined;
   private ended = false;
   private closeCause: Error | undefined;
@@ -41,8 +43,7 @@ export class SseServerConnection implements Connection {
     options?: SseWriterOptions,
   ) {
     this.principal = exchange.principal;
-    // Built once: every message of the session was sent by the principal the session is bound to.
-    this.info = typeof this.principal === 'string' ? { principal: this.principal } : undefined;
+    this.principalName = typeof this.principal === 'string' ? this.principal : undefined;
     this.writer = new SseWriter(exchange, options);
     exchange.onClose(this.onResponseClosed);
   }
@@ -82,19 +83,20 @@ export class SseServerConnection implements Connection {
   }
 
   /**
-   * Delivers one parsed POST body: a message, or a whole batch (the session decides by version
-   * whether batches are allowed). Invalid input, already answered by the handler with an HTTP
-   * error, is reported through the receiver's `error`.
+   * Delivers one parsed body of `post`: a message, or a whole batch (the session decides by version
+   * whether batches are allowed), with the session's principal and the POST's headers as
+   * `ctx.transport`. Invalid input, already answered by the handler with an HTTP error, is reported
+   * through the receiver's `error`.
    */
-  receive(parsed: Parsed): void {
+  receive(parsed: Parsed, post: HttpExchange): void {
     const receiver = this.receiver;
     if (receiver === undefined || this.ended) return;
     switch (parsed.kind) {
       case 'message':
-        receiver.message(parsed.message, this.info);
+        receiver.message(parsed.message, new PostInfo(post, this.principalName));
         return;
       case 'batch':
-        receiver.batch(parsed.messages, this.info);
+        receiver.batch(parsed.messages, new PostInfo(post, this.principalName));
         return;
       default:
         receiver.error(new McpError(parsed.error.code, parsed.error.message));

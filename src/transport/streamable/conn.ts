@@ -1,4 +1,5 @@
 import type { EventStore } from '../../eventstore/event-store.js';
+import type { HttpExchange } from '../../http/exchange.js';
 import type { SseWriterOptions } from '../../http/sse-writer.js';
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../session/connection.js';
@@ -35,7 +36,7 @@ export interface ConnOwner {
  * stream. A response goes to the stream that carried its request; a request or notification sent while
  * handling a request (`related`) goes to that request's stream; everything else goes to the standalone
  * GET stream. In JSON-response mode a request's answer is its one JSON body, so related requests and
- * notifications go to the GET stream too.
+ * notifications go to the GET stream too, and that answer waits until they have left (`Stream.relay`).
  *
  * When no stream can carry a message, a request rejects at once with `StreamUnavailableError` (it must
  * never wait for an answer that cannot come); a related notification is dropped and the error goes to
@@ -90,9 +91,12 @@ export class StreamableServerConn implements Connection, StreamOwner {
     }
     let stream = related === undefined ? undefined : this.requestStreams.get(related);
     if (stream === undefined || stream.jsonMode) {
+      const origin = stream;
       stream = this.standalone;
       // Without a store, a GET stream with no response attached cannot keep a message for later.
       if (stream !== undefined && owner.store === undefined && !stream.held) stream = undefined;
+      // The JSON answer of the request must not overtake what was sent while it ran.
+      if (origin !== undefined && stream !== undefined) origin.relay = stream;
     }
     if (stream === undefined) {
       const err = new StreamUnavailableError(message.method, 'no-get-stream', owner.jsonResponse);
@@ -128,14 +132,15 @@ export class StreamableServerConn implements Connection, StreamOwner {
     return pending ?? DONE;
   }
 
-  /** A new stream for the answers to one POST (one or more requests). */
-  openRequestStream(batch: boolean): Stream {
+  /** A new stream for the answers to one POST (one or more requests), `post`. */
+  openRequestStream(post: HttpExchange, batch: boolean): Stream {
     const stream = new Stream(
       this,
       this.streamPrefix + this.nextStream++,
       this.owner.jsonResponse,
       batch,
       false,
+      post,
     );
     this.streams.set(stream.id, stream);
     return stream;

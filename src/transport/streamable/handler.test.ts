@@ -327,6 +327,47 @@ describe('StreamableHTTPHandler: sessions', () => {
     }
   });
 
+  test("a tool handler sees its POST's headers in ctx.transport.headers, in every mode", async () => {
+    const modes: StreamableHTTPOptions[] = [
+      {},
+      { eventStore: null },
+      { jsonResponse: true },
+      { stateless: true },
+    ];
+    for (const options of modes) {
+      const server = createTestServer();
+      server.tool({ name: 'headers', inputSchema: { type: 'object' } }, (_args, ctx) => ({
+        content: [
+          {
+            type: 'text',
+            text: JSON.stringify([ctx.transport?.headers?.['x-custom'], ctx.transport?.principal]),
+          },
+        ],
+      }));
+      const handler = new StreamableHTTPHandler(server, options);
+      const served = await serveOn((req, res) => {
+        const exchange = fromNode(req, res);
+        exchange.principal = 'alice';
+        handler.handle(exchange);
+      });
+      try {
+        const sessionId = options.stateless ? undefined : await openSession(served.url);
+        const res = await post(served.url, call(1, 'headers'), {
+          sessionId,
+          headers: { 'X-Custom': 'hello' },
+        });
+        const answer = options.jsonResponse ? await jsonBody(res) : (await sseMessages(res)).at(-1);
+        assert.deepEqual(
+          JSON.parse(answer.result.content[0].text),
+          ['hello', 'alice'],
+          JSON.stringify(options),
+        );
+      } finally {
+        await served.close();
+      }
+    }
+  });
+
   test('past maxSessions an initialize gets 503 and no session', async () => {
     const { handler, served } = await serve({ maxSessions: 2 });
     try {

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { Agent, request } from 'node:http';
 import { describe, test } from 'node:test';
 import {
+  ACCEPT_BOTH,
   get,
   initializeRequest,
   jsonBody,
   openSession,
+  parseSse,
   post,
   SseReader,
   serveOn,
@@ -20,6 +23,34 @@ const call = (id: number | string, name: string, args: Record<string, unknown> =
   method: 'tools/call',
   params: { name, arguments: args },
 });
+
+const getHeaders = (sessionId: string) => ({ accept: 'text/event-stream', 'mcp-session-id': sessionId });
+
+/** POSTs `body` with node:http and resolves with the JSON answer once its last byte was read. */
+function rawPost(port: string, agent: Agent, sessionId: string, body: unknown): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-session-id': sessionId },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => resolve(JSON.parse(text)));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
 
 describe('JSON-response mode', () => {
   test('a request gets one application/json body; batches (2025-03-26) get an array', async () => {
@@ -79,6 +110,138 @@ describe('JSON-response mode', () => {
       assert.equal((await stream.nextMessage())?.message.params.data, 0);
       assert.equal((await stream.nextMessage())?.message.params.data, 1);
       await stream.cancel();
+    } finally {
+      await served.close();
+    }
+  });
+
+  test('progress sent just before the answer reaches the client before it, on every call', {
+    timeout: 20_000,
+  }, async () => {
+    const server = createTestServer();
+    server.tool({ name: 'three-steps', inputSchema: { type: 'object' } }, async (_args, ctx) => {
+      // Back to back, the last one right before the answer: nothing but the server's ordering helps.
+      for (let step = 1; step <= 3; step++) await ctx.sendProgress(step, 3);
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
+    const served = await serveOn(new StreamableHTTPHandler(server, { jsonResponse: true }).node());
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const { port } = new URL(served.url);
+    try {
+      const sessionId = await openSession(served.url);
+      // What this process parsed, in order, each recorded in the I/O callback that completed it.
+      const arrivals: string[] = [];
+      let progressSeen = 0;
+      let allProgress!: () => void;
+      const progressDone = new Promise<void>((resolve) => {
+        allProgress = resolve;
+      });
+      const calls = 50;
+      await new Promise<void>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, path: '/mcp', agent: false, headers: getHeaders(sessionId) },
+          (res) => {
+            let buffer = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              buffer += chunk;
+              const cut = buffer.lastIndexOf('\n\n');
+              if (cut === -1) return;
+              for (const event of parseSse(buffer.slice(0, cut + 2))) {
+                if (event.data === '') continue;
+                const message = JSON.parse(event.data);
+                if (message.method !== 'notifications/progress') continue;
+                arrivals.push(`progress ${message.params.progressToken}/${message.params.progress}`);
+                if (++progressSeen === calls * 3) allProgress();
+              }
+              buffer = buffer.slice(cut + 2);
+            });
+            resolve();
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      for (let id = 1; id <= calls; id++) {
+        const body = {
+          ...call(id, 'three-steps'),
+          params: { name: 'three-steps', _meta: { progressToken: id } },
+        };
+        const answer = await rawPost(port, agent, sessionId, body);
+        assert.equal(answer.result.content[0].text, 'done');
+        arrivals.push(`answer ${answer.id}`);
+      }
+      await progressDone;
+      const late: string[] = [];
+      for (let id = 1; id <= calls; id++) {
+        const answered = arrivals.indexOf(`answer ${id}`);
+        for (let step = 1; step <= 3; step++) {
+          if (arrivals.indexOf(`progress ${id}/${step}`) > answered) late.push(`progress ${id}/${step}`);
+        }
+      }
+      assert.deepEqual(late, [], 'every progress notification arrives before its answer');
+    } finally {
+      agent.destroy();
+      await served.close();
+    }
+  });
+
+  test('GET stream away (reconnecting): relayed messages wait in the store, the answer does not', async () => {
+    const served = await serveOn(
+      new StreamableHTTPHandler(createTestServer(), { jsonResponse: true }).node(),
+    );
+    try {
+      const sessionId = await openSession(served.url);
+      const first = new SseReader(await get(served.url, sessionId));
+      const primed = await first.next();
+      assert.ok(primed?.id);
+      await first.cancel();
+      const answer = await post(served.url, call(1, 'burst', { count: 2 }), { sessionId });
+      assert.equal((await jsonBody(answer)).result.content[0].text, 'sent 2');
+      const resumed = new SseReader(await get(served.url, sessionId, { lastEventId: primed.id }));
+      assert.equal((await resumed.nextMessage())?.message.params.data, 0);
+      assert.equal((await resumed.nextMessage())?.message.params.data, 1);
+      await resumed.cancel();
+    } finally {
+      await served.close();
+    }
+  });
+
+  test('a GET reader that stops reading holds the answer back; ending the session sends it', async () => {
+    const server = createTestServer();
+    // More than loopback's socket buffers hold while the client does not read.
+    const big = 'x'.repeat(32 * 1024 * 1024);
+    server.tool({ name: 'big-log', inputSchema: { type: 'object' } }, async (_args, ctx) => {
+      await ctx.notify('notifications/message', { level: 'info', data: big });
+      return { content: [{ type: 'text', text: 'logged' }] };
+    });
+    const served = await serveOn(
+      new StreamableHTTPHandler(server, { jsonResponse: true, eventStore: null }).node(),
+    );
+    const { port } = new URL(served.url);
+    try {
+      const sessionId = await openSession(served.url);
+      await new Promise<void>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, path: '/mcp', agent: false, headers: getHeaders(sessionId) },
+          (res) => {
+            res.pause();
+            resolve();
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      const answer = post(served.url, call(1, 'big-log'), { sessionId });
+      const first = await Promise.race([
+        answer.then(() => 'answered'),
+        new Promise((resolve) => setTimeout(resolve, 100, 'waiting')),
+      ]);
+      assert.equal(first, 'waiting');
+      const deleted = await fetch(served.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+      assert.equal(deleted.status, 204);
+      const body = await jsonBody(await answer);
+      assert.equal(body.result.content[0].text, 'logged');
     } finally {
       await served.close();
     }

@@ -39,7 +39,7 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
  * in one write; events go out in the order they were sent, also with a store that answers with
  * promises; a POST stream finishes (its response ends, the store hears `streamClosed`) when the last
  * response it owes has been sent. In JSON-response mode the stream gathers its responses and writes
- * them as one JSON body.
+ * them as one JSON body, after the messages relayed to the GET stream for its requests have left.
  *
  * A stream is also the `MessageInfo` of the requests it carries when it can be resumed, so that
  * `ctx.transport.closeStream()` needs no closure of its own.
@@ -51,6 +51,11 @@ export class Stream implements MessageInfo {
   requestId: RequestId | undefined;
   /** Index of the last event recorded in the store. */
   lastIndex = -1;
+  /**
+   * JSON-response mode: the GET stream that carried messages sent while this stream's requests ran. The
+   * JSON answer waits for them to leave (see `answer`); undefined in the common case, where none were.
+   */
+  relay: Stream | undefined;
   private writer: SseWriter | undefined;
   /** JSON-response mode: the exchange waiting for the one body, its headers and the responses gathered. */
   private json: HttpExchange | undefined;
@@ -78,12 +83,19 @@ export class Stream implements MessageInfo {
     private readonly batch: boolean,
     /** The standalone GET stream, whose responses are attached as they come. */
     readonly standalone: boolean,
+    /** The POST that opened the stream; undefined for the GET stream. */
+    private readonly post?: HttpExchange,
   ) {
     this.started = standalone;
   }
 
   get principal(): string | undefined {
     return this.owner.principalName;
+  }
+
+  /** The headers of the POST that carried the requests, read only when a handler asks. */
+  get headers(): Readonly<Record<string, string>> | undefined {
+    return this.post?.headers;
   }
 
   /** True while an HTTP response carries the stream. */
@@ -117,7 +129,7 @@ export class Stream implements MessageInfo {
     if (this.jsonMode) {
       if (this.parts === undefined) this.parts = [data];
       else this.parts.push(data);
-      if (--this.owed === 0 && this.json !== undefined) this.writeJson();
+      if (--this.owed === 0 && this.json !== undefined) this.answer();
       return;
     }
     this.send(data);
@@ -128,7 +140,7 @@ export class Stream implements MessageInfo {
   forget(): void {
     if (--this.owed > 0) return;
     if (this.jsonMode) {
-      if (this.json !== undefined) this.writeJson();
+      if (this.json !== undefined) this.answer();
     } else this.finishInOrder();
   }
 
@@ -140,7 +152,7 @@ export class Stream implements MessageInfo {
     if (this.jsonMode) {
       this.json = exchange;
       this.jsonHeaders = headers === undefined ? JSON_HEADERS : { ...headers, ...JSON_HEADERS };
-      if (this.owed === 0) this.writeJson();
+      if (this.owed === 0) this.answer();
       return;
     }
     if (this.tail === undefined) this.startOrChain(exchange, headers);
@@ -183,6 +195,11 @@ export class Stream implements MessageInfo {
    */
   end(status: number, message: string, retry: boolean): void {
     if (this.finished) return;
+    // Every answer is in and only waits for relayed messages to leave: it goes out now.
+    if (this.json !== undefined && this.owed === 0) {
+      this.writeJson();
+      return;
+    }
     this.finished = true;
     const id = this.owed === 1 ? this.requestId : undefined;
     if (this.json !== undefined) {
@@ -198,6 +215,18 @@ export class Stream implements MessageInfo {
     }
     if (retry) w.retry(this.owner.retryMs);
     this.closeWriter();
+  }
+
+  /**
+   * Undefined when every message sent on the stream so far has been handed on, or no response carries the
+   * stream (with an event store the client gets them when it resumes); otherwise a promise that resolves
+   * once they have been, or the response ended. Never rejects.
+   */
+  flushed(): Promise<void> | undefined {
+    // Only the steps queued so far: later messages must not hold back whoever waits.
+    const tail = this.tail;
+    if (tail === undefined) return this.writer?.flushed();
+    return tail.then(() => this.writer?.flushed());
   }
 
   // ---- internals ----
@@ -356,8 +385,44 @@ export class Stream implements MessageInfo {
     return closing instanceof Promise ? closing : undefined;
   }
 
+  /**
+   * Writes the JSON answer once every message relayed to the GET stream for these requests has left this
+   * process, and one event-loop turn later, so that the client reads them first.
+   *
+   * What that guarantees, on loopback, to a client that handles each connection's events in the order
+   * they arrive: `flushed` resolves only after the kernel accepted every relayed byte of the GET
+   * connection (write(2) returned; through the web adapter, once the runtime took them from the response).
+   * Loopback hands a segment to the receiving socket within that system call, or later from a per-CPU
+   * queue, in order; the answer's write(2) comes strictly after, and one turn later, which also gives the
+   * client's loop time to wake for the GET bytes alone. So the GET socket becomes readable first, and
+   * epoll reports ready sockets in the order they became ready: a client event loop (libuv) runs the GET's
+   * read callback, and the parsing of its events with it (microtasks run after each callback), before the
+   * POST's. Not excluded: the process moved to another CPU between the two writes while the first CPU's
+   * queue waits for its softirq thread, which the extra turn only makes unlikely.
+   *
+   * Limits: this orders arrival, not handling (a client that parses the GET stream later, or on another
+   * thread, can still see the answer first). Over a real network the two connections are independent
+   * (a retransmitted segment, another path, a buffering proxy): the answer may arrive first, and only SSE
+   * responses, which carry both on one stream, order them everywhere. A GET reader that stops reading
+   * holds the answers back until it reads again or its connection is dropped.
+   */
+  private answer(): void {
+    const relay = this.relay;
+    if (relay === undefined) {
+      this.writeJson();
+      return;
+    }
+    this.relay = undefined;
+    const later = () => setImmediate(() => this.writeJson());
+    const flushed = relay.flushed();
+    if (flushed === undefined) later();
+    else flushed.then(later);
+  }
+
   private writeJson(): void {
-    const exchange = this.json!;
+    const exchange = this.json;
+    // The session closed while the answer waited, and `end` sent it.
+    if (exchange === undefined) return;
     this.json = undefined;
     this.finished = true;
     this.owner.streamFinished(this);

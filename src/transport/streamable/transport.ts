@@ -3,6 +3,7 @@ import { type EventId, formatEventId, parseEventId } from '../../eventstore/even
 import type { EventStore, Replay } from '../../eventstore/event-store.js';
 import type { HttpExchange } from '../../http/exchange.js';
 import type { JsonErrorOptions } from '../../http/json-error.js';
+import { PostInfo } from '../../http/post-info.js';
 import { formatSseEvent } from '../../http/sse-event.js';
 import { SseWriter, type SseWriterOptions } from '../../http/sse-writer.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
@@ -12,7 +13,6 @@ import { Method } from '../../protocol/types.js';
 import { acceptsBatches } from '../../protocol/versions.js';
 import type { ServerSession } from '../../server/server-session.js';
 import type { Clock } from '../../session/clock.js';
-import type { MessageInfo } from '../../session/connection.js';
 import { type ConnOwner, StreamableServerConn } from './conn.js';
 import { reject } from './reject.js';
 
@@ -56,8 +56,8 @@ export class StreamableServerTransport implements ConnOwner {
   readonly conn: StreamableServerConn;
   /** Set by the handler right after `Server.connect`. */
   session!: ServerSession;
-  /** `ctx.transport` of requests whose stream cannot be resumed (JSON mode, no store, stateless). */
-  private readonly info: MessageInfo | undefined;
+  /** The principal handlers see in `ctx.transport.principal`, when the session's principal is a name. */
+  readonly principalName: string | undefined;
   private readonly idHeaders: Readonly<Record<string, string>> | undefined;
   private inFlight = 0;
   private lastActive: number;
@@ -74,7 +74,7 @@ export class StreamableServerTransport implements ConnOwner {
     streamPrefix: string,
   ) {
     this.conn = new StreamableServerConn(this, streamPrefix);
-    this.info = typeof principal === 'string' ? { principal } : undefined;
+    this.principalName = typeof principal === 'string' ? principal : undefined;
     this.idHeaders = sessionId === undefined ? undefined : { 'mcp-session-id': sessionId };
     this.lastActive = host.clock.now();
   }
@@ -136,12 +136,13 @@ export class StreamableServerTransport implements ConnOwner {
     this.lastActive = this.host.clock.now();
 
     if (requests === 0) {
+      const info = new PostInfo(exchange, this.principalName);
       if (single !== undefined) {
         this.noteCancel(single);
-        receiver.message(single, this.info);
+        receiver.message(single, info);
       } else {
         for (const m of batch!) this.noteCancel(m);
-        receiver.batch(batch!, this.info);
+        receiver.batch(batch!, info);
       }
       exchange.writeHead(202, ACCEPTED_HEADERS);
       exchange.end();
@@ -149,7 +150,7 @@ export class StreamableServerTransport implements ConnOwner {
       return true;
     }
 
-    const stream = conn.openRequestStream(batch !== undefined);
+    const stream = conn.openRequestStream(exchange, batch !== undefined);
     stream.owed = requests;
     if (single !== undefined) {
       const id = (single as { id: RequestId }).id;
@@ -163,7 +164,9 @@ export class StreamableServerTransport implements ConnOwner {
     }
     this.inFlight += requests;
     this.host.inFlightChanged(requests);
-    const info = stream.jsonMode || this.store === undefined ? this.info : stream;
+    // A stream that can be resumed is its requests' info (it offers `closeStream`); others get one without.
+    const info =
+      stream.jsonMode || this.store === undefined ? new PostInfo(exchange, this.principalName) : stream;
     if (single !== undefined) receiver.message(single, info);
     else receiver.batch(batch!, info);
     // ServerSession answers initialize synchronously, so its outcome is known here.
@@ -247,10 +250,6 @@ export class StreamableServerTransport implements ConnOwner {
   get primes(): boolean {
     const version = this.session.protocolVersion;
     return version !== undefined && version >= PRIMING_VERSION && this.store !== undefined;
-  }
-
-  get principalName(): string | undefined {
-    return this.info?.principal;
   }
 
   report(err: unknown): void {

@@ -1,0 +1,17 @@
+import type { MessageInfo } from '../session/connection.js';
+import type { HttpExchange } from './exchange.js';
+
+/**
+ * `ctx.transport` for the messages of one POST: the principal the transport names, and the POST's
+ * request headers, built only when a handler reads them (most never do).
+ */
+export class PostInfo implements MessageInfo {
+  constructor(
+    private readonly post: HttpExchange,
+    readonly principal: string | undefined,
+  ) {}
+
+  get headers(): Readonly<Record<string, string>> {
+    return this.post.headers;
+  }
+}
