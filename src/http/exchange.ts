@@ -54,7 +54,10 @@ export interface HttpExchange extends HeaderSource {
   flushed(): Promise<void> | undefined;
   /** Finishes the response, with `body` as its last (or only) chunk. */
   end(body?: string): void;
-  /** Drops the connection without finishing the response and discards whatever is buffered. */
+  /**
+   * Drops the connection without finishing the response and discards whatever is buffered; also
+   * after `end`, while what `end` left buffered has not drained.
+   */
   destroy(): void;
   /** Bytes written but not yet handed to the network: what a reader that stopped reading costs. */
   readonly bytesBuffered: number;

@@ -156,7 +156,7 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
   }
 
   destroy(): void {
-    if (this.closed) return;
+    if (this.res.destroyed) return;
     this.res.destroy();
     this.notifyClosed();
   }

@@ -5,7 +5,7 @@ import { ManualClock } from '../session/manual-clock.js';
 import { listenLoopback, rawConnect, readAll } from '../test-support/http-loopback.js';
 import type { HttpExchange } from './exchange.js';
 import { fromNode } from './node-adapter.js';
-import { SseWriter } from './sse-writer.js';
+import { OVERFLOW_GRACE_MS, SseWriter } from './sse-writer.js';
 import { fromWeb } from './web-adapter.js';
 
 /** A web exchange whose writes are recorded, and a way to read what its client received. */
@@ -131,9 +131,45 @@ describe('SseWriter', () => {
     assert.equal(writer.overflowed, false);
   });
 
-  test('a reader that stops reading: past maxBufferedBytes the connection is dropped, overflowed is true', async () => {
+  /** Writes 16 KiB per turn of the event loop, as a busy server would, until the writer stops taking events. */
+  async function flood(writer: SseWriter, data: string): Promise<number> {
+    let written = 0;
+    for (let turn = 0; turn < 10_000 && !writer.closed; turn++) {
+      for (let i = 0; i < 16 && writer.event({ data }); i++) written++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return written;
+  }
+
+  test('a reader that stops reading: past maxBufferedBytes the response is ended, and what was written still arrives', async () => {
     const maxBufferedBytes = 64 * 1024;
-    const { made, handler } = nextWriter({ maxBufferedBytes, keepAliveMs: 0 });
+    const clock = new ManualClock();
+    const { made, handler } = nextWriter({ maxBufferedBytes, keepAliveMs: 0, clock });
+    const server = await listenLoopback(handler);
+    try {
+      const socket = await rawConnect(server.port, 'GET /mcp HTTP/1.1\r\nHost: localhost\r\n\r\n');
+      await new Promise((resolve) => socket.once('data', resolve));
+      socket.pause();
+      const { writer } = await made;
+      // The kernel buffers fill first, then the userland buffer grows until the bound trips.
+      const data = 'x'.repeat(1024);
+      const written = await flood(writer, data);
+      assert.equal(writer.overflowed, true);
+      assert.equal(writer.closed, true);
+      assert.equal(writer.event({ data }), false);
+      socket.resume();
+      const text = await readAll(socket, (t) => t.endsWith('0\r\n\r\n'));
+      // Ended, not dropped: every event written before the bound tripped arrives, whole, then the end.
+      assert.equal(text.split(`data: ${data}\n\n`).length - 1, written);
+      assert.equal(clock.pending, 0, 'the grace timer is cleared once the response drained');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a reader that never reads again is cut OVERFLOW_GRACE_MS after the overflow', async () => {
+    const clock = new ManualClock();
+    const { made, handler } = nextWriter({ maxBufferedBytes: 64 * 1024, keepAliveMs: 0, clock });
     const server = await listenLoopback(handler);
     try {
       const socket = await rawConnect(server.port, 'GET /mcp HTTP/1.1\r\nHost: localhost\r\n\r\n');
@@ -142,26 +178,17 @@ describe('SseWriter', () => {
       const { writer, exchange } = await made;
       let closes = 0;
       exchange.onClose(() => closes++);
-      // 16 KiB per turn of the event loop, as a busy server would: the kernel buffers fill first,
-      // then the userland buffer grows until the bound trips.
-      const data = 'x'.repeat(1024);
-      let written = 0;
-      for (let turn = 0; turn < 10_000 && !writer.closed; turn++) {
-        for (let i = 0; i < 16 && writer.event({ data }); i++) written++;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await flood(writer, 'x'.repeat(1024));
       assert.equal(writer.overflowed, true);
-      assert.equal(writer.closed, true);
-      assert.equal(exchange.closed, true);
-      assert.equal(closes, 1);
-      assert.equal(writer.event({ data }), false);
+      clock.advance(OVERFLOW_GRACE_MS - 1);
+      assert.equal(clock.pending, 1, 'the buffered bytes may still drain during the grace period');
+      clock.advance(1);
+      assert.equal(clock.pending, 0);
       socket.resume();
       const text = await readAll(socket);
-      // Dropped, not finished: the last chunk of a complete chunked response never comes, and what
-      // was still buffered was discarded.
+      // Cut: the connection closed with the response unfinished, what was still buffered discarded.
       assert.ok(!text.endsWith('0\r\n\r\n'));
-      const events = text.split(`data: ${data}\n\n`).length - 1;
-      assert.ok(events < written, `received ${events} events of ${written}`);
+      assert.equal(closes, 1);
     } finally {
       await server.close();
     }

@@ -29,13 +29,17 @@ export interface SseWriterOptions {
   clock?: Clock;
 }
 
+/** How long a response ended for overflow may take to drain before its connection is cut. */
+export const OVERFLOW_GRACE_MS = 30_000;
+
 /**
  * A Server-Sent Events stream over an exchange. Promises: the 200 and its headers are sent at
  * construction, before any event; each event is one string written with one `write`; no field can be
  * injected through an id, an event type or data; a reader that stops reading costs at most
  * `maxBufferedBytes` plus one event: the next write (event or keep-alive) that finds more than that
- * still waiting drops the connection instead and `overflowed` turns true, so the caller can let the
- * client resume from its event store; writes after close are ignored.
+ * still waiting ends the response instead (cut after `OVERFLOW_GRACE_MS` if it never drains) and
+ * `overflowed` turns true, so the caller can let the client resume from its event store; writes after
+ * close are ignored.
  */
 export class SseWriter {
   private readonly clock: Clock;
@@ -101,7 +105,7 @@ export class SseWriter {
     return this.stopped || this.exchange.closed;
   }
 
-  /** True when the connection was dropped because the reader fell more than `maxBufferedBytes` behind. */
+  /** True when the response was ended because the reader fell more than `maxBufferedBytes` behind. */
   get overflowed(): boolean {
     return this.overflow;
   }
@@ -113,7 +117,15 @@ export class SseWriter {
     if (this.exchange.bytesBuffered > this.maxBufferedBytes) {
       this.overflow = true;
       this.stop();
-      this.exchange.destroy();
+      // Ended, not destroyed: what is already buffered (at most the bound plus one event) still reaches
+      // a reader that wakes up, so it holds the id of the last event it got and resumes from there. A
+      // reader that never wakes up is cut after a grace period, which frees the buffer.
+      const drained = this.exchange.flushed();
+      this.exchange.end();
+      if (drained !== undefined) {
+        const cut = this.clock.setTimeout(() => this.exchange.destroy(), OVERFLOW_GRACE_MS);
+        drained.then(() => this.clock.clearTimeout(cut));
+      }
       return false;
     }
     this.exchange.write(frame);

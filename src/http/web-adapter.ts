@@ -41,6 +41,7 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
   private flushWaiters: (() => void)[] | undefined;
   private headerRecord: Readonly<Record<string, string>> | undefined;
   private isClosed = false;
+  private destroyed = false;
   private targetCache: string | undefined;
 
   constructor(
@@ -163,7 +164,8 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
   }
 
   destroy(): void {
-    if (this.isClosed) return;
+    if (this.destroyed) return;
+    this.destroyed = true;
     this.isClosed = true;
     // Erroring the stream discards its queue; the runtime then aborts the connection.
     if (this.controller === undefined) this.settle(Response.error());
