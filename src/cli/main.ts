@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { call } from './call.js';
+import { parseCallArgs } from './call-args.js';
 import { serve } from './serve.js';
+import { UsageError } from './usage-error.js';
 
 const USAGE = `Usage: mcpwire <command> [options]
 
@@ -17,13 +20,30 @@ Commands:
     --allowed-origin O An Origin browsers may call from (repeatable)
     --stdio          Serve on this process's stdin/stdout instead (logs go to stderr)
 
+  call <url> <action> [args] [options]
+                     Connect to an MCP server, run one action, print its result
+  call <action> [args] [options] -- <command> [args…]
+                     The same with a server started as a command, over stdio
+    Actions: tools, call NAME [JSON], resources, read URI, templates, prompts,
+             prompt NAME [JSON], ping          (JSON: the arguments, as one object)
+    --transport T    auto (the default for a URL: Streamable HTTP, falling back to HTTP+SSE),
+                     http, sse; stdio (the default with a command)
+    --header K:V     Send this header with every HTTP request (repeatable)
+    --roots PATH…    Answer roots/list with these paths as file:// URIs; takes every argument
+                     up to the next option, so put it after the action's arguments
+    --sampling-reply TEXT
+                     Answer sampling requests with TEXT (else ask on the terminal; without
+                     one, refuse)
+    --json           Print the raw result as JSON
+    --timeout MS     Time allowed to connect, and for each answer (progress resets it)
+    The command inherits only PATH, HOME and a few more variables of the environment:
+    \`-- env KEY=VALUE command…\` passes more. Exit status: 0 done, 1 the call or the
+    server failed, 2 a usage mistake.
+
 Options:
   -h, --help         Show this help
   -v, --version      Show the version
 `;
-
-/** A mistake in how the command was called: exit 2 with the message and the usage. */
-export class UsageError extends Error {}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -77,6 +97,14 @@ async function main(argv: string[]): Promise<number> {
       allowedOrigins: values['allowed-origin'],
     });
   }
+  if (command === 'call') {
+    const args = parseCallArgs(rest);
+    if (args === 'help') {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    return call(args, version());
+  }
   throw new UsageError(`Unknown command "${command}"`);
 }
 
@@ -86,7 +114,8 @@ main(process.argv.slice(2)).then(
   },
   (err: Error) => {
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    process.stderr.write(`mcpwire: ${err.message}\n${usage ? `\n${USAGE}` : ''}`);
+    // The message says what to change; the whole usage would bury it.
+    process.stderr.write(`mcpwire: ${err.message}\n${usage ? 'Run `mcpwire --help` for the usage.\n' : ''}`);
     process.exitCode = usage ? 2 : 1;
   },
 );

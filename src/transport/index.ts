@@ -1,4 +1,6 @@
+export * from './connect-url.js';
 export * from './memory.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay, retryPolicy } from './retry-policy.js';
 export * from './sse/index.js';
 export * from './stdio-client.js';
 export * from './stdio-env.js';

@@ -20,7 +20,7 @@ import { LegacySseHandler } from './handler.js';
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Small, deterministic reconnection delays for tests. */
-const FAST_RETRY = { initialDelayMs: 5, maxDelayMs: 20, jitter: 'none' } as const;
+const FAST_RETRY = { initialDelayMs: 5, maxDelayMs: 20, jitter: 0 } as const;
 
 /** Rejects with `label` when `promise` has not settled within `ms`. */
 function within<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
@@ -734,7 +734,7 @@ describe('SseClientConnection against hand-written servers', () => {
     });
     const { connection, receiver } = startTransport(fake.url, {
       clock,
-      retry: { initialDelayMs: 10, maxDelayMs: 10, jitter: 'none' },
+      retry: { initialDelayMs: 10, maxDelayMs: 10, jitter: 0 },
     });
     try {
       await receiver.until(() => receiver.errors.length === 1);
@@ -916,7 +916,7 @@ describe('fault: the server process is killed and restarted mid-session', () => 
     const errors: Error[] = [];
     const connection = new SseClientConnection(`http://127.0.0.1:${port}/sse`, {
       // Enough budget to outlast the restart of a process.
-      retry: { maxAttempts: 100, initialDelayMs: 20, maxDelayMs: 200, jitter: 'full' },
+      retry: { maxAttempts: 100, initialDelayMs: 20, maxDelayMs: 200, jitter: 1 },
     });
     let session: ClientSession | undefined;
     try {

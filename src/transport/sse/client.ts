@@ -5,14 +5,14 @@ import { type Clock, systemClock } from '../../session/clock.js';
 import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
 import { deliver } from '../deliver.js';
-import { SseClientError } from './client-errors.js';
 import {
   isTransientStatus,
   type RetryPolicy,
   retryAfterMs,
   retryDelay,
   retryPolicy,
-} from './retry-policy.js';
+} from '../retry-policy.js';
+import { SseClientError } from './client-errors.js';
 
 /** How an `SseClientConnection` connects, retries and shuts down; every limit has a default. */
 export interface SseClientOptions {

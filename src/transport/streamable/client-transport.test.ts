@@ -329,7 +329,7 @@ describe('Streamable HTTP client against hand-written servers', () => {
     });
     try {
       const { session } = await connect(url, {
-        reconnect: { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 40, jitter: 0 },
+        retry: { maxAttempts: 3, initialDelayMs: 20, maxDelayMs: 40, jitter: 0 },
       });
       const started = performance.now();
       await assert.rejects(session.ping(), /No answer to "ping".*HTTP 503: busy; 3 reconnection attempts/);

@@ -6,8 +6,8 @@ import { Method } from '../../protocol/types.js';
 import type { Clock } from '../../session/clock.js';
 import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
+import { type RetryPolicy, retryDelay, retryPolicy } from '../retry-policy.js';
 import { SessionLostError, StreamableHttpError } from './client-errors.js';
-import { type ReconnectPolicy, reconnectDelay, reconnectPolicy } from './client-reconnect.js';
 
 /** Default `closeTimeoutMs`: how long `close()` waits for the server to answer its DELETE. */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 2000;
@@ -20,8 +20,8 @@ export interface StreamableHttpClientOptions {
   headers?: Record<string, string>;
   /** Called before every request (POST, GET, DELETE); its headers are added, e.g. a fresh bearer token. */
   authHeaders?: () => Record<string, string> | Promise<Record<string, string>>;
-  /** How dropped SSE streams are resumed when the server sent no `retry:`; see ReconnectPolicy. */
-  reconnect?: Partial<ReconnectPolicy>;
+  /** How dropped SSE streams are resumed when the server sent no `retry:`. Default `DEFAULT_RETRY_POLICY`. */
+  retry?: Partial<RetryPolicy>;
   /**
    * What a 404 on a request carrying our session id does: `'restart'` (default) drops the session id and
    * tells the receiver (`Receiver.restarted`), which initializes a fresh session; `'close'` closes the
@@ -107,7 +107,7 @@ export class StreamableHttpClientConnection implements Connection {
   private readonly fetch: typeof fetch;
   private readonly baseHeaders: Record<string, string>;
   private readonly authHeaders: StreamableHttpClientOptions['authHeaders'];
-  private readonly policy: ReconnectPolicy;
+  private readonly policy: RetryPolicy;
   private readonly onSessionLost: 'restart' | 'close';
   private readonly closeTimeoutMs: number;
   private readonly clock: Clock;
@@ -119,7 +119,7 @@ export class StreamableHttpClientConnection implements Connection {
     this.fetch = options.fetch ?? globalThis.fetch;
     this.baseHeaders = lowerCased(options.headers);
     this.authHeaders = options.authHeaders;
-    this.policy = reconnectPolicy(options.reconnect);
+    this.policy = retryPolicy(options.retry);
     this.onSessionLost = options.onSessionLost ?? 'restart';
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     this.clock = options.clock ?? liveClock;
@@ -311,7 +311,7 @@ export class StreamableHttpClientConnection implements Connection {
         else this.receiver!.error(new StreamableHttpError(`The standalone GET stream is lost: ${why}`));
         return;
       }
-      await this.sleep(reconnectDelay(this.policy, attempt, this.random, cursor.retryMs), signal);
+      await this.sleep(retryDelay(this.policy, attempt, this.random, cursor.retryMs), signal);
       if (signal.aborted || this.closing) return;
     }
   }

@@ -1,11 +1,5 @@
 export { SessionLostError, StreamableHttpError } from './client-errors.js';
 export {
-  DEFAULT_RECONNECT_POLICY,
-  type ReconnectPolicy,
-  reconnectDelay,
-  reconnectPolicy,
-} from './client-reconnect.js';
-export {
   DEFAULT_CLOSE_TIMEOUT_MS,
   StreamableHttpClientConnection,
   type StreamableHttpClientOptions,

@@ -1,20 +1,22 @@
 /**
- * How a client transport reconnects after losing its connection: a budget of attempts and an
- * exponential backoff between them. The budget counts consecutive failures; the transport resets it
- * once a connection is up again.
+ * How a client transport tries again after losing its connection or stream: a budget of attempts and an
+ * exponential backoff between them, spread by jitter. The budget counts consecutive attempts that
+ * brought nothing; the transport resets it once the connection makes progress again (an endpoint, an
+ * event, a keep-alive). Both HTTP clients (Streamable and legacy HTTP+SSE) take it as their `retry` option.
  */
 export interface RetryPolicy {
-  /** Consecutive failed attempts after which the transport gives up and closes; 0 never reconnects. */
+  /** Consecutive failed attempts after which the transport gives up; 0 never tries again. */
   maxAttempts: number;
-  /** The backoff before the first attempt; it doubles with each further one. */
+  /** The backoff before the first attempt, in ms; it doubles with each further one. */
   initialDelayMs: number;
-  /** The ceiling of the backoff. */
+  /** The ceiling of the backoff, in ms. */
   maxDelayMs: number;
   /**
-   * 'full': wait a uniformly random time between 0 and the backoff, so that clients dropped together
-   * do not all come back together; 'none': wait exactly the backoff.
+   * The share of each backoff that is random, from 0 to 1: the wait is drawn uniformly between
+   * `backoff × (1 − jitter)` and `backoff`. 1 (the default) is "full jitter", which spreads best the
+   * clients a server dropped together; 0 waits exactly the backoff.
    */
-  jitter: 'full' | 'none';
+  jitter: number;
 }
 
 /** 5 attempts, 500 ms doubling up to 10 s, full jitter. */
@@ -22,7 +24,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
   maxAttempts: 5,
   initialDelayMs: 500,
   maxDelayMs: 10_000,
-  jitter: 'full',
+  jitter: 1,
 };
 
 /** The defaults with `overrides` applied; throws a RangeError naming the first invalid field. */
@@ -34,16 +36,22 @@ export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
       throw new RangeError(`retry.${field} must be a non-negative integer, got ${value}`);
     }
   }
-  if (policy.jitter !== 'full' && policy.jitter !== 'none') {
-    throw new RangeError(`retry.jitter must be 'full' or 'none', got ${String(policy.jitter)}`);
+  if (policy.maxDelayMs < policy.initialDelayMs) {
+    throw new RangeError(
+      `retry.maxDelayMs (${policy.maxDelayMs}) must not be below retry.initialDelayMs (${policy.initialDelayMs})`,
+    );
+  }
+  if (typeof policy.jitter !== 'number' || !(policy.jitter >= 0 && policy.jitter <= 1)) {
+    throw new RangeError(`retry.jitter must be a number from 0 to 1, got ${String(policy.jitter)}`);
   }
   return policy;
 }
 
 /**
- * The wait before attempt number `attempt` (1 for the first reconnection). A delay the server asked
- * for (the SSE `retry:` field, a `Retry-After` header) is honoured as given, without jitter: the
- * server knows when it will be back. `random` returns a number in [0, 1), like Math.random.
+ * The wait before attempt number `attempt` (1 for the first). A delay the server asked for (the SSE
+ * `retry:` field, a `Retry-After` header) is the wait, exactly: the spec says a client MUST respect
+ * `retry:`, and the server knows when it will be back. `random` returns a number in [0, 1), like
+ * Math.random.
  */
 export function retryDelay(
   policy: RetryPolicy,
@@ -53,7 +61,7 @@ export function retryDelay(
 ): number {
   if (serverDelayMs !== undefined) return serverDelayMs;
   const backoff = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (attempt - 1));
-  return policy.jitter === 'full' ? Math.floor(random() * backoff) : backoff;
+  return policy.jitter === 0 ? backoff : Math.round(backoff * (1 - policy.jitter * random()));
 }
 
 /** Whether an HTTP status may succeed if tried again: 408, 429 and every 5xx. */

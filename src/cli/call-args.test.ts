@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type CallArgs, parseCallArgs } from './call-args.js';
+import { UsageError } from './usage-error.js';
+
+const parse = (...argv: string[]) => parseCallArgs(argv, '/home/ada') as CallArgs;
+
+test('a URL, an action and its JSON arguments; options anywhere among them', () => {
+  const args = parse(
+    'http://127.0.0.1:3000/mcp',
+    'call',
+    'add',
+    '--json',
+    '{"a":1,"b":2}',
+    '--timeout',
+    '500',
+  );
+  assert.equal(args.target.kind === 'url' && args.target.url.href, 'http://127.0.0.1:3000/mcp');
+  assert.equal(args.transport, 'auto');
+  assert.deepEqual(args.action, { kind: 'call', name: 'add', args: { a: 1, b: 2 } });
+  assert.equal(args.json, true);
+  assert.equal(args.timeout, 500);
+  assert.equal(args.roots, undefined);
+});
+
+test('everything after -- is the server command, run over stdio; the action comes before it', () => {
+  const args = parse('tools', '--', 'node', 'server.js', '--port', '3', 'tools');
+  assert.deepEqual(args.target, {
+    kind: 'command',
+    command: 'node',
+    args: ['server.js', '--port', '3', 'tools'],
+  });
+  assert.equal(args.transport, 'stdio');
+  assert.deepEqual(args.action, { kind: 'tools' });
+});
+
+test('--roots takes every path up to the next option, relative ones against the working directory', () => {
+  assert.deepEqual(parse('http://h/mcp', 'call', 'list_roots', '--roots', '/tmp', 'src', '--json').roots, [
+    'file:///tmp',
+    'file:///home/ada/src',
+  ]);
+  assert.deepEqual(parse('http://h/mcp', 'ping', '--roots', '/a', '--roots=/b c').roots, [
+    'file:///a',
+    'file:///b%20c',
+  ]);
+  assert.throws(() => parse('http://h/mcp', 'ping', '--roots', '--json'), /--roots needs at least one path/);
+});
+
+test('headers are "Name: value" and repeatable', () => {
+  assert.deepEqual(
+    parse('http://h/mcp', 'ping', '--header', 'Authorization: Bearer a:b', '--header', 'X-A:1').headers,
+    {
+      Authorization: 'Bearer a:b',
+      'X-A': '1',
+    },
+  );
+  assert.throws(() => parse('http://h/mcp', 'ping', '--header', 'nocolon'), /--header takes "Name: value"/);
+});
+
+test('mistakes are UsageErrors that say what to change', () => {
+  const cases: Array<[string[], RegExp]> = [
+    [[], /needs a server/],
+    [['http://h/mcp'], /needs an action/],
+    [['tools'], /"tools" is an action; give the server first/],
+    [['ftp://h/'], /must be http:\/\/ or https:\/\//],
+    [['http://h/mcp', 'frob'], /Unknown action "frob"/],
+    [['http://h/mcp', 'call'], /call needs a tool name/],
+    [['http://h/mcp', 'ping', 'extra'], /Unexpected argument "extra" after ping/],
+    [
+      ['http://h/mcp', 'call', 'echo', '{x}'],
+      /arguments of tool "echo" are not valid JSON \(\{x\}\): .*position 1/,
+    ],
+    [['http://h/mcp', 'call', 'echo', '[1]'], /must be a JSON object .* not an array/],
+    [['http://h/mcp', 'prompt', 'greet', '{"name":1}'], /prompt "greet" must all be strings: "name" is 1/],
+    [['http://h/mcp', 'ping', '--transport', 'ws'], /--transport must be one of auto, http, sse, stdio/],
+    [
+      ['http://h/mcp', 'ping', '--transport', 'stdio'],
+      /--transport stdio needs the server command after `--`/,
+    ],
+    [['ping', '--transport', 'http', '--', 'node'], /--transport http needs a URL/],
+    [['ping', '--'], /`--` must be followed by the command/],
+    [['http://h/mcp', 'ping', '--timeout', '0'], /--timeout takes a positive number of milliseconds/],
+  ];
+  for (const [argv, message] of cases) {
+    assert.throws(
+      () => parseCallArgs(argv),
+      (err: Error) => err instanceof UsageError && message.test(err.message),
+      argv.join(' '),
+    );
+  }
+  assert.throws(() => parseCallArgs(['http://h/mcp', 'ping', '--frob']), {
+    code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION',
+  });
+  assert.equal(parseCallArgs(['--help']), 'help');
+});

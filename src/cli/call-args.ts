@@ -1,0 +1,215 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { JsonObject } from '../protocol/types.js';
+import { UsageError } from './usage-error.js';
+
+/** What `mcpwire call` asks the server. */
+export type CallAction =
+  | { kind: 'tools' | 'resources' | 'templates' | 'prompts' | 'ping' }
+  | { kind: 'call'; name: string; args: JsonObject | undefined }
+  | { kind: 'read'; uri: string }
+  | { kind: 'prompt'; name: string; args: Record<string, string> | undefined };
+
+/** Where the server is: a URL, or a command to spawn and speak to over stdio. */
+export type CallTarget = { kind: 'url'; url: URL } | { kind: 'command'; command: string; args: string[] };
+
+export type CallTransport = 'auto' | 'http' | 'sse' | 'stdio';
+
+/** A checked `mcpwire call` command line. */
+export interface CallArgs {
+  target: CallTarget;
+  transport: CallTransport;
+  action: CallAction;
+  headers: Record<string, string>;
+  /** The `file://` URIs of `--roots`, or undefined when none were given (roots not declared). */
+  roots: string[] | undefined;
+  samplingReply: string | undefined;
+  json: boolean;
+  timeout: number | undefined;
+}
+
+const TRANSPORTS: readonly CallTransport[] = ['auto', 'http', 'sse', 'stdio'];
+const ACTIONS = ['tools', 'call', 'resources', 'read', 'templates', 'prompts', 'prompt', 'ping'];
+
+/**
+ * Parses the arguments after `mcpwire call`, or returns 'help'. Throws UsageError with a message that
+ * says what to change. The grammar:
+ *   mcpwire call [options] <url> <action> [action args]
+ *   mcpwire call [options] <action> [action args] -- <command> [command args]
+ * Everything after `--` is the server command. `--roots` takes every following argument up to the next
+ * option (or `--`), so it goes after the action's arguments; it may also be repeated.
+ */
+export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd()): CallArgs | 'help' {
+  const split = argv.indexOf('--');
+  const ours = split === -1 ? argv : argv.slice(0, split);
+  const command = split === -1 ? undefined : argv.slice(split + 1);
+  const { values, positionals } = parseArgs({
+    args: expandRoots(ours),
+    options: {
+      transport: { type: 'string' },
+      header: { type: 'string', multiple: true, default: [] },
+      roots: { type: 'string', multiple: true },
+      'sampling-reply': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      timeout: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) return 'help';
+
+  let target: CallTarget;
+  let rest = positionals;
+  if (command !== undefined) {
+    if (command.length === 0)
+      throw new UsageError('`--` must be followed by the command that starts the server');
+    target = { kind: 'command', command: command[0], args: command.slice(1) };
+  } else {
+    if (positionals.length === 0) throw new UsageError('call needs a server: a URL, or `-- command args…`');
+    target = { kind: 'url', url: parseUrl(positionals[0]) };
+    rest = positionals.slice(1);
+  }
+
+  const transport = (values.transport ?? (target.kind === 'command' ? 'stdio' : 'auto')) as CallTransport;
+  if (!TRANSPORTS.includes(transport)) {
+    throw new UsageError(`--transport must be one of ${TRANSPORTS.join(', ')}, not "${values.transport}"`);
+  }
+  if ((transport === 'stdio') !== (target.kind === 'command')) {
+    throw new UsageError(
+      transport === 'stdio'
+        ? '--transport stdio needs the server command after `--`, e.g. `mcpwire call tools -- node server.js`'
+        : `--transport ${transport} needs a URL; a command after \`--\` runs over stdio`,
+    );
+  }
+
+  return {
+    target,
+    transport,
+    action: parseAction(rest),
+    headers: parseHeaders(values.header),
+    roots: values.roots?.map((path) => pathToFileURL(resolve(cwd, path)).href),
+    samplingReply: values['sampling-reply'],
+    json: values.json,
+    timeout: values.timeout === undefined ? undefined : parseTimeout(values.timeout),
+  };
+}
+
+/** `--roots a b` becomes `--roots a --roots b`, so that parseArgs reads a variadic option. */
+function expandRoots(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== '--roots') {
+      out.push(args[i]);
+      continue;
+    }
+    const first = i;
+    while (i + 1 < args.length && !args[i + 1].startsWith('-')) out.push('--roots', args[++i]);
+    if (i === first) throw new UsageError('--roots needs at least one path');
+  }
+  return out;
+}
+
+function parseUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(
+      ACTIONS.includes(text)
+        ? `"${text}" is an action; give the server first: a URL, or put \`-- command args…\` at the end`
+        : `"${text}" is not a URL; give an http:// or https:// URL, or \`-- command args…\` at the end`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`The server URL must be http:// or https://, not ${url.protocol}//`);
+  }
+  return url;
+}
+
+function parseAction(words: readonly string[]): CallAction {
+  const [kind, ...args] = words;
+  if (kind === undefined) throw new UsageError(`call needs an action: one of ${ACTIONS.join(', ')}`);
+  const arity = (min: number, max: number, shape: string) => {
+    if (args.length < min || args.length > max) {
+      throw new UsageError(
+        args.length < min
+          ? `${kind} needs ${shape}`
+          : `Unexpected argument "${args[max]}" after ${[kind, ...args.slice(0, max)].join(' ')}`,
+      );
+    }
+  };
+  switch (kind) {
+    case 'tools':
+    case 'resources':
+    case 'templates':
+    case 'prompts':
+    case 'ping':
+      arity(0, 0, '');
+      return { kind };
+    case 'read':
+      arity(1, 1, 'a resource URI: read URI');
+      return { kind, uri: args[0] };
+    case 'call':
+      arity(1, 2, 'a tool name: call NAME [JSON]');
+      return { kind, name: args[0], args: jsonObject(args[1], `the arguments of tool "${args[0]}"`) };
+    case 'prompt': {
+      arity(1, 2, 'a prompt name: prompt NAME [JSON]');
+      const what = `the arguments of prompt "${args[0]}"`;
+      return { kind, name: args[0], args: stringValues(jsonObject(args[1], what), what) };
+    }
+    default:
+      throw new UsageError(`Unknown action "${kind}"; the actions are ${ACTIONS.join(', ')}`);
+  }
+}
+
+/** Parses a JSON object argument; the error names the argument, the text and JSON.parse's reason. */
+function jsonObject(text: string | undefined, what: string): JsonObject | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${what} are not valid JSON (${text}): ${(err as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new UsageError(`${what} must be a JSON object such as '{"key":"value"}', not ${kind}`);
+  }
+  return value as JsonObject;
+}
+
+/** Prompt arguments are strings (spec); anything else is refused here, before it reaches the server. */
+function stringValues(args: JsonObject | undefined, what: string): Record<string, string> | undefined {
+  if (args === undefined) return undefined;
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value !== 'string') {
+      throw new UsageError(`${what} must all be strings: "${key}" is ${JSON.stringify(value)}`);
+    }
+  }
+  return args as Record<string, string>;
+}
+
+function parseHeaders(lines: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    const name = colon === -1 ? '' : line.slice(0, colon).trim();
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new UsageError(
+        `--header takes "Name: value", e.g. --header "Authorization: Bearer …"; got "${line}"`,
+      );
+    }
+    headers[name] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+function parseTimeout(text: string): number {
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms <= 0) {
+    throw new UsageError(`--timeout takes a positive number of milliseconds, not "${text}"`);
+  }
+  return ms;
+}

@@ -1,0 +1,164 @@
+import { basename } from 'node:path';
+import { Client } from '../client/client.js';
+import type { ClientSession } from '../client/client-session.js';
+import type { RequestOptions } from '../session/session.js';
+import { connectUrl } from '../transport/connect-url.js';
+import { spawnStdio } from '../transport/stdio-client.js';
+import type { CallAction, CallArgs } from './call-args.js';
+import {
+  formatLog,
+  formatPromptResult,
+  formatPrompts,
+  formatReadResult,
+  formatResources,
+  formatTemplates,
+  formatToolResult,
+  formatTools,
+} from './call-output.js';
+import { cliSampling } from './call-sampling.js';
+import { ProgressBar } from './progress-bar.js';
+
+/** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
+const INTERRUPTED = 130;
+
+/** What one action produced: the raw result (for --json), its human rendering, and whether it failed. */
+interface Outcome {
+  result: unknown;
+  text: string;
+  failed: boolean;
+}
+
+/**
+ * `mcpwire call`: connects to the server, performs one action, prints the result on stdout (as JSON
+ * with `--json`), closes the session (DELETE for HTTP, the child's end for stdio) and resolves with
+ * the exit code: 0, 1 when the call failed (a tool error result included), 130 after Ctrl-C. Failures
+ * to connect or of the request reject, once the session is closed, with an error whose message names
+ * the action. Log messages and the progress bar go to stderr.
+ */
+export async function call(args: CallArgs, clientVersion: string): Promise<number> {
+  const bar = new ProgressBar(process.stderr);
+  const client = new Client(
+    { name: 'mcpwire-call', version: clientVersion },
+    {
+      requestTimeout: args.timeout,
+      roots: args.roots?.map((uri) => ({ uri, name: basename(new URL(uri).pathname) || uri })),
+      sampling: cliSampling(args.samplingReply, { input: process.stdin, output: process.stderr }, bar),
+      onerror: (err) => bar.print(`mcpwire: ${err.message}\n`),
+    },
+  );
+  const interrupt = new AbortController();
+  const onSigint = () => interrupt.abort(new Error('interrupted (Ctrl-C)'));
+  process.once('SIGINT', onSigint);
+  try {
+    let session: ClientSession;
+    try {
+      session = await open(client, args, interrupt.signal);
+    } catch (err) {
+      if (interrupt.signal.aborted) return INTERRUPTED;
+      throw new Error(`Could not connect to ${where(args)}: ${(err as Error).message}`, { cause: err });
+    }
+    session.on('log', (params) => bar.print(formatLog(params)));
+    try {
+      const outcome = await perform(session, args.action, {
+        signal: interrupt.signal,
+        timeout: args.timeout,
+        onprogress: (progress) => bar.update(progress),
+      });
+      bar.clear();
+      process.stdout.write(args.json ? `${JSON.stringify(outcome.result, null, 2)}\n` : outcome.text);
+      if (outcome.failed) process.stderr.write(`mcpwire: ${describe(args.action)} reported an error\n`);
+      return outcome.failed ? 1 : 0;
+    } catch (err) {
+      bar.clear();
+      if (interrupt.signal.aborted) return INTERRUPTED;
+      throw new Error(`${describe(args.action)} failed: ${(err as Error).message}`, { cause: err });
+    } finally {
+      await session.close();
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+function open(client: Client, args: CallArgs, signal: AbortSignal): Promise<ClientSession> {
+  const target = args.target;
+  if (target.kind === 'command') {
+    // The child's stderr is the person's to read; its environment is the library's allow-list
+    // (`-- env KEY=VALUE command…` passes more).
+    const connection = spawnStdio({ command: target.command, args: target.args, stderr: 'inherit' });
+    return client.connect(connection, { signal, timeout: args.timeout });
+  }
+  return connectUrl(client, target.url, {
+    transport: args.transport as 'auto' | 'http' | 'sse',
+    headers: args.headers,
+    signal,
+    timeout: args.timeout,
+  });
+}
+
+async function perform(
+  session: ClientSession,
+  action: CallAction,
+  options: RequestOptions,
+): Promise<Outcome> {
+  switch (action.kind) {
+    case 'tools': {
+      const tools = await collect(session.tools(options));
+      return { result: { tools }, text: formatTools(tools), failed: false };
+    }
+    case 'call': {
+      const result = await session.callTool(action.name, action.args, options);
+      return { result, text: formatToolResult(result), failed: result.isError === true };
+    }
+    case 'resources': {
+      const resources = await collect(session.resources(options));
+      return { result: { resources }, text: formatResources(resources), failed: false };
+    }
+    case 'read': {
+      const result = await session.readResource(action.uri, options);
+      return { result, text: formatReadResult(result), failed: false };
+    }
+    case 'templates': {
+      const resourceTemplates = await collect(session.resourceTemplates(options));
+      return { result: { resourceTemplates }, text: formatTemplates(resourceTemplates), failed: false };
+    }
+    case 'prompts': {
+      const prompts = await collect(session.prompts(options));
+      return { result: { prompts }, text: formatPrompts(prompts), failed: false };
+    }
+    case 'prompt': {
+      const result = await session.getPrompt(action.name, action.args, options);
+      return { result, text: formatPromptResult(result), failed: false };
+    }
+    case 'ping': {
+      const started = performance.now();
+      await session.ping(options);
+      return { result: {}, text: `pong (${Math.round(performance.now() - started)} ms)\n`, failed: false };
+    }
+  }
+}
+
+/** Every item of a paginated listing: --json prints them as one result, pages joined. */
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+function describe(action: CallAction): string {
+  switch (action.kind) {
+    case 'call':
+      return `tool "${action.name}"`;
+    case 'read':
+      return `read ${action.uri}`;
+    case 'prompt':
+      return `prompt "${action.name}"`;
+    default:
+      return action.kind;
+  }
+}
+
+function where(args: CallArgs): string {
+  const target = args.target;
+  return target.kind === 'url' ? target.url.href : [target.command, ...target.args].join(' ');
+}

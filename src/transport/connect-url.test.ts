@@ -1,0 +1,228 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Client } from '../client/index.js';
+import { createDemoServer } from '../demo/demo-server.js';
+import { writeJsonError } from '../http/json-error.js';
+import { fromNode } from '../http/node-adapter.js';
+import { type LoopbackServer, listenLoopback } from '../test-support/http-loopback.js';
+import { connectUrl } from './connect-url.js';
+import { SseClientConnection } from './sse/client.js';
+import { LegacySseHandler } from './sse/handler.js';
+import { StreamableHttpError } from './streamable/client-errors.js';
+import { StreamableHttpClientConnection } from './streamable/client-transport.js';
+import { StreamableHTTPHandler } from './streamable/handler.js';
+
+/** Rejects with `label` when `promise` has not settled within `ms`. */
+function within<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${label}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+function text(result: { content: Array<{ type: string; text?: string }> }): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}
+
+const client = new Client(
+  { name: 'connect-url-test', version: '1' },
+  { requestTimeout: 10_000, roots: [{ uri: 'file:///work/auto', name: 'auto' }] },
+);
+
+/** The demo server as `mcpwire serve` lays it out: Streamable HTTP at /mcp, HTTP+SSE at /sse and /messages. */
+describe('connectUrl against our own server', () => {
+  const server = createDemoServer();
+  const streamable = new StreamableHTTPHandler(server);
+  const legacy = new LegacySseHandler(server);
+  const requests: string[] = [];
+  let http: LoopbackServer;
+  let base: string;
+
+  before(async () => {
+    http = await listenLoopback((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      const exchange = fromNode(req, res);
+      if (exchange.path === '/mcp') streamable.handle(exchange);
+      else
+        legacy.handle(exchange).then((served) => {
+          if (!served) writeJsonError(exchange, 404, 'Not Found');
+        });
+    });
+    base = `http://127.0.0.1:${http.port}`;
+  });
+
+  after(async () => {
+    await Promise.all([streamable.close({ deadlineMs: 1000 }), legacy.close()]);
+    await server.close();
+    await http.close();
+  });
+
+  test('auto on the Streamable endpoint speaks Streamable HTTP', async () => {
+    requests.length = 0;
+    const session = await within(connectUrl(client, `${base}/mcp`), 10_000, 'connect');
+    try {
+      assert.ok(session.connection instanceof StreamableHttpClientConnection);
+      assert.equal(session.serverInfo.name, 'mcpwire-demo');
+      assert.equal(text(await session.callTool('echo', { message: 'new' })), 'Echo: new');
+      assert.equal(requests[0], 'POST /mcp');
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('auto on the legacy /sse falls back after the 405 to POST, on the same URL', async () => {
+    requests.length = 0;
+    const refusals: StreamableHttpError[] = [];
+    const session = await within(
+      connectUrl(client, `${base}/sse`, { onFallback: (err) => refusals.push(err) }),
+      10_000,
+      'connect',
+    );
+    try {
+      assert.ok(session.connection instanceof SseClientConnection);
+      assert.deepEqual(
+        refusals.map((r) => r.status),
+        [405],
+      );
+      assert.deepEqual(requests.slice(0, 2), ['POST /sse', 'GET /sse']);
+      assert.equal(text(await session.callTool('echo', { message: 'old' })), 'Echo: old');
+      const roots = await session.callTool('list_roots');
+      assert.deepEqual(roots.structuredContent, { roots: ['file:///work/auto'] });
+    } finally {
+      await session.close();
+    }
+  });
+
+  test("transport 'http' reports the 405 instead of falling back; 'sse' goes straight to the GET", async () => {
+    requests.length = 0;
+    await assert.rejects(
+      within(connectUrl(client, `${base}/sse`, { transport: 'http' }), 10_000, 'connect'),
+      (err: StreamableHttpError) => err instanceof StreamableHttpError && err.status === 405,
+    );
+    assert.deepEqual(requests, ['POST /sse']);
+    requests.length = 0;
+    const session = await within(connectUrl(client, `${base}/sse`, { transport: 'sse' }), 10_000, 'connect');
+    try {
+      assert.equal(requests[0], 'GET /sse');
+      await session.ping();
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('when the fallback fails too, the error names both refusals', async () => {
+    await assert.rejects(within(connectUrl(client, `${base}/nowhere`), 10_000, 'connect'), (err: Error) => {
+      assert.ok(err instanceof AggregateError);
+      assert.match(err.message, /is neither a Streamable HTTP endpoint \(HTTP 404/);
+      assert.match(err.message, /nor a legacy HTTP\+SSE one \(.*404/);
+      return true;
+    });
+  });
+});
+
+test('a 401 to initialize is reported as it is, with no fallback', async () => {
+  const methods: string[] = [];
+  const http = await listenLoopback((req, res) => {
+    methods.push(req.method ?? '');
+    res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized' } }));
+  });
+  try {
+    await assert.rejects(
+      within(connectUrl(client, `http://127.0.0.1:${http.port}/mcp`), 10_000, 'connect'),
+      (err: Error) => {
+        assert.ok(err instanceof StreamableHttpError);
+        assert.equal(err.status, 401);
+        assert.match(err.message, /HTTP 401/);
+        return true;
+      },
+    );
+    assert.deepEqual(methods, ['POST']);
+  } finally {
+    await http.close();
+  }
+});
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
+
+/** A TCP port that was free a moment ago. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+describe('connectUrl auto against server-everything in sse mode (a legacy server no one here wrote)', () => {
+  let child: ChildProcess;
+  let port: number;
+
+  before(async () => {
+    assert.ok(
+      existsSync(EVERYTHING),
+      `${EVERYTHING} is missing: is @modelcontextprotocol/server-everything installed?`,
+    );
+    port = await freePort();
+    child = spawn(process.execPath, [EVERYTHING, 'sse'], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    await within(
+      new Promise<void>((resolve, reject) => {
+        child.stderr?.setEncoding('utf8');
+        child.stderr?.on('data', (chunk: string) => {
+          stderr += chunk;
+          if (stderr.includes(`running on port ${port}`)) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${stderr}`)));
+      }),
+      15_000,
+      'server-everything to listen',
+    );
+  });
+
+  after(async () => {
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await within(exited, 5000, 'server-everything to exit').catch(() => child.kill('SIGKILL'));
+    }
+  });
+
+  test('falls back to the legacy transport and calls its tools', async () => {
+    const refusals: number[] = [];
+    // It listens on every interface; the test speaks to loopback only.
+    const session = await within(
+      connectUrl(client, `http://127.0.0.1:${port}/sse`, { onFallback: (err) => refusals.push(err.status!) }),
+      15_000,
+      'connect',
+    );
+    try {
+      assert.ok(session.connection instanceof SseClientConnection);
+      assert.equal(refusals.length, 1);
+      assert.ok([400, 404, 405].includes(refusals[0]), String(refusals[0]));
+      assert.equal(session.serverInfo.name, 'mcp-servers/everything');
+      const result = await session.callTool('echo', { message: 'auto' });
+      assert.match(text(result), /auto/);
+    } finally {
+      await session.close();
+    }
+  });
+});
