@@ -1,0 +1,260 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { EventsPurgedError, StreamClosedError, UnknownEventError, UnknownStreamError } from './errors.js';
+import type { EventStore, Replay } from './event-store.js';
+import { createRedisClient, DEFAULT_REDIS_COMMAND_TIMEOUT_MS, whenRedisReady } from './redis-client.js';
+import {
+  AFTER_LUA,
+  APPEND_LUA,
+  OPEN_LUA,
+  SESSION_CLOSED_LUA,
+  STREAM_CLOSED_LUA,
+} from './redis-event-scripts.js';
+import { StoreUnavailableError } from './store-unavailable-error.js';
+
+export interface RedisEventStoreOptions {
+  /**
+   * A URL (`redis://host:port`): the store opens its own client with `createRedisClient` (fail fast while Redis
+   * is down, reconnect forever) and `close()` ends it. Or a client to share: the store never closes it, and it
+   * should be made by `createRedisClient` too, because with ioredis's defaults a command cut off by a lost
+   * connection is sent again once it is back, which could store an event twice.
+   */
+  redis: Redis | string;
+  /** Start of every key the store writes. Default 'mcpwire:events'. */
+  keyPrefix?: string;
+  /** A stream holds at most this many of its latest events; older ones are purged. Default 1000. */
+  maxEventsPerStream?: number;
+  /**
+   * A stream holds at most this many bytes (UTF-8) of event data, its latest events; older ones are purged, and
+   * an event larger than this is purged at once (it still goes out live). Default 4 MiB.
+   */
+  maxBytesPerStream?: number;
+  /**
+   * Seconds a session's records live after its last write (open, append, streamClosed); a stream's events live
+   * this long after its last append. This bounds what sessions abandoned without `sessionClosed` (a process
+   * killed) leave in Redis. Keep it longer than the session idle timeout: a session silent for longer loses its
+   * streams. Default 3600.
+   */
+  ttlSeconds?: number;
+}
+
+const positiveInteger = (name: string, value: number) => {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+  return value;
+};
+
+/** A Lua script and the SHA1 that EVALSHA names it by. */
+interface Script {
+  readonly lua: string;
+  readonly sha: string;
+}
+
+const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
+const OPEN = script(OPEN_LUA);
+const APPEND = script(APPEND_LUA);
+const AFTER = script(AFTER_LUA);
+const STREAM_CLOSED = script(STREAM_CLOSED_LUA);
+const SESSION_CLOSED = script(SESSION_CLOSED_LUA);
+const SCRIPTS = [OPEN, APPEND, AFTER, STREAM_CLOSED, SESSION_CLOSED];
+
+type AfterReply = [0, 0 | 1, string[]] | [1] | [2 | 3, number];
+
+/**
+ * An EventStore in Redis, shared by every process that uses the same Redis and key prefix: a stream resumed
+ * through another process replays what this one stored. Every method answers with a promise, and rejects with
+ * StoreUnavailableError when Redis cannot be reached or does not answer within the client's command timeout
+ * (at once while the client is reconnecting); the store works again as soon as its client reconnects.
+ *
+ * Keys (`h` is the first 128 bits of SHA-256 of the session id, base64url: the keyspace never shows a session id,
+ * which is a credential, and `{h}` puts all of a session's keys in one cluster hash slot):
+ * - `<prefix>:{h}`, a hash: per stream, its next index, the bytes it holds, and whether it is closed. It lists
+ *   the session's streams, and a stream is only found through it, so never through another session.
+ * - `<prefix>:{h}:<stream id>`, a Redis stream: its held events, event `i` under entry id `<i + 1>-0`.
+ * Each operation is one Lua script (see redis-event-scripts.ts), so each is atomic: appends are numbered by a
+ * counter, never a clock, and a replay is checked against purging and read in one step.
+ *
+ * Bounds: per stream `maxEventsPerStream` and `maxBytesPerStream` (exact: the oldest events are removed first),
+ * and `ttlSeconds` for everything, refreshed by each write. Data is stored as UTF-8, so it must be well-formed
+ * text (every string JSON.stringify makes is). A replay stays in call order with the appends before it; the one
+ * exception is Redis forgetting its scripts (SCRIPT FLUSH) while appends are in flight, which can reorder them.
+ */
+export class RedisEventStore implements EventStore {
+  readonly keyPrefix: string;
+  readonly maxEventsPerStream: number;
+  readonly maxBytesPerStream: number;
+  readonly ttlSeconds: number;
+  private readonly client: Redis;
+  private readonly ownsClient: boolean;
+  private readonly readyTimeoutMs: number;
+  // Script arguments that never change, as Redis receives them.
+  private readonly ttlArg: string;
+  private readonly maxEventsArg: string;
+  private readonly maxBytesArg: string;
+  /** The connection (socket) the scripts were last loaded on: a new connection may reach a restarted Redis. */
+  private loadedOn: unknown;
+  /** The connection and script loading under way, which calls wait for. */
+  private preparing: Promise<void> | undefined;
+  /** Calls waiting for `preparing`: while any is, later calls queue behind them so that call order holds. */
+  private waiting = 0;
+  // The last session's key: a burst of appends hashes its session id once.
+  private lastSessionId = '';
+  private lastSessionKey = '';
+
+  constructor(options: RedisEventStoreOptions) {
+    this.keyPrefix = options.keyPrefix ?? 'mcpwire:events';
+    this.maxEventsPerStream = positiveInteger('maxEventsPerStream', options.maxEventsPerStream ?? 1000);
+    this.maxBytesPerStream = positiveInteger(
+      'maxBytesPerStream',
+      options.maxBytesPerStream ?? 4 * 1024 * 1024,
+    );
+    this.ttlSeconds = positiveInteger('ttlSeconds', options.ttlSeconds ?? 3600);
+    this.ttlArg = String(this.ttlSeconds);
+    this.maxEventsArg = String(this.maxEventsPerStream);
+    this.maxBytesArg = String(this.maxBytesPerStream);
+    this.ownsClient = typeof options.redis === 'string';
+    this.client = typeof options.redis === 'string' ? createRedisClient(options.redis) : options.redis;
+    this.readyTimeoutMs = this.client.options.commandTimeout ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
+  }
+
+  async open(sessionId: string, streamId: string): Promise<void> {
+    const session = this.sessionKey(sessionId);
+    await this.run(OPEN, 2, session, `${session}:${streamId}`, streamId, this.ttlArg);
+  }
+
+  async append(sessionId: string, streamId: string, data: string): Promise<number> {
+    const session = this.sessionKey(sessionId);
+    const index = (await this.run(
+      APPEND,
+      2,
+      session,
+      `${session}:${streamId}`,
+      streamId,
+      data,
+      this.ttlArg,
+      this.maxEventsArg,
+      this.maxBytesArg,
+    )) as number;
+    if (index === -1) throw new UnknownStreamError(streamId);
+    if (index === -2) throw new StreamClosedError(streamId);
+    return index;
+  }
+
+  async after(sessionId: string, streamId: string, index: number): Promise<Replay> {
+    if (!Number.isInteger(index) || index < -1) {
+      throw new RangeError(`index must be an integer >= -1, got ${index}`);
+    }
+    const session = this.sessionKey(sessionId);
+    const reply = (await this.run(
+      AFTER,
+      2,
+      session,
+      `${session}:${streamId}`,
+      streamId,
+      String(index),
+    )) as AfterReply;
+    switch (reply[0]) {
+      case 0:
+        return { events: reply[2], closed: reply[1] === 1 };
+      case 1:
+        throw new UnknownStreamError(streamId);
+      case 2:
+        throw new UnknownEventError(streamId, index, reply[1]);
+      default:
+        throw new EventsPurgedError(streamId, index, reply[1]);
+    }
+  }
+
+  async streamClosed(sessionId: string, streamId: string): Promise<void> {
+    const session = this.sessionKey(sessionId);
+    await this.run(STREAM_CLOSED, 2, session, `${session}:${streamId}`, streamId, this.ttlArg);
+  }
+
+  async sessionClosed(sessionId: string): Promise<void> {
+    await this.run(SESSION_CLOSED, 1, this.sessionKey(sessionId));
+  }
+
+  /** Stops using the client, and ends it when the store opened it (from a URL). What Redis holds stays. */
+  async close(): Promise<void> {
+    if (!this.ownsClient) return;
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect();
+    }
+  }
+
+  /** `<prefix>:{h}`: see the class comment. */
+  private sessionKey(sessionId: string): string {
+    if (sessionId !== this.lastSessionId) {
+      const hash = createHash('sha256').update(sessionId).digest().subarray(0, 16).toString('base64url');
+      this.lastSessionId = sessionId;
+      this.lastSessionKey = `${this.keyPrefix}:{${hash}}`;
+    }
+    return this.lastSessionKey;
+  }
+
+  /**
+   * Runs script `s` once the connection is ready and has the scripts: `keys` is how many of `args` are keys
+   * (the session's, then the stream's); the rest are its ARGV. Every failure becomes a StoreUnavailableError.
+   */
+  private async run(s: Script, keys: 1 | 2, ...args: string[]): Promise<unknown> {
+    const ready = this.client.status === 'ready' && this.client.stream === this.loadedOn;
+    if (!ready || this.waiting > 0) {
+      if (!ready) this.preparing ??= this.prepare();
+      this.waiting++;
+      try {
+        await this.preparing;
+      } finally {
+        this.waiting--;
+      }
+    }
+    try {
+      return await this.client.evalsha(s.sha, keys, ...args);
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('NOSCRIPT')) {
+        // Redis lost its scripts (SCRIPT FLUSH) while connected: EVAL sends the text and loads it again.
+        try {
+          return await this.client.eval(s.lua, keys, ...args);
+        } catch (again) {
+          throw unavailable(again);
+        }
+      }
+      throw unavailable(err);
+    }
+  }
+
+  /**
+   * Waits for the connection and loads the scripts into Redis, so that EVALSHA finds them: after a restart
+   * Redis has none, and loading them once here keeps concurrent appends in order (see the class comment).
+   */
+  private async prepare(): Promise<void> {
+    try {
+      await whenRedisReady(this.client, this.readyTimeoutMs);
+      await Promise.all(SCRIPTS.map((s) => this.client.script('LOAD', s.lua)));
+      this.loadedOn = this.client.stream;
+    } catch (err) {
+      throw unavailable(err);
+    } finally {
+      this.preparing = undefined;
+    }
+  }
+}
+
+/** The error a caller gets for a failed Redis call: what happened, in words an operator can act on. */
+function unavailable(err: unknown): StoreUnavailableError {
+  if (err instanceof StoreUnavailableError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  let detail: string;
+  if (err instanceof Error && err.name === 'MaxRetriesPerRequestError') {
+    detail = 'the connection to Redis was lost with the command in flight (it may or may not have run)';
+  } else if (message.startsWith("Stream isn't writeable")) {
+    detail = 'Redis is not connected';
+  } else if (message === 'Command timed out') {
+    detail = 'Redis did not answer in time (the command may or may not have run)';
+  } else {
+    detail = `Redis failed (${message})`;
+  }
+  return new StoreUnavailableError(detail, { cause: err });
+}
