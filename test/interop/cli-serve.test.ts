@@ -126,7 +126,8 @@ test('serve --stdio: stdout holds only JSON-RPC messages, logs go to stderr, exi
 test('serve over HTTP: prints the URL, answers initialize with a session, shuts down on SIGINT', async () => {
   const run = mcpwire('serve', '--port', '0');
   run.child.stdin.end();
-  await until(() => /\/mcp/.test(run.stdout()), 10_000, 'the URL on stdout');
+  // Two lines, written one after the other: wait for the second.
+  await until(() => /\/sse\n/.test(run.stdout()), 10_000, 'both URLs on stdout');
   const url = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(run.stdout())![0];
   assert.match(run.stdout(), /legacy HTTP\+SSE: http:\/\/127\.0\.0\.1:\d+\/sse/);
   const res = await fetch(url, {
