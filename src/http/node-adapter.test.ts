@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { describe, test } from 'node:test';
-import { listenLoopback, rawConnect, readAll } from '../test-support/http-loopback.js';
+import { listenLoopback, rawConnect, rawRequest, readAll } from '../test-support/http-loopback.js';
 import { BodyTooLargeError, type HttpExchange } from './exchange.js';
 import { writeJsonError } from './json-error.js';
 import { fromNode } from './node-adapter.js';
@@ -26,22 +26,29 @@ async function bodyServer(limit: number) {
   return { server, outcomes };
 }
 
-function post(port: number, body: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
-    (resolve, reject) => {
-      const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/mcp', headers }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => {
-          text += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-      });
-      req.on('error', reject);
-      req.end(body);
-    },
-  );
+/**
+ * A server that turns its request into an open event stream: `prepare` runs on the exchange, then the head is
+ * flushed. `open()` connects a raw client that GETs it and resolves once the server has flushed the head.
+ */
+async function streamServer(prepare: (ex: HttpExchange) => void = () => {}) {
+  let opened!: (ex: HttpExchange) => void;
+  const streaming = new Promise<HttpExchange>((resolve) => {
+    opened = resolve;
+  });
+  const server = await listenLoopback((req, res) => {
+    const ex = fromNode(req, res);
+    prepare(ex);
+    ex.flushHeaders();
+    opened(ex);
+  });
+  const open = async () => {
+    const socket = await rawConnect(server.port, 'GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n');
+    return { socket, ex: await streaming };
+  };
+  return { server, open };
 }
+
+const SSE_HEAD = { 'content-type': 'text/event-stream' };
 
 describe('fromNode: request', () => {
   test('method, target, path, query, headers by lower-case name, remote address', async () => {
@@ -112,7 +119,7 @@ describe('fromNode: request', () => {
   test('a body exactly at the limit is read whole, multi-byte characters intact', async () => {
     const { server, outcomes } = await bodyServer(7);
     try {
-      const r = await post(server.port, 'h€llo'); // 7 bytes
+      const r = await rawRequest(server.port, 'POST', {}, 'h€llo'); // 7 bytes
       assert.equal(r.status, 200);
       assert.equal(r.body, 'h€llo');
       assert.deepEqual(outcomes, [{ body: 'h€llo' }]);
@@ -207,7 +214,7 @@ describe('fromNode: response', () => {
       assert.equal(ex.closed, true);
     });
     try {
-      const r = await post(server.port, '');
+      const r = await rawRequest(server.port, 'POST', {}, '');
       assert.equal(r.status, 200);
       assert.equal(r.headers['content-length'], String(Buffer.byteLength('{"ok":"é"}')));
       assert.equal(r.headers['transfer-encoding'], undefined);
@@ -219,29 +226,20 @@ describe('fromNode: response', () => {
   });
 
   test('when the client goes away, onClose runs once, closed turns true and writes are ignored', async () => {
-    let ex!: HttpExchange;
     let closes = 0;
-    let streamingResolve!: () => void;
-    const streaming = new Promise<void>((resolve) => {
-      streamingResolve = resolve;
-    });
     let closedResolve!: () => void;
     const closed = new Promise<void>((resolve) => {
       closedResolve = resolve;
     });
-    const server = await listenLoopback((req, res) => {
-      ex = fromNode(req, res);
-      ex.writeHead(200, { 'content-type': 'text/event-stream' });
-      ex.flushHeaders();
+    const { server, open } = await streamServer((ex) => {
+      ex.writeHead(200, SSE_HEAD);
       ex.onClose(() => {
         closes++;
         closedResolve();
       });
-      streamingResolve();
     });
     try {
-      const socket = await rawConnect(server.port, 'GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n');
-      await streaming;
+      const { socket, ex } = await open();
       assert.equal(ex.closed, false);
       socket.destroy();
       await closed;
@@ -258,21 +256,10 @@ describe('fromNode: response', () => {
   });
 
   test('flushed: undefined once the kernel has every byte, else settles when a slow reader reads', async () => {
-    let ex!: HttpExchange;
-    let streamingResolve!: () => void;
-    const streaming = new Promise<void>((resolve) => {
-      streamingResolve = resolve;
-    });
-    const server = await listenLoopback((req, res) => {
-      ex = fromNode(req, res);
-      ex.writeHead(200, { 'content-type': 'text/event-stream' });
-      ex.flushHeaders();
-      streamingResolve();
-    });
+    const { server, open } = await streamServer((ex) => ex.writeHead(200, SSE_HEAD));
     try {
-      const socket = await rawConnect(server.port, 'GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n');
+      const { socket, ex } = await open();
       socket.pause();
-      await streaming;
       await new Promise((r) => setImmediate(r));
       assert.equal(ex.flushed(), undefined, 'the head left at once');
       // More than loopback's socket buffers hold while the client does not read.
@@ -301,20 +288,10 @@ describe('fromNode: response', () => {
   });
 
   test('flushed settles when the client goes away with bytes still buffered', async () => {
-    let ex!: HttpExchange;
-    let streamingResolve!: () => void;
-    const streaming = new Promise<void>((resolve) => {
-      streamingResolve = resolve;
-    });
-    const server = await listenLoopback((req, res) => {
-      ex = fromNode(req, res);
-      ex.flushHeaders();
-      streamingResolve();
-    });
+    const { server, open } = await streamServer();
     try {
-      const socket = await rawConnect(server.port, 'GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n');
+      const { socket, ex } = await open();
       socket.pause();
-      await streaming;
       ex.write(`data: ${'x'.repeat(32 * 1024 * 1024)}\n\n`);
       const flushed = ex.flushed();
       assert.ok(flushed);

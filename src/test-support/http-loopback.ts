@@ -1,4 +1,10 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  request,
+  type ServerResponse,
+} from 'node:http';
 import { connect, type Socket } from 'node:net';
 
 /** A node:http server on 127.0.0.1 with an ephemeral port, for tests. */
@@ -51,5 +57,48 @@ export function readAll(socket: Socket, done?: (text: string) => boolean): Promi
     });
     socket.on('error', () => {});
     socket.on('close', () => resolve(text));
+  });
+}
+
+/** A response read whole: status, headers and body text. */
+export interface RawResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * One node:http request to 127.0.0.1:`port`/mcp with exactly `headers` (fetch will not let a client set some,
+ * such as Host and Origin), resolved once the whole response is read.
+ */
+export function rawRequest(
+  port: number,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/mcp', method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The body of a request a test server received, as text. */
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    req.on('end', () => resolve(body));
   });
 }

@@ -60,6 +60,11 @@ export function initializeRequest(
   };
 }
 
+/** A `tools/call` request for tool `name` with `args`. */
+export function toolCall(id: number | string, name: string, args: Record<string, unknown> = {}) {
+  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } };
+}
+
 /** Initializes a session (initialize + notifications/initialized) and returns its id. */
 export async function openSession(
   url: string,

@@ -1,4 +1,6 @@
 import { Server } from '../server/server.js';
+import { StreamableHTTPHandler, type StreamableHTTPOptions } from '../transport/streamable/handler.js';
+import { type Served, serveOn } from './mcp-http.js';
 
 /** Promises a test releases by hand, by name. */
 export class Gates {
@@ -82,4 +84,17 @@ export function createTestServer(gates = new Gates()): Server {
     },
   );
   return server;
+}
+
+/** A test server behind a StreamableHTTPHandler with `options`, served on 127.0.0.1; its gates with it. */
+export async function serveTestServer(options: StreamableHTTPOptions = {}): Promise<{
+  gates: Gates;
+  server: Server;
+  handler: StreamableHTTPHandler;
+  served: Served;
+}> {
+  const gates = new Gates();
+  const server = createTestServer(gates);
+  const handler = new StreamableHTTPHandler(server, options);
+  return { gates, server, handler, served: await serveOn(handler.node()) };
 }

@@ -1,34 +1,19 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '../client/index.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import { writeJsonError } from '../http/json-error.js';
 import { fromNode } from '../http/node-adapter.js';
 import { type LoopbackServer, listenLoopback } from '../test-support/http-loopback.js';
+import { type RunningEverything, startEverything } from '../test-support/server-everything.js';
+import { within } from '../test-support/time-limit.js';
+import { toolText } from '../test-support/tool-text.js';
 import { connectUrl } from './connect-url.js';
 import { SseClientConnection } from './sse/client.js';
 import { LegacySseHandler } from './sse/handler.js';
 import { StreamableHttpError } from './streamable/client-errors.js';
 import { StreamableHttpClientConnection } from './streamable/client-transport.js';
 import { StreamableHTTPHandler } from './streamable/handler.js';
-
-/** Rejects with `label` when `promise` has not settled within `ms`. */
-function within<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${label}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function text(result: { content: Array<{ type: string; text?: string }> }): string {
-  return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
-}
 
 const client = new Client(
   { name: 'connect-url-test', version: '1' },
@@ -69,7 +54,7 @@ describe('connectUrl against our own server', () => {
     try {
       assert.ok(session.connection instanceof StreamableHttpClientConnection);
       assert.equal(session.serverInfo.name, 'mcpwire-demo');
-      assert.equal(text(await session.callTool('echo', { message: 'new' })), 'Echo: new');
+      assert.equal(toolText(await session.callTool('echo', { message: 'new' })), 'Echo: new');
       assert.equal(requests[0], 'POST /mcp');
     } finally {
       await session.close();
@@ -91,7 +76,7 @@ describe('connectUrl against our own server', () => {
         [405],
       );
       assert.deepEqual(requests.slice(0, 2), ['POST /sse', 'GET /sse']);
-      assert.equal(text(await session.callTool('echo', { message: 'old' })), 'Echo: old');
+      assert.equal(toolText(await session.callTool('echo', { message: 'old' })), 'Echo: old');
       const roots = await session.callTool('list_roots');
       assert.deepEqual(roots.structuredContent, { roots: ['file:///work/auto'] });
     } finally {
@@ -149,68 +134,19 @@ test('a 401 to initialize is reported as it is, with no fallback', async () => {
   }
 });
 
-const require = createRequire(import.meta.url);
-const EVERYTHING = join(
-  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
-  'dist',
-  'index.js',
-);
-
-/** A TCP port that was free a moment ago. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 describe('connectUrl auto against server-everything in sse mode (a legacy server no one here wrote)', () => {
-  let child: ChildProcess;
-  let port: number;
+  let everything: RunningEverything;
 
   before(async () => {
-    assert.ok(
-      existsSync(EVERYTHING),
-      `${EVERYTHING} is missing: is @modelcontextprotocol/server-everything installed?`,
-    );
-    port = await freePort();
-    child = spawn(process.execPath, [EVERYTHING, 'sse'], {
-      env: { PATH: process.env.PATH ?? '', PORT: String(port) },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    await within(
-      new Promise<void>((resolve, reject) => {
-        child.stderr?.setEncoding('utf8');
-        child.stderr?.on('data', (chunk: string) => {
-          stderr += chunk;
-          if (stderr.includes(`running on port ${port}`)) resolve();
-        });
-        child.once('exit', (code) => reject(new Error(`server-everything exited (${code}): ${stderr}`)));
-      }),
-      15_000,
-      'server-everything to listen',
-    );
+    everything = await startEverything('sse');
   });
 
-  after(async () => {
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await within(exited, 5000, 'server-everything to exit').catch(() => child.kill('SIGKILL'));
-    }
-  });
+  after(() => everything?.stop());
 
   test('falls back to the legacy transport and calls its tools', async () => {
     const refusals: number[] = [];
-    // It listens on every interface; the test speaks to loopback only.
     const session = await within(
-      connectUrl(client, `http://127.0.0.1:${port}/sse`, { onFallback: (err) => refusals.push(err.status!) }),
+      connectUrl(client, everything.url, { onFallback: (err) => refusals.push(err.status!) }),
       15_000,
       'connect',
     );
@@ -220,7 +156,7 @@ describe('connectUrl auto against server-everything in sse mode (a legacy server
       assert.ok([400, 404, 405].includes(refusals[0]), String(refusals[0]));
       assert.equal(session.serverInfo.name, 'mcp-servers/everything');
       const result = await session.callTool('echo', { message: 'auto' });
-      assert.match(text(result), /auto/);
+      assert.match(toolText(result), /auto/);
     } finally {
       await session.close();
     }

@@ -1,13 +1,12 @@
 // `mcpwire call` as a person runs it, against `mcpwire serve` (the built CLI on both ends): what it
 // prints on stdout and stderr, and its exit status.
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { CLI, killCliRuns, runCli } from '../../src/test-support/cli-run.js';
+import { freePort } from '../../src/test-support/free-port.js';
+import { until } from '../../src/test-support/time-limit.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const BOUND = { timeout: 20_000 };
 
 interface Result {
@@ -16,81 +15,31 @@ interface Result {
   stderr: string;
 }
 
-/** Every child started, so that a failed test leaves none running. */
-const children = new Set<ChildProcessWithoutNullStreams>();
-
-function start(args: string[]): ChildProcessWithoutNullStreams {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: 'pipe' });
-  children.add(child);
-  child.once('close', () => children.delete(child));
-  return child;
-}
-
 /** Runs `mcpwire …args` with stdin closed (no terminal) and collects what it prints; killed past `ms`. */
-function mcpwire(args: string[], ms = 15_000): Promise<Result> {
-  const child = start(args);
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`mcpwire ${args.join(' ')} did not exit within ${ms} ms; stderr:\n${stderr}`));
-    }, ms);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** A TCP port nothing listens on (it was free a moment ago). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
+async function mcpwire(args: string[], ms = 15_000): Promise<Result> {
+  const run = runCli(args);
+  run.child.stdin.end();
+  const code = await run.exit(ms);
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
 
 describe('mcpwire call against mcpwire serve', () => {
-  let server: ChildProcessWithoutNullStreams;
   let mcp: string;
   let sse: string;
 
   before(async () => {
     assert.ok(existsSync(CLI), `${CLI} is missing: run \`npm run build\` first (npm test does)`);
-    server = start(['serve', '--port', '0']);
-    server.stdin.end();
-    let out = '';
-    server.stdout.setEncoding('utf8');
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`mcpwire serve printed no URL: ${out}`)), 10_000);
-      server.stdout.on('data', (chunk: string) => {
-        out += chunk;
-        const urls = /(http:\/\/127\.0\.0\.1:\d+)\/mcp[\s\S]*\1\/sse/.exec(out);
-        if (urls === null) return;
-        clearTimeout(timer);
-        mcp = `${urls[1]}/mcp`;
-        sse = `${urls[1]}/sse`;
-        resolve();
-      });
-    });
+    const server = runCli(['serve', '--port', '0']);
+    server.child.stdin.end();
+    // Two lines, written one after the other: wait for the second.
+    const urls = () => /(http:\/\/127\.0\.0\.1:\d+)\/mcp[\s\S]*\1\/sse/.exec(server.stdout());
+    await until(() => urls() !== null, 10_000, 'mcpwire serve to print its URLs');
+    const base = urls()![1];
+    mcp = `${base}/mcp`;
+    sse = `${base}/sse`;
   });
 
-  after(() => {
-    for (const child of children) child.kill('SIGKILL');
-  });
+  after(killCliRuns);
 
   test('tools: name, description and required arguments of each', BOUND, async () => {
     const run = await mcpwire(['call', mcp, 'tools']);
@@ -225,7 +174,8 @@ describe('mcpwire call against mcpwire serve', () => {
   });
 
   test('an unreachable URL exits 1 with a readable message', BOUND, async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    // Nothing listens there: the port was free a moment ago.
+    const url = `http://127.0.0.1:${await freePort()}/mcp`;
     const run = await mcpwire(['call', url, 'ping']);
     assert.equal(run.code, 1);
     assert.equal(run.stdout, '');

@@ -1,76 +1,23 @@
 // The built `mcpwire` command as a user runs it: stdout carries only protocol messages, logs go to
 // stderr, and exit codes say what happened.
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { CLI, killCliRuns, runCli } from '../../src/test-support/cli-run.js';
+import { until } from '../../src/test-support/time-limit.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
-
-interface Run {
-  child: ChildProcessWithoutNullStreams;
-  stdout: () => string;
-  stderr: () => string;
-  /** Resolves with the exit code; rejects (and kills the child) past `ms`. */
-  exit: (ms?: number) => Promise<number | null>;
-}
-
-/** Every child started, so a failed test does not leave one running (and the file hanging). */
-const children = new Set<ChildProcessWithoutNullStreams>();
-
-function mcpwire(...args: string[]): Run {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: 'pipe' });
-  children.add(child);
-  child.once('close', () => children.delete(child));
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  return {
-    child,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    exit: (ms = 5000) => {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          child.kill('SIGKILL');
-          reject(new Error(`mcpwire ${args.join(' ')} did not exit within ${ms} ms; stderr:\n${stderr}`));
-        }, ms);
-      });
-      return Promise.race([exited, timeout]).finally(() => clearTimeout(timer));
-    },
-  };
-}
-
-/** Polls until `check` holds, failing with `label` after `ms`. */
-async function until(check: () => boolean, ms: number, label: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${ms} ms waiting for ${label}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 before(() => {
   assert.ok(existsSync(CLI), `${CLI} is missing: run \`npm run build\` first (npm test does)`);
 });
 
-after(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
+after(killCliRuns);
 
 test('serve --stdio: stdout holds only JSON-RPC messages, logs go to stderr, exit 0 when stdin ends', async () => {
-  const run = mcpwire('serve', '--stdio');
+  const run = runCli(['serve', '--stdio']);
   const lines = [
     {
       jsonrpc: '2.0',
@@ -124,7 +71,7 @@ test('serve --stdio: stdout holds only JSON-RPC messages, logs go to stderr, exi
 });
 
 test('serve over HTTP: prints the URL, answers initialize with a session, shuts down on SIGINT', async () => {
-  const run = mcpwire('serve', '--port', '0');
+  const run = runCli(['serve', '--port', '0']);
   run.child.stdin.end();
   // Two lines, written one after the other: wait for the second.
   await until(() => /\/sse\n/.test(run.stdout()), 10_000, 'both URLs on stdout');
@@ -148,19 +95,19 @@ test('serve over HTTP: prints the URL, answers initialize with a session, shuts 
 });
 
 test('serve refuses a bad --port with exit 2 and the reason', async () => {
-  const run = mcpwire('serve', '--port', 'abc');
+  const run = runCli(['serve', '--port', 'abc']);
   assert.equal(await run.exit(), 2);
   assert.match(run.stderr(), /--port must be an integer/);
 });
 
 test('--version prints the package version', async () => {
-  const run = mcpwire('--version');
+  const run = runCli(['--version']);
   assert.equal(await run.exit(), 0);
   assert.equal(run.stdout(), `${PACKAGE.version}\n`);
 });
 
 test('an unknown command exits 2 and names it on stderr', async () => {
-  const run = mcpwire('frobnicate');
+  const run = runCli(['frobnicate']);
   assert.equal(await run.exit(), 2);
   assert.match(run.stderr(), /Unknown command "frobnicate"/);
   assert.equal(run.stdout(), '');

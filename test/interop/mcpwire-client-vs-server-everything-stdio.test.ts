@@ -2,26 +2,18 @@
 // on the official SDK) spawned over stdio: every feature it exercises, answered by our handlers.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, type ClientSession } from '../../src/client/index.js';
 import type {
-  CreateMessageRequestParams,
   ElicitRequestFormParams,
   LoggingMessageNotificationParams,
   ResourceUpdatedNotificationParams,
-  Root,
 } from '../../src/protocol/types.js';
 import type { Progress } from '../../src/session/session.js';
+import { everythingClientOptions } from '../../src/test-support/everything-client-options.js';
+import { EVERYTHING } from '../../src/test-support/server-everything.js';
+import { toolText } from '../../src/test-support/tool-text.js';
 import { type StdioClientConnection, spawnStdio } from '../../src/transport/index.js';
-
-const require = createRequire(import.meta.url);
-const EVERYTHING = join(
-  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
-  'dist',
-  'index.js',
-);
 
 /** Resolves with the first event `subscribe` delivers that `match` accepts; rejects after `ms`. */
 function nextEvent<T>(
@@ -44,20 +36,14 @@ function nextEvent<T>(
   });
 }
 
-function text(result: { content: Array<{ type: string; text?: string }> }): string {
-  return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
-}
-
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('mcpwire Client ↔ server-everything (stdio)', () => {
   let session: ClientSession;
   let connection: StdioClientConnection;
   let stderr = '';
-  const errors: Error[] = [];
-  const samplingRequests: CreateMessageRequestParams[] = [];
+  const { options, errors, samplingRequests } = everythingClientOptions('Sampled by mcpwire: forty-two');
   const elicitRequests: ElicitRequestFormParams[] = [];
-  const initialRoots: Root[] = [{ uri: 'file:///work/project', name: 'project' }];
 
   before(async () => {
     assert.ok(
@@ -67,18 +53,7 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
     const client = new Client(
       { name: 'mcpwire-interop', version: '0.1.0' },
       {
-        requestTimeout: 10_000,
-        onerror: (err) => errors.push(err),
-        roots: initialRoots,
-        sampling: (params) => {
-          samplingRequests.push(params);
-          return {
-            role: 'assistant',
-            content: { type: 'text', text: 'Sampled by mcpwire: forty-two' },
-            model: 'mcpwire-test-model',
-            stopReason: 'endTurn',
-          };
-        },
+        ...options,
         elicitation: {
           form: (params) => {
             elicitRequests.push(params);
@@ -157,7 +132,7 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
       conditions: 'Light rain / drizzle',
       humidity: 82,
     });
-    assert.deepEqual(JSON.parse(text(result)), result.structuredContent);
+    assert.deepEqual(JSON.parse(toolText(result)), result.structuredContent);
   });
 
   test('resources: list, read a static one, read the text and blob templates', async () => {
@@ -254,13 +229,13 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
       { progress: 4, total: 4, message: undefined },
       'result',
     ]);
-    assert.equal(text(result), 'Long running operation completed. Duration: 0.2 seconds, Steps: 4.');
+    assert.equal(toolText(result), 'Long running operation completed. Duration: 0.2 seconds, Steps: 4.');
   });
 
   test('roots: get-roots-list sees our roots, and the new ones after setRoots', async () => {
     const first = await session.callTool('get-roots-list');
     assert.match(
-      text(first),
+      toolText(first),
       /^Current MCP Roots \(1 total\):\n\n1\. project\n {3}URI: file:\/\/\/work\/project\n/,
     );
 
@@ -268,7 +243,7 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
     // It refreshes its cached roots asynchronously on list_changed: poll, bounded.
     let latest = '';
     for (let attempt = 0; attempt < 40; attempt++) {
-      latest = text(await session.callTool('get-roots-list'));
+      latest = toolText(await session.callTool('get-roots-list'));
       if (latest.startsWith('Current MCP Roots (2 total)')) break;
       await delay(50);
     }
@@ -297,7 +272,7 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
         temperature: 0.7,
       },
     ]);
-    const body = text(result);
+    const body = toolText(result);
     assert.ok(body.startsWith('LLM sampling result: \n'), body);
     assert.deepEqual(JSON.parse(body.slice('LLM sampling result: \n'.length)), {
       role: 'assistant',
@@ -313,7 +288,7 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
     assert.equal(elicitRequests.length, 1);
     assert.equal(elicitRequests[0]?.message, 'Please provide inputs for the following fields:');
     assert.deepEqual(elicitRequests[0]?.requestedSchema.required, ['name']);
-    const body = text(result);
+    const body = toolText(result);
     assert.match(body, /^✅ User provided the requested information!\nUser inputs:\n- Name: Grace Hopper\n/);
     assert.match(body, /- Agreed to terms: true\n/);
     assert.match(body, /- Email: grace@example.com\n/);
@@ -338,7 +313,7 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
       'a simulated log message',
     );
     const started = await session.callTool('toggle-simulated-logging');
-    assert.match(text(started), /^Started simulated, random-leveled logging/);
+    assert.match(toolText(started), /^Started simulated, random-leveled logging/);
     try {
       const params = await logged;
       assert.ok(
@@ -348,7 +323,7 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
       );
     } finally {
       const stopped = await session.callTool('toggle-simulated-logging');
-      assert.match(text(stopped), /^Stopped simulated logging/);
+      assert.match(toolText(stopped), /^Stopped simulated logging/);
     }
   });
 
@@ -362,7 +337,7 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
       `notifications/resources/updated for ${uri}`,
     );
     const started = await session.callTool('toggle-subscriber-updates');
-    assert.match(text(started), /^Started simulated resource updated notifications/);
+    assert.match(toolText(started), /^Started simulated resource updated notifications/);
     try {
       assert.deepEqual(await updated, { uri });
     } finally {

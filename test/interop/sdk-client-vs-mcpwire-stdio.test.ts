@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -18,8 +17,10 @@ import {
   type Progress,
   type Root,
 } from '@modelcontextprotocol/sdk/types.js';
-
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+import { CLI } from '../../src/test-support/cli-run.js';
+import { shoutingModel } from '../../src/test-support/sdk-sampling-model.js';
+import { within } from '../../src/test-support/time-limit.js';
+import { toolText } from '../../src/test-support/tool-text.js';
 
 /** Passes everything through to the SDK's stdio transport and keeps what the server sent. */
 class RecordingTransport implements Transport {
@@ -48,20 +49,6 @@ class RecordingTransport implements Transport {
   close(): Promise<void> {
     return this.inner.close();
   }
-}
-
-/** Rejects with `label` when `promise` has not settled within `ms`. */
-function within<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${label}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function text(result: unknown): string {
-  const content = (result as { content: Array<{ type: string; text?: string }> }).content;
-  return content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('');
 }
 
 describe('SDK Client ↔ mcpwire serve --stdio', () => {
@@ -93,14 +80,7 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
     client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
     client.setRequestHandler(CreateMessageRequestSchema, (request) => {
       samplingRequests.push(request.params);
-      const first = request.params.messages[0]?.content;
-      const prompt = first !== undefined && !Array.isArray(first) && first.type === 'text' ? first.text : '?';
-      return {
-        role: 'assistant',
-        content: { type: 'text', text: `The model says: ${prompt.toUpperCase()}` },
-        model: 'interop-model',
-        stopReason: 'endTurn',
-      };
+      return shoutingModel(request.params);
     });
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       elicitRequests.push(request.params);
@@ -185,7 +165,7 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
     const result = await client.callTool({ name: 'add', arguments: { a: 'two', b: 3 } });
     assert.equal(result.isError, true);
     // The message names the tool and the offending field, so the model can correct its call.
-    assert.match(text(result), /^Invalid arguments for tool "add": .*\ba\b.*number/);
+    assert.match(toolText(result), /^Invalid arguments for tool "add": .*\ba\b.*number/);
   });
 
   test('callTool of an unknown tool: JSON-RPC error -32602', async () => {
@@ -207,7 +187,7 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
       },
     );
     events.push('result');
-    assert.match(text(result), /completed: 4 steps in 0.2 s/);
+    assert.match(toolText(result), /completed: 4 steps in 0.2 s/);
     const expected = [1, 2, 3, 4].map((step) => ({ progress: step, total: 4, message: `step ${step} of 4` }));
 
     // On the wire: all four notifications, in order, then the response.
@@ -320,7 +300,7 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
     await client.sendRootsListChanged();
     const second = await client.callTool({ name: 'list_roots' });
     assert.deepEqual(second.structuredContent, { roots: ['file:///work/a', 'file:///work/b'] });
-    assert.equal(text(second), 'file:///work/a\nfile:///work/b');
+    assert.equal(toolText(second), 'file:///work/a\nfile:///work/b');
   });
 
   test('elicitation: elicit_name is answered by the SDK form handler', async () => {

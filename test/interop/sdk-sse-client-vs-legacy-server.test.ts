@@ -8,21 +8,10 @@ import { CreateMessageRequestSchema, ListRootsRequestSchema } from '@modelcontex
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import { defaultLoopbackPolicy } from '../../src/http/guards.js';
 import { type LoopbackServer, listenLoopback } from '../../src/test-support/http-loopback.js';
+import { firstPrompt, shoutingModel } from '../../src/test-support/sdk-sampling-model.js';
+import { within } from '../../src/test-support/time-limit.js';
+import { toolText } from '../../src/test-support/tool-text.js';
 import { LegacySseHandler } from '../../src/transport/sse/handler.js';
-
-/** Rejects with `label` when `promise` has not settled within `ms`. */
-function within<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${label}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function text(result: unknown): string {
-  const content = (result as { content: Array<{ type: string; text?: string }> }).content;
-  return content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('');
-}
 
 describe('SDK SSEClientTransport + Client ↔ LegacySseHandler (demo server)', () => {
   let http: LoopbackServer;
@@ -51,15 +40,8 @@ describe('SDK SSEClientTransport + Client ↔ LegacySseHandler (demo server)', (
       ],
     }));
     client.setRequestHandler(CreateMessageRequestSchema, (request) => {
-      const first = request.params.messages[0]?.content;
-      const prompt = first !== undefined && !Array.isArray(first) && first.type === 'text' ? first.text : '?';
-      samplingPrompts.push(prompt);
-      return {
-        role: 'assistant',
-        content: { type: 'text', text: `The model says: ${prompt.toUpperCase()}` },
-        model: 'interop-model',
-        stopReason: 'endTurn',
-      };
+      samplingPrompts.push(firstPrompt(request.params));
+      return shoutingModel(request.params);
     });
     const transport = new SSEClientTransport(new URL(`http://127.0.0.1:${http.port}/sse`));
     await within(client.connect(transport), 10_000, 'initialize over SSE');
@@ -90,7 +72,7 @@ describe('SDK SSEClientTransport + Client ↔ LegacySseHandler (demo server)', (
       5000,
       'echo',
     );
-    assert.equal(text(echo), 'Echo: over legacy SSE');
+    assert.equal(toolText(echo), 'Echo: over legacy SSE');
     const add = await within(client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }), 5000, 'add');
     assert.deepEqual(add.structuredContent, { sum: 42 });
   });
@@ -131,7 +113,7 @@ describe('SDK SSEClientTransport + Client ↔ LegacySseHandler (demo server)', (
       5000,
       'sample',
     );
-    assert.equal(text(result), 'The model says: HELLO THERE');
+    assert.equal(toolText(result), 'The model says: HELLO THERE');
     assert.deepEqual(samplingPrompts, ['hello there']);
   });
 

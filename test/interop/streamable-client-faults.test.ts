@@ -6,17 +6,17 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Agent, createServer, type Server as HttpServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServer as createTcpServer } from 'node:net';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Client } from '../../src/client/client.js';
 import type { JsonRpcMessage, RequestId } from '../../src/jsonrpc/types.js';
-import type { CallToolResult } from '../../src/protocol/types.js';
 import type { Receiver } from '../../src/session/connection.js';
 import { SessionExpiredError } from '../../src/session/errors.js';
+import { CLI } from '../../src/test-support/cli-run.js';
+import { freePort } from '../../src/test-support/free-port.js';
+import { until } from '../../src/test-support/time-limit.js';
+import { toolText } from '../../src/test-support/tool-text.js';
 import { StreamableHttpClientConnection } from '../../src/transport/streamable/client-transport.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const TEST_TIMEOUT_MS = 15_000;
 
 /** Every server started, so a failed test leaves none running. */
@@ -29,18 +29,6 @@ before(() => {
 after(() => {
   for (const child of servers) child.kill('SIGKILL');
 });
-
-/** A TCP port that was free a moment ago: the restarted server must come back on the same one. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createTcpServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** `mcpwire serve --port PORT`, resolved once it prints its URL (it listens by then). */
 function serve(port: number): Promise<ChildProcess> {
@@ -131,19 +119,6 @@ class TappedConnection extends StreamableHttpClientConnection {
   }
 }
 
-function text(result: CallToolResult): string {
-  return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
-}
-
-/** Resolves once `check` holds; rejects with `label` after `ms`. */
-async function until(check: () => boolean, ms: number, label: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${ms} ms waiting for ${label}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const ROOT = { uri: 'file:///tmp/mcpwire-faults', name: 'faults' };
 
 test('server killed and restarted on the same port: the 404 re-initializes, a retryOnRestart call succeeds, a plain one expires', {
@@ -163,7 +138,7 @@ test('server killed and restarted on the same port: the 404 re-initializes, a re
   const session = await client.connect(connection);
   let restarted: ChildProcess | undefined;
   try {
-    assert.equal(text(await session.callTool('echo', { message: 'before' })), 'Echo: before');
+    assert.equal(toolText(await session.callTool('echo', { message: 'before' })), 'Echo: before');
     const lostSession = connection.sessionId;
     assert.ok(lostSession, 'the server gave a session id');
 
@@ -187,7 +162,7 @@ test('server killed and restarted on the same port: the 404 re-initializes, a re
 
     const retried = session.callTool('echo', { message: 'after' }, { retryOnRestart: true });
     await assert.rejects(inFlight, SessionExpiredError);
-    assert.equal(text(await retried), 'Echo: after');
+    assert.equal(toolText(await retried), 'Echo: after');
 
     // The restarted server did not know the old session, said so with 404, and saw a new initialize.
     const after = log.slice(killedAt);
@@ -303,7 +278,7 @@ test('a response stream cut mid-event is resumed with Last-Event-ID: every progr
       { duration: 2, steps },
       { onprogress: (p) => progress.push(p.progress) },
     );
-    assert.equal(text(result), `Long-running operation completed: ${steps} steps in 2 s`);
+    assert.equal(toolText(result), `Long-running operation completed: ${steps} steps in 2 s`);
     assert.ok(proxy.wasCut(), 'the proxy cut the call');
 
     // The transport resumed the call's stream with GET + Last-Event-ID, through the proxy.

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client, type ClientOptions, type ClientSession } from '../../client/index.js';
@@ -11,8 +10,11 @@ import type { ServerSession } from '../../server/server-session.js';
 import { ConnectionClosedError, SessionExpiredError } from '../../session/errors.js';
 import { ManualClock } from '../../session/manual-clock.js';
 import type { Progress } from '../../session/session.js';
-import { type LoopbackServer, listenLoopback } from '../../test-support/http-loopback.js';
+import { freePort } from '../../test-support/free-port.js';
+import { type LoopbackServer, listenLoopback, readBody } from '../../test-support/http-loopback.js';
 import { type RecordingReceiver, recordingReceiver } from '../../test-support/recording-receiver.js';
+import { within } from '../../test-support/time-limit.js';
+import { toolText } from '../../test-support/tool-text.js';
 import { SseClientConnection, type SseClientOptions } from './client.js';
 import { SseClientError } from './client-errors.js';
 import { LegacySseHandler } from './handler.js';
@@ -21,30 +23,6 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Small, deterministic reconnection delays for tests. */
 const FAST_RETRY = { initialDelayMs: 5, maxDelayMs: 20, jitter: 0 } as const;
-
-/** Rejects with `label` when `promise` has not settled within `ms`. */
-function within<T>(promise: Promise<T>, ms: number, label: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms waiting for ${label}`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function text(result: { content: Array<{ type: string; text?: string }> }): string {
-  return result.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    req.on('end', () => resolve(body));
-  });
-}
 
 /** Opens an SSE response: head, then (unless `endpoint` is null) the endpoint event. */
 function openSse(res: ServerResponse, endpoint: string | null): void {
@@ -222,7 +200,7 @@ describe('SseClientConnection with our LegacySseHandler and the demo server', ()
         new RegExp(`^http://127\\.0\\.0\\.1:${http.port}/messages\\?sessionId=[\\w-]{22}$`),
       );
       const echo = await session.callTool('echo', { message: 'over SSE' });
-      assert.equal(text(echo), 'Echo: over SSE');
+      assert.equal(toolText(echo), 'Echo: over SSE');
     } finally {
       await session.close();
     }
@@ -235,7 +213,7 @@ describe('SseClientConnection with our LegacySseHandler and the demo server', ()
       assert.deepEqual(roots.structuredContent, { roots: ['file:///work/project'] });
       samplingPrompts.length = 0;
       const sampled = await session.callTool('sample', { prompt: 'hello model' });
-      assert.equal(text(sampled), 'sampled: hello model');
+      assert.equal(toolText(sampled), 'sampled: hello model');
       assert.deepEqual(samplingPrompts, ['hello model']);
     } finally {
       await session.close();
@@ -259,7 +237,7 @@ describe('SseClientConnection with our LegacySseHandler and the demo server', ()
           [3, 3],
         ],
       );
-      assert.match(text(result), /completed: 3 steps/);
+      assert.match(toolText(result), /completed: 3 steps/);
     } finally {
       await session.close();
     }
@@ -280,7 +258,7 @@ describe('SseClientConnection with our LegacySseHandler and the demo server', ()
         'the in-flight call to fail with SessionExpiredError',
       );
       const echo = await within(session.callTool('echo', { message: 'again' }), 5000, 'echo after reconnect');
-      assert.equal(text(echo), 'Echo: again');
+      assert.equal(toolText(echo), 'Echo: again');
       // A second initialize reached a new server session, with our capabilities and roots.
       const second = serverSessionOf();
       assert.notEqual(second, first);
@@ -853,19 +831,6 @@ describe('SseClientConnection against hand-written servers', () => {
   });
 });
 
-/** A TCP port that was free a moment ago. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The demo server behind our LegacySseHandler, in a child process on `port`. */
@@ -932,7 +897,7 @@ describe('fault: the server process is killed and restarted mid-session', () => 
         10_000,
         'initialize',
       );
-      assert.equal(text(await session.callTool('echo', { message: 'before' })), 'Echo: before');
+      assert.equal(toolText(await session.callTool('echo', { message: 'before' })), 'Echo: before');
       const firstEndpoint = connection.endpoint?.href;
       const inFlight = session.callTool('long_running', { duration: 30, steps: 1 });
       await delay(50);
@@ -947,7 +912,7 @@ describe('fault: the server process is killed and restarted mid-session', () => 
         20_000,
         'echo after restart',
       );
-      assert.equal(text(after), 'Echo: after');
+      assert.equal(toolText(after), 'Echo: after');
       // The new process learned our capabilities and roots from the second initialize.
       const roots = await session.callTool('list_roots');
       assert.deepEqual(roots.structuredContent, { roots: ['file:///work/fault'] });

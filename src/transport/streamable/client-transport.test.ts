@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -16,7 +13,9 @@ import { Client, type ClientOptions } from '../../client/client.js';
 import type { ClientSession } from '../../client/client-session.js';
 import { Server } from '../../server/server.js';
 import { ConnectionClosedError, SessionExpiredError } from '../../session/errors.js';
-import { type LoopbackServer, listenLoopback } from '../../test-support/http-loopback.js';
+import { type LoopbackServer, listenLoopback, readBody } from '../../test-support/http-loopback.js';
+import { type RunningEverything, startEverything } from '../../test-support/server-everything.js';
+import { toolText } from '../../test-support/tool-text.js';
 import { SessionLostError, StreamableHttpError } from './client-errors.js';
 import { StreamableHttpClientConnection, type StreamableHttpClientOptions } from './client-transport.js';
 import { StreamableHTTPHandler } from './handler.js';
@@ -31,17 +30,6 @@ interface Seen {
   at: number;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    req.on('end', () => resolve(body));
-  });
-}
-
 function json(
   res: ServerResponse,
   status: number,
@@ -50,10 +38,6 @@ function json(
 ): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
-}
-
-function textOf(result: { content: unknown[] }): string {
-  return result.content.map((c) => (c as { text?: string }).text ?? '').join('');
 }
 
 const INIT_RESULT = (version = '2025-11-25') => ({
@@ -169,7 +153,7 @@ describe('Streamable HTTP client against hand-written servers', () => {
       assert.equal(conn.protocolVersion, '2025-03-26');
       await until(() => seen.some((s) => s.method === 'GET'));
       const result = await session.callTool('test_reconnection', {});
-      assert.equal(textOf(result), 'Reconnection test completed successfully');
+      assert.equal(toolText(result), 'Reconnection test completed successfully');
       await sleep(300);
       const gets = seen.filter((s) => s.method === 'GET');
       assert.equal(gets.length, 2, 'the standalone GET and one resumption, nothing more');
@@ -589,7 +573,7 @@ describe('Streamable HTTP client against the official SDK server', () => {
         { n: 20 },
         { onprogress: (p) => progress.push(p.progress) },
       );
-      assert.equal(textOf(result), 'counted to 20');
+      assert.equal(toolText(result), 'counted to 20');
       assert.equal(proxy.cuts(), 1);
       assert.deepEqual(
         progress,
@@ -610,7 +594,7 @@ describe('Streamable HTTP client against the official SDK server', () => {
     try {
       const { session, conn } = await connect(sdk.url);
       const first = conn.sessionId;
-      assert.equal(textOf(await session.callTool('echo', { text: 'a' })), 'a');
+      assert.equal(toolText(await session.callTool('echo', { text: 'a' })), 'a');
       sdk.sessions.clear(); // the server forgot every session, as after a restart
       const [lost, resent] = await Promise.allSettled([
         session.callTool('echo', { text: 'lost' }),
@@ -619,11 +603,11 @@ describe('Streamable HTTP client against the official SDK server', () => {
       assert.equal(lost.status, 'rejected');
       assert.ok((lost as PromiseRejectedResult).reason instanceof SessionExpiredError);
       assert.equal(resent.status, 'fulfilled');
-      assert.equal(textOf((resent as PromiseFulfilledResult<{ content: unknown[] }>).value), 'resent');
+      assert.equal(toolText((resent as PromiseFulfilledResult<{ content: unknown[] }>).value), 'resent');
       assert.equal(sdk.initializes, 2);
       assert.notEqual(conn.sessionId, undefined);
       assert.notEqual(conn.sessionId, first);
-      assert.equal(textOf(await session.callTool('echo', { text: 'b' })), 'b');
+      assert.equal(toolText(await session.callTool('echo', { text: 'b' })), 'b');
       await session.close();
       assert.equal(sdk.sessions.size, 0, 'close() deleted the new session');
     } finally {
@@ -673,11 +657,11 @@ describe('Streamable HTTP client against our StreamableHTTPHandler', () => {
       await until(() => gets.length === 1);
       const progress: number[] = [];
       const polled = await session.callTool('poll', {}, { onprogress: (p) => progress.push(p.progress) });
-      assert.equal(textOf(polled), 'polled');
+      assert.equal(toolText(polled), 'polled');
       assert.deepEqual(progress, [1, 2]);
       assert.equal(gets.length, 2);
       assert.notEqual(gets[1], undefined, 'resumed with Last-Event-ID');
-      assert.equal(textOf(await session.callTool('ask', {})), 'client said pong');
+      assert.equal(toolText(await session.callTool('ask', {})), 'client said pong');
       // A message unrelated to any request travels on the standalone GET stream.
       const changed = new Promise<void>((resolve) => session.on('toolsChanged', resolve));
       server.tool({ name: 'late', description: 'added after connect' }, () => ({ content: [] }));
@@ -695,41 +679,14 @@ describe('Streamable HTTP client against our StreamableHTTPHandler', () => {
 
 // ---- against server-everything (streamableHttp), a server no one here wrote ----
 
-async function startEverything(): Promise<{ url: string; child: ChildProcess }> {
-  const require = createRequire(import.meta.url);
-  const root = dirname(require.resolve('@modelcontextprotocol/server-everything/package.json'));
-  const probe = await listenLoopback(() => {});
-  const port = probe.port;
-  await probe.close();
-  const child = spawn(process.execPath, [join(root, 'dist/index.js'), 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`server-everything did not start: ${output}`)), 15_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      if (/listening on port/i.test(output)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}: ${output}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
-}
-
 describe('Streamable HTTP client against server-everything', () => {
-  let everything: { url: string; child: ChildProcess };
+  let everything: RunningEverything;
   let session: ClientSession;
   let errors: Error[];
   const sampled: string[] = [];
 
   before(async () => {
-    everything = await startEverything();
+    everything = await startEverything('streamableHttp');
     ({ session, errors } = await connect(
       everything.url,
       {},
@@ -749,7 +706,7 @@ describe('Streamable HTTP client against server-everything', () => {
   });
   after(async () => {
     await session?.close();
-    everything?.child.kill();
+    await everything?.stop();
   });
 
   test('initializes, lists tools and calls echo and get-sum', async () => {
@@ -758,8 +715,8 @@ describe('Streamable HTTP client against server-everything', () => {
     for await (const tool of session.tools()) names.push(tool.name);
     for (const name of ['echo', 'get-sum', 'trigger-long-running-operation'])
       assert.ok(names.includes(name), name);
-    assert.equal(textOf(await session.callTool('echo', { message: 'hello' })), 'Echo: hello');
-    assert.equal(textOf(await session.callTool('get-sum', { a: 2, b: 40 })), 'The sum of 2 and 40 is 42.');
+    assert.equal(toolText(await session.callTool('echo', { message: 'hello' })), 'Echo: hello');
+    assert.equal(toolText(await session.callTool('get-sum', { a: 2, b: 40 })), 'The sum of 2 and 40 is 42.');
   });
 
   test('its long-running tool reports progress before its result', async () => {
@@ -770,19 +727,19 @@ describe('Streamable HTTP client against server-everything', () => {
       { onprogress: (p) => progress.push(p.progress) },
     );
     assert.deepEqual(progress, [1, 2, 3]);
-    assert.match(textOf(result), /Long running operation completed/);
+    assert.match(toolText(result), /Long running operation completed/);
   });
 
   test('its sampling tool is answered by our sampling handler', async () => {
     const result = await session.callTool('trigger-sampling-request', { prompt: 'say hi' });
     assert.equal(sampled.length, 1);
     assert.match(sampled[0], /say hi/);
-    assert.match(textOf(result), /model says: .*say hi/);
+    assert.match(toolText(result), /model says: .*say hi/);
   });
 
   test('its roots tool is answered with our roots', async () => {
     const result = await session.callTool('get-roots-list', {});
-    assert.match(textOf(result), /file:\/\/\/work\/project/);
+    assert.match(toolText(result), /file:\/\/\/work\/project/);
     assert.deepEqual(errors, []);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { fromNode } from '../../http/node-adapter.js';
+import { rawRequest } from '../../test-support/http-loopback.js';
 import {
   get,
   initializeRequest,
@@ -11,8 +11,9 @@ import {
   type Served,
   serveOn,
   sseMessages,
+  toolCall,
 } from '../../test-support/mcp-http.js';
-import { createTestServer } from '../../test-support/streamable-fixture.js';
+import { createTestServer, serveTestServer } from '../../test-support/streamable-fixture.js';
 import { HttpRejectionError } from './errors.js';
 import { StreamableHTTPHandler, type StreamableHTTPOptions } from './handler.js';
 
@@ -26,45 +27,12 @@ async function expectError(res: Response, status: number, code: number, text: st
   assert.ok(body.error.message.includes(text), `"${body.error.message}" should include "${text}"`);
 }
 
-/** A raw node:http request, for headers fetch will not let a client set (Host, Origin). */
-function rawRequest(
-  port: number,
-  method: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => {
-        text += c;
-      });
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
-
 describe('StreamableHTTPHandler: HTTP rules', () => {
   let served: Served;
-  let handler: StreamableHTTPHandler;
   const errors: Error[] = [];
 
   before(async () => {
-    handler = new StreamableHTTPHandler(createTestServer(), {
-      maxBodyBytes: 2048,
-      onerror: (e) => errors.push(e),
-    });
-    served = await serveOn(handler.node());
+    ({ served } = await serveTestServer({ maxBodyBytes: 2048, onerror: (e) => errors.push(e) }));
   });
   after(() => served.close());
 
@@ -98,7 +66,7 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
   test('Accept must list both media types for POST (406) and text/event-stream for GET', async () => {
     const sessionId = await openSession(served.url);
     await expectError(
-      await post(served.url, call(1, 'echo', { text: 'x' }), {
+      await post(served.url, toolCall(1, 'echo', { text: 'x' }), {
         sessionId,
         headers: { accept: 'application/json' },
       }),
@@ -126,7 +94,7 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
   test('an unsupported MCP-Protocol-Version is 400; a supported one differing from the session is served', async () => {
     const sessionId = await openSession(served.url);
     await expectError(
-      await post(served.url, call(1, 'echo', { text: 'x' }), {
+      await post(served.url, toolCall(1, 'echo', { text: 'x' }), {
         sessionId,
         headers: { 'mcp-protocol-version': '1999-01-01' },
       }),
@@ -134,7 +102,7 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
       -32000,
       'unsupported MCP-Protocol-Version "1999-01-01"',
     );
-    const res = await post(served.url, call(2, 'echo', { text: 'x' }), {
+    const res = await post(served.url, toolCall(2, 'echo', { text: 'x' }), {
       sessionId,
       headers: { 'mcp-protocol-version': '2025-03-26' },
     });
@@ -165,13 +133,13 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
 
   test('session id rules: missing → 400, unknown → 404, initialize with one → 400', async () => {
     await expectError(
-      await post(served.url, call(1, 'echo')),
+      await post(served.url, toolCall(1, 'echo')),
       400,
       -32000,
       'Mcp-Session-Id header is required',
     );
     await expectError(
-      await post(served.url, call(1, 'echo'), { sessionId: 'no-such-session' }),
+      await post(served.url, toolCall(1, 'echo'), { sessionId: 'no-such-session' }),
       404,
       -32000,
       'start a new session',
@@ -191,7 +159,7 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
   test('batches: refused at 2025-11-25 naming the version, served at 2025-03-26', async () => {
     const modern = await openSession(served.url);
     await expectError(
-      await post(served.url, [call(1, 'echo', { text: 'a' }), call(2, 'echo', { text: 'b' })], {
+      await post(served.url, [toolCall(1, 'echo', { text: 'a' }), toolCall(2, 'echo', { text: 'b' })], {
         sessionId: modern,
       }),
       400,
@@ -199,9 +167,13 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
       'protocol version 2025-11-25',
     );
     const old = await openSession(served.url, '2025-03-26');
-    const res = await post(served.url, [call(1, 'echo', { text: 'a' }), call(2, 'echo', { text: 'b' })], {
-      sessionId: old,
-    });
+    const res = await post(
+      served.url,
+      [toolCall(1, 'echo', { text: 'a' }), toolCall(2, 'echo', { text: 'b' })],
+      {
+        sessionId: old,
+      },
+    );
     assert.equal(res.status, 200);
     const ids = (await sseMessages(res)).map((m) => m.id).sort();
     assert.deepEqual(ids, [1, 2]);
@@ -209,10 +181,10 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
 
   test('a request id already in flight in the session is refused with 400', async () => {
     const sessionId = await openSession(served.url);
-    const first = await post(served.url, call(5, 'wait', { gate: 'never-dup' }), { sessionId });
+    const first = await post(served.url, toolCall(5, 'wait', { gate: 'never-dup' }), { sessionId });
     assert.equal(first.status, 200);
     await expectError(
-      await post(served.url, call(5, 'echo', { text: 'x' }), { sessionId }),
+      await post(served.url, toolCall(5, 'echo', { text: 'x' }), { sessionId }),
       400,
       -32600,
       'already used by a request in flight',
@@ -232,7 +204,7 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
     const res = await fetch(served.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
     assert.equal(res.status, 204);
     await expectError(
-      await post(served.url, call(1, 'echo', { text: 'x' }), { sessionId }),
+      await post(served.url, toolCall(1, 'echo', { text: 'x' }), { sessionId }),
       404,
       -32000,
       'Not Found',
@@ -270,7 +242,7 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
 
   test('every refusal reaches onerror as an HttpRejectionError', async () => {
     errors.length = 0;
-    await (await post(served.url, call(1, 'echo'), { sessionId: 'unknown' })).text();
+    await (await post(served.url, toolCall(1, 'echo'), { sessionId: 'unknown' })).text();
     const refusal = errors.find((e) => e instanceof HttpRejectionError) as HttpRejectionError;
     assert.equal(refusal.status, 404);
   });
@@ -305,18 +277,21 @@ describe('StreamableHTTPHandler: sessions', () => {
     try {
       const sessionId = await openSession(served.url, '2025-11-25', {}, { 'x-user': 'alice' });
       await expectError(
-        await post(served.url, call(1, 'echo', { text: 'x' }), { sessionId, headers: { 'x-user': 'bob' } }),
+        await post(served.url, toolCall(1, 'echo', { text: 'x' }), {
+          sessionId,
+          headers: { 'x-user': 'bob' },
+        }),
         404,
         -32000,
         'does not exist',
       );
       await expectError(
-        await post(served.url, call(1, 'echo', { text: 'x' }), { sessionId }),
+        await post(served.url, toolCall(1, 'echo', { text: 'x' }), { sessionId }),
         404,
         -32000,
         'Not Found',
       );
-      const own = await post(served.url, call(2, 'echo', { text: 'x' }), {
+      const own = await post(served.url, toolCall(2, 'echo', { text: 'x' }), {
         sessionId,
         headers: { 'x-user': 'alice' },
       });
@@ -352,7 +327,7 @@ describe('StreamableHTTPHandler: sessions', () => {
       });
       try {
         const sessionId = options.stateless ? undefined : await openSession(served.url);
-        const res = await post(served.url, call(1, 'headers'), {
+        const res = await post(served.url, toolCall(1, 'headers'), {
           sessionId,
           headers: { 'X-Custom': 'hello' },
         });
@@ -384,7 +359,7 @@ describe('StreamableHTTPHandler: sessions', () => {
     const { served } = await serve({ eventStore: null });
     try {
       const sessionId = await openSession(served.url);
-      const res = await post(served.url, call(1, 'echo', { text: 'x' }), { sessionId });
+      const res = await post(served.url, toolCall(1, 'echo', { text: 'x' }), { sessionId });
       const text = await res.text();
       assert.doesNotMatch(text, /^id:/m);
       assert.match(text, /^data: \{"jsonrpc":"2.0","id":1/m);

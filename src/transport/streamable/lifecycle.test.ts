@@ -8,28 +8,18 @@ import {
   openSession,
   post,
   SseReader,
-  serveOn,
   sseMessages,
+  toolCall,
 } from '../../test-support/mcp-http.js';
-import { createTestServer, Gates } from '../../test-support/streamable-fixture.js';
+import { serveTestServer } from '../../test-support/streamable-fixture.js';
 import { StreamUnavailableError } from './errors.js';
-import { StreamableHTTPHandler, type StreamableHTTPOptions } from './handler.js';
+import type { StreamableHTTPOptions } from './handler.js';
 
-const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
-
+/** The test server on a manual clock and a memory event store, which the test gets too. */
 async function setup(options: StreamableHTTPOptions = {}) {
-  const gates = new Gates();
-  const server = createTestServer(gates);
   const clock = new ManualClock();
   const store = new MemoryEventStore();
-  const handler = new StreamableHTTPHandler(server, { clock, eventStore: store, ...options });
-  const served = await serveOn(handler.node());
-  return { gates, server, clock, store, handler, served };
+  return { clock, store, ...(await serveTestServer({ clock, eventStore: store, ...options })) };
 }
 
 test('an idle session is closed after sessionIdleTimeoutMs, never while a request is in flight', async () => {
@@ -37,14 +27,14 @@ test('an idle session is closed after sessionIdleTimeoutMs, never while a reques
   try {
     const idle = await openSession(served.url);
     const busy = await openSession(served.url);
-    const pending = post(served.url, call(1, 'wait', { gate: 'idle' }), { sessionId: busy });
+    const pending = post(served.url, toolCall(1, 'wait', { gate: 'idle' }), { sessionId: busy });
     const reader = new SseReader(await pending);
     await reader.nextMessage();
     clock.advance(999);
     assert.equal(handler.sessionCount, 2);
     clock.advance(1);
     assert.equal(handler.sessionCount, 1, 'the idle session is gone');
-    const gone = await post(served.url, call(2, 'echo', { text: 'x' }), { sessionId: idle });
+    const gone = await post(served.url, toolCall(2, 'echo', { text: 'x' }), { sessionId: idle });
     assert.equal(gone.status, 404);
     await gone.text();
     clock.advance(5000);
@@ -65,7 +55,7 @@ test('DELETE frees everything: session count, server sessions and event-store by
   const { server, handler, served, store } = await setup();
   try {
     const sessionId = await openSession(served.url);
-    const res = await post(served.url, call(1, 'burst', { count: 20 }), { sessionId });
+    const res = await post(served.url, toolCall(1, 'burst', { count: 20 }), { sessionId });
     assert.equal((await sseMessages(res)).length, 21);
     const stream = new SseReader(await get(served.url, sessionId));
     await stream.next();
@@ -113,10 +103,12 @@ test('graceful shutdown: 503 for new requests, in-flight ones finish, streams en
     const sessionId = await openSession(served.url);
     const stream = new SseReader(await get(served.url, sessionId));
     await stream.next();
-    const work = new SseReader(await post(served.url, call(1, 'wait', { gate: 'shutdown' }), { sessionId }));
+    const work = new SseReader(
+      await post(served.url, toolCall(1, 'wait', { gate: 'shutdown' }), { sessionId }),
+    );
     await work.nextMessage();
     const closing = handler.close({ deadlineMs: 5000 });
-    const refused = await post(served.url, call(2, 'echo', { text: 'x' }), { sessionId });
+    const refused = await post(served.url, toolCall(2, 'echo', { text: 'x' }), { sessionId });
     assert.equal(refused.status, 503);
     assert.match((await jsonBody(refused)).error.message, /shutting down/);
     gates.open('shutdown');
@@ -146,7 +138,7 @@ test('graceful shutdown past the deadline answers what is still owed with an err
   });
   try {
     const sessionId = await openSession(served.url);
-    const pending = post(served.url, call(7, 'wait', { gate: 'never' }), { sessionId });
+    const pending = post(served.url, toolCall(7, 'wait', { gate: 'never' }), { sessionId });
     await running;
     const closing = handler.close({ deadlineMs: 1000 });
     clock.advance(1000);

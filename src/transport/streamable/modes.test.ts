@@ -10,19 +10,12 @@ import {
   parseSse,
   post,
   SseReader,
-  serveOn,
   sseMessages,
+  toolCall,
 } from '../../test-support/mcp-http.js';
-import { createTestServer } from '../../test-support/streamable-fixture.js';
+import { createTestServer, serveTestServer } from '../../test-support/streamable-fixture.js';
 import { StreamUnavailableError } from './errors.js';
 import { StreamableHTTPHandler } from './handler.js';
-
-const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
 
 const getHeaders = (sessionId: string) => ({ accept: 'text/event-stream', 'mcp-session-id': sessionId });
 
@@ -54,25 +47,27 @@ function rawPost(port: string, agent: Agent, sessionId: string, body: unknown): 
 
 describe('JSON-response mode', () => {
   test('a request gets one application/json body; batches (2025-03-26) get an array', async () => {
-    const served = await serveOn(
-      new StreamableHTTPHandler(createTestServer(), { jsonResponse: true }).node(),
-    );
+    const { served } = await serveTestServer({ jsonResponse: true });
     try {
       const init = await post(served.url, initializeRequest(1));
       assert.equal(init.headers.get('content-type'), 'application/json');
       assert.ok(init.headers.get('mcp-session-id'));
       assert.equal((await jsonBody(init)).result.protocolVersion, '2025-11-25');
       const sessionId = await openSession(served.url);
-      const res = await post(served.url, call(2, 'echo', { text: 'hi' }), { sessionId });
+      const res = await post(served.url, toolCall(2, 'echo', { text: 'hi' }), { sessionId });
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), 'application/json');
       const body = await jsonBody(res);
       assert.equal(body.id, 2);
       assert.equal(body.result.content[0].text, 'hi');
       const old = await openSession(served.url, '2025-03-26');
-      const batch = await post(served.url, [call(1, 'echo', { text: 'a' }), call(2, 'echo', { text: 'b' })], {
-        sessionId: old,
-      });
+      const batch = await post(
+        served.url,
+        [toolCall(1, 'echo', { text: 'a' }), toolCall(2, 'echo', { text: 'b' })],
+        {
+          sessionId: old,
+        },
+      );
       const answers = await jsonBody(batch);
       assert.ok(Array.isArray(answers));
       assert.deepEqual(answers.map((a: { id: number }) => a.id).sort(), [1, 2]);
@@ -82,14 +77,12 @@ describe('JSON-response mode', () => {
   });
 
   test('logs and sampling made during a request travel on the GET stream when the client holds one', async () => {
-    const served = await serveOn(
-      new StreamableHTTPHandler(createTestServer(), { jsonResponse: true }).node(),
-    );
+    const { served } = await serveTestServer({ jsonResponse: true });
     try {
       const sessionId = await openSession(served.url, '2025-11-25', { sampling: {} });
       const stream = new SseReader(await get(served.url, sessionId));
       await stream.next();
-      const answer = post(served.url, call(1, 'ask'), { sessionId });
+      const answer = post(served.url, toolCall(1, 'ask'), { sessionId });
       const sampling = await stream.nextMessage();
       assert.equal(sampling?.message.method, 'sampling/createMessage');
       const reply = await post(
@@ -105,7 +98,7 @@ describe('JSON-response mode', () => {
       const body = await jsonBody(await answer);
       assert.equal(body.result.content[0].text, 'sampled: yes');
 
-      const waiting = await post(served.url, call(2, 'burst', { count: 2 }), { sessionId });
+      const waiting = await post(served.url, toolCall(2, 'burst', { count: 2 }), { sessionId });
       assert.equal((await jsonBody(waiting)).id, 2);
       assert.equal((await stream.nextMessage())?.message.params.data, 0);
       assert.equal((await stream.nextMessage())?.message.params.data, 1);
@@ -118,13 +111,12 @@ describe('JSON-response mode', () => {
   test('progress sent just before the answer reaches the client before it, on every call', {
     timeout: 20_000,
   }, async () => {
-    const server = createTestServer();
+    const { server, served } = await serveTestServer({ jsonResponse: true });
     server.tool({ name: 'three-steps', inputSchema: { type: 'object' } }, async (_args, ctx) => {
       // Back to back, the last one right before the answer: nothing but the server's ordering helps.
       for (let step = 1; step <= 3; step++) await ctx.sendProgress(step, 3);
       return { content: [{ type: 'text', text: 'done' }] };
     });
-    const served = await serveOn(new StreamableHTTPHandler(server, { jsonResponse: true }).node());
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const { port } = new URL(served.url);
     try {
@@ -164,7 +156,7 @@ describe('JSON-response mode', () => {
       });
       for (let id = 1; id <= calls; id++) {
         const body = {
-          ...call(id, 'three-steps'),
+          ...toolCall(id, 'three-steps'),
           params: { name: 'three-steps', _meta: { progressToken: id } },
         };
         const answer = await rawPost(port, agent, sessionId, body);
@@ -187,16 +179,14 @@ describe('JSON-response mode', () => {
   });
 
   test('GET stream away (reconnecting): relayed messages wait in the store, the answer does not', async () => {
-    const served = await serveOn(
-      new StreamableHTTPHandler(createTestServer(), { jsonResponse: true }).node(),
-    );
+    const { served } = await serveTestServer({ jsonResponse: true });
     try {
       const sessionId = await openSession(served.url);
       const first = new SseReader(await get(served.url, sessionId));
       const primed = await first.next();
       assert.ok(primed?.id);
       await first.cancel();
-      const answer = await post(served.url, call(1, 'burst', { count: 2 }), { sessionId });
+      const answer = await post(served.url, toolCall(1, 'burst', { count: 2 }), { sessionId });
       assert.equal((await jsonBody(answer)).result.content[0].text, 'sent 2');
       const resumed = new SseReader(await get(served.url, sessionId, { lastEventId: primed.id }));
       assert.equal((await resumed.nextMessage())?.message.params.data, 0);
@@ -208,16 +198,13 @@ describe('JSON-response mode', () => {
   });
 
   test('a GET reader that stops reading holds the answer back; ending the session sends it', async () => {
-    const server = createTestServer();
+    const { server, served } = await serveTestServer({ jsonResponse: true, eventStore: null });
     // More than loopback's socket buffers hold while the client does not read.
     const big = 'x'.repeat(32 * 1024 * 1024);
     server.tool({ name: 'big-log', inputSchema: { type: 'object' } }, async (_args, ctx) => {
       await ctx.notify('notifications/message', { level: 'info', data: big });
       return { content: [{ type: 'text', text: 'logged' }] };
     });
-    const served = await serveOn(
-      new StreamableHTTPHandler(server, { jsonResponse: true, eventStore: null }).node(),
-    );
     const { port } = new URL(served.url);
     try {
       const sessionId = await openSession(served.url);
@@ -232,7 +219,7 @@ describe('JSON-response mode', () => {
         req.on('error', reject);
         req.end();
       });
-      const answer = post(served.url, call(1, 'big-log'), { sessionId });
+      const answer = post(served.url, toolCall(1, 'big-log'), { sessionId });
       const first = await Promise.race([
         answer.then(() => 'answered'),
         new Promise((resolve) => setTimeout(resolve, 100, 'waiting')),
@@ -249,13 +236,11 @@ describe('JSON-response mode', () => {
 
   test('without a GET stream, sampling fails at once with StreamUnavailableError and logs go to onerror', async () => {
     const errors: Error[] = [];
-    const server = createTestServer();
-    const handler = new StreamableHTTPHandler(server, { jsonResponse: true, onerror: (e) => errors.push(e) });
-    const served = await serveOn(handler.node());
+    const { served } = await serveTestServer({ jsonResponse: true, onerror: (e) => errors.push(e) });
     try {
       const sessionId = await openSession(served.url, '2025-11-25', { sampling: {} });
       const started = Date.now();
-      const res = await post(served.url, call(1, 'ask'), { sessionId });
+      const res = await post(served.url, toolCall(1, 'ask'), { sessionId });
       const body = await jsonBody(res);
       assert.ok(Date.now() - started < 1000, 'no timer wait');
       assert.equal(body.result.isError, true);
@@ -263,7 +248,7 @@ describe('JSON-response mode', () => {
       assert.ok(
         errors.every((e) => !(e instanceof StreamUnavailableError) || e.method !== 'sampling/createMessage'),
       );
-      const logs = await post(served.url, call(2, 'burst', { count: 1 }), { sessionId });
+      const logs = await post(served.url, toolCall(2, 'burst', { count: 1 }), { sessionId });
       assert.equal((await jsonBody(logs)).result.content[0].text, 'sent 1');
       const dropped = errors.find((e) => e instanceof StreamUnavailableError) as StreamUnavailableError;
       assert.equal(dropped.method, 'notifications/message');
@@ -276,14 +261,13 @@ describe('JSON-response mode', () => {
 
 describe('stateless mode', () => {
   test('each POST works without session ids; GET and DELETE are 405', async () => {
-    const handler = new StreamableHTTPHandler(createTestServer(), { stateless: true });
-    const served = await serveOn(handler.node());
+    const { handler, served } = await serveTestServer({ stateless: true });
     try {
       const init = await post(served.url, initializeRequest(1));
       assert.equal(init.status, 200);
       assert.equal(init.headers.get('mcp-session-id'), null);
       assert.equal((await sseMessages(init))[0].result.protocolVersion, '2025-11-25');
-      const res = await post(served.url, call(2, 'burst', { count: 2 }), {
+      const res = await post(served.url, toolCall(2, 'burst', { count: 2 }), {
         headers: { 'mcp-protocol-version': '2025-11-25' },
       });
       const messages = await sseMessages(res);
@@ -306,11 +290,8 @@ describe('stateless mode', () => {
   });
 
   test('a server-to-client request fails at once with a typed error that says why', async () => {
-    const server = createTestServer();
     const errors: Error[] = [];
-    const served = await serveOn(
-      new StreamableHTTPHandler(server, { stateless: true, onerror: (e) => errors.push(e) }).node(),
-    );
+    const { server, served } = await serveTestServer({ stateless: true, onerror: (e) => errors.push(e) });
     try {
       // Stateless sessions know no client capabilities unless the POST was initialize; ask the session
       // directly through a tool registered to call the transport regardless of capabilities.
@@ -319,7 +300,7 @@ describe('stateless mode', () => {
         return { content: [] };
       });
       const started = Date.now();
-      const res = await post(served.url, call(1, 'raw-ask'));
+      const res = await post(served.url, toolCall(1, 'raw-ask'));
       const [answer] = await sseMessages(res);
       assert.ok(Date.now() - started < 1000, 'no timer wait');
       assert.equal(answer.result.isError, true);
@@ -348,7 +329,7 @@ test('the web adapter: handler.fetch(Request) serves initialize and a tool call'
     new Request('http://localhost/mcp', {
       method: 'POST',
       headers: { ...headers, 'mcp-session-id': sessionId },
-      body: JSON.stringify(call(2, 'echo', { text: 'web' })),
+      body: JSON.stringify(toolCall(2, 'echo', { text: 'web' })),
     }),
   );
   const messages = await sseMessages(res);

@@ -9,31 +9,21 @@ import {
   post,
   type Served,
   SseReader,
-  serveOn,
   sseMessages,
+  toolCall,
 } from '../../test-support/mcp-http.js';
-import { createTestServer, Gates } from '../../test-support/streamable-fixture.js';
-import { StreamableHTTPHandler } from './handler.js';
-
-const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
+import { type Gates, serveTestServer } from '../../test-support/streamable-fixture.js';
 
 describe('StreamableHTTPHandler: resumption', () => {
   let served: Served;
   let server: Server;
-  const gates = new Gates();
+  let gates: Gates;
 
   before(async () => {
-    server = createTestServer(gates);
-    const handler = new StreamableHTTPHandler(server, {
+    ({ served, server, gates } = await serveTestServer({
       eventStore: new MemoryEventStore({ maxBytes: 256 * 1024 * 1024 }),
       retryMs: 250,
-    });
-    served = await serveOn(handler.node());
+    }));
   });
   after(() => served.close());
 
@@ -41,7 +31,7 @@ describe('StreamableHTTPHandler: resumption', () => {
     const sessionId = await openSession(served.url);
     for (let k = 0; k < 200; k++) {
       const controller = new AbortController();
-      const res = await post(served.url, call(k, 'burst', { count: 200, every: 20 }), {
+      const res = await post(served.url, toolCall(k, 'burst', { count: 200, every: 20 }), {
         sessionId,
         signal: controller.signal,
       });
@@ -75,7 +65,7 @@ describe('StreamableHTTPHandler: resumption', () => {
   test('a resumed stream continues live and ends after its result', async () => {
     const sessionId = await openSession(served.url);
     const controller = new AbortController();
-    const res = await post(served.url, call(1, 'wait', { gate: 'resume-live' }), {
+    const res = await post(served.url, toolCall(1, 'wait', { gate: 'resume-live' }), {
       sessionId,
       signal: controller.signal,
     });
@@ -94,7 +84,7 @@ describe('StreamableHTTPHandler: resumption', () => {
   test("another session's Last-Event-ID is refused with 400, never answered with its events", async () => {
     const a = await openSession(served.url);
     const b = await openSession(served.url);
-    const res = await post(served.url, call(1, 'burst', { count: 3 }), { sessionId: a });
+    const res = await post(served.url, toolCall(1, 'burst', { count: 3 }), { sessionId: a });
     const events = (await res.text()).match(/^id: (.+)$/gm)!;
     const foreign = events[0].slice(4);
     const refused = await get(served.url, b, { lastEventId: foreign });
@@ -111,7 +101,7 @@ describe('StreamableHTTPHandler: resumption', () => {
     // The conformance scenario sends an older version header on a 2025-11-25 session: priming follows
     // the session's negotiated version.
     const sessionId = await openSession(served.url);
-    const res = await post(served.url, call(1, 'poll', { gate: 'poll' }), {
+    const res = await post(served.url, toolCall(1, 'poll', { gate: 'poll' }), {
       sessionId,
       headers: { 'mcp-protocol-version': '2025-03-26' },
     });
@@ -137,7 +127,7 @@ describe('StreamableHTTPHandler: resumption', () => {
 
   test('sessions negotiated before 2025-11-25 get event ids but no priming event', async () => {
     const sessionId = await openSession(served.url, '2025-06-18');
-    const res = await post(served.url, call(1, 'echo', { text: 'x' }), { sessionId });
+    const res = await post(served.url, toolCall(1, 'echo', { text: 'x' }), { sessionId });
     const text = await res.text();
     assert.match(text, /^id: \S+_0\ndata: \{"jsonrpc":"2.0","id":1/);
   });
@@ -175,14 +165,11 @@ describe('StreamableHTTPHandler: resumption', () => {
 });
 
 test('after a purge, resumption is an explicit 410 error, never a partial replay', async () => {
-  const handler = new StreamableHTTPHandler(createTestServer(), {
-    eventStore: new MemoryEventStore({ maxBytes: 4096 }),
-  });
-  const served = await serveOn(handler.node());
+  const { served } = await serveTestServer({ eventStore: new MemoryEventStore({ maxBytes: 4096 }) });
   try {
     const sessionId = await openSession(served.url);
     const controller = new AbortController();
-    const res = await post(served.url, call(1, 'burst', { count: 100 }), {
+    const res = await post(served.url, toolCall(1, 'burst', { count: 100 }), {
       sessionId,
       signal: controller.signal,
     });

@@ -7,27 +7,18 @@ import {
   post,
   type Served,
   SseReader,
-  serveOn,
   sseMessages,
+  toolCall,
 } from '../../test-support/mcp-http.js';
-import { createTestServer, Gates } from '../../test-support/streamable-fixture.js';
-import { StreamableHTTPHandler } from './handler.js';
-
-const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-});
+import { type Gates, serveTestServer } from '../../test-support/streamable-fixture.js';
 
 describe('StreamableHTTPHandler: routing', () => {
   let served: Served;
   let server: Server;
-  const gates = new Gates();
+  let gates: Gates;
 
   before(async () => {
-    server = createTestServer(gates);
-    served = await serveOn(new StreamableHTTPHandler(server).node());
+    ({ served, server, gates } = await serveTestServer());
   });
   after(() => served.close());
 
@@ -35,7 +26,7 @@ describe('StreamableHTTPHandler: routing', () => {
     const sessionId = await openSession(served.url);
     const answers = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
-        const res = await post(served.url, call(i, 'echo', { text: `t${i}` }), { sessionId });
+        const res = await post(served.url, toolCall(i, 'echo', { text: `t${i}` }), { sessionId });
         return sseMessages(res);
       }),
     );
@@ -54,7 +45,7 @@ describe('StreamableHTTPHandler: routing', () => {
     const prime = await standalone.next();
     assert.equal(prime?.data, '');
 
-    const postRes = await post(served.url, call(1, 'wait', { gate: 'route' }), { sessionId });
+    const postRes = await post(served.url, toolCall(1, 'wait', { gate: 'route' }), { sessionId });
     const requestStream = new SseReader(postRes);
     const log = await requestStream.nextMessage();
     assert.equal(log?.message.method, 'notifications/message');
@@ -86,7 +77,7 @@ describe('StreamableHTTPHandler: routing', () => {
         for (let i = 1; i <= perClient; i += 4) {
           await Promise.all(
             [i, i + 1, i + 2, i + 3].map(async (id) => {
-              const res = await post(served.url, call(id, 'echo', { text: `${c}:${id}` }), { sessionId });
+              const res = await post(served.url, toolCall(id, 'echo', { text: `${c}:${id}` }), { sessionId });
               const [answer] = await sseMessages(res);
               if (answer.id !== id || answer.result.content[0].text !== `${c}:${id}`) misrouted++;
             }),

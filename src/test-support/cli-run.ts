@@ -1,0 +1,57 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The built `mcpwire` command: `npm run build` makes it (npm test does). */
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+/** A running `mcpwire` command and what it has printed so far. */
+export interface CliRun {
+  readonly child: ChildProcessWithoutNullStreams;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code once its output is closed; rejects (and kills it) past `ms`. */
+  exit(ms?: number): Promise<number | null>;
+}
+
+/** Every run not yet closed, so that `killCliRuns` can end those a failed test left behind. */
+const running = new Set<ChildProcessWithoutNullStreams>();
+
+/** Starts the built `mcpwire …args` with piped stdio and collects what it prints. */
+export function runCli(args: string[]): CliRun {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: 'pipe' });
+  running.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const closed = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exit: (ms = 5000) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`mcpwire ${args.join(' ')} did not exit within ${ms} ms; stderr:\n${stderr}`));
+        }, ms);
+      });
+      return Promise.race([closed, timeout]).finally(() => clearTimeout(timer));
+    },
+  };
+}
+
+/** Kills every run still going (SIGKILL), so a failed test leaves none running and the file does not hang. */
+export function killCliRuns(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
