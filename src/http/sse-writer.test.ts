@@ -51,7 +51,6 @@ describe('SseWriter', () => {
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['content-type'], 'text/event-stream');
       assert.equal(res.headers['cache-control'], 'no-cache, no-transform');
-      assert.equal(res.headers.connection, 'keep-alive');
       assert.equal(res.headers['x-accel-buffering'], 'no');
       assert.equal(res.headers['mcp-session-id'], 's1');
       const { writer } = await made;
@@ -61,6 +60,24 @@ describe('SseWriter', () => {
       assert.equal(await first, 'id: s1_1\ndata: {"jsonrpc":"2.0","method":"ping","id":1}\n\n');
       writer.close();
       assert.equal(writer.closed, true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a client that asked for Connection: close is told so, not promised keep-alive', async () => {
+    const { made, handler } = nextWriter({ keepAliveMs: 0 });
+    const server = await listenLoopback(handler);
+    try {
+      const res = await new Promise<import('node:http').IncomingMessage>((resolve) => {
+        get(
+          { port: server.port, host: '127.0.0.1', path: '/mcp', headers: { connection: 'close' } },
+          resolve,
+        );
+      });
+      assert.equal(res.headers.connection, 'close');
+      (await made).writer.close();
+      res.resume();
     } finally {
       await server.close();
     }

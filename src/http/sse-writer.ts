@@ -11,7 +11,7 @@ const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream',
   // no-transform: compressing proxies would otherwise hold events back to fill their buffers.
   'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
+  // No `Connection` header: node sets it from what the client asked, and HTTP/2 forbids it.
   // nginx buffers responses unless told not to.
   'x-accel-buffering': 'no',
 };
