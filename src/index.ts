@@ -1,5 +1,8 @@
-// The whole public API; `mcpwire/server`, `mcpwire/client` and `mcpwire/transport` offer the parts.
+// The whole public API but Redis (`mcpwire/cluster`, which loads ioredis); `mcpwire/server`,
+// `mcpwire/client`, `mcpwire/transport` and `mcpwire/eventstore` offer the parts.
 export * from './client/index.js';
+export * from './eventstore/index.js';
+export * from './http/index.js';
 export * from './jsonrpc/index.js';
 export * from './protocol/index.js';
 export * from './server/index.js';

@@ -5,6 +5,7 @@ import { call } from './call.js';
 import { parseCallArgs } from './call-args.js';
 import { serve } from './serve.js';
 import { UsageError } from './usage-error.js';
+import { parseWorkers } from './workers.js';
 
 const USAGE = `Usage: mcpwire <command> [options]
 
@@ -19,6 +20,10 @@ Commands:
     --allowed-host H   A Host name clients use (repeatable; needed when binding beyond loopback)
     --allowed-origin O An Origin browsers may call from (repeatable)
     --stdio          Serve on this process's stdin/stdout instead (logs go to stderr)
+    --redis URL      Share sessions and their streams through Redis (redis://host:port), so that
+                     any process serving with the same URL can answer any request of any session
+    --workers N      Serve from N processes sharing the port, restarted when one dies;
+                     N > 1 needs --redis (shared sessions) unless --stateless
 
   call <url> <action> [args] [options]
                      Connect to an MCP server, run one action, print its result
@@ -74,6 +79,8 @@ async function main(argv: string[]): Promise<number> {
         'allowed-host': { type: 'string', multiple: true, default: [] },
         'allowed-origin': { type: 'string', multiple: true, default: [] },
         stdio: { type: 'boolean', default: false },
+        redis: { type: 'string' },
+        workers: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -86,7 +93,13 @@ async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new UsageError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
     }
+    if (values.redis !== undefined && (values.stateless || values.stdio)) {
+      throw new UsageError(
+        `--redis shares sessions between processes; ${values.stdio ? '--stdio serves one client' : '--stateless has no sessions'}`,
+      );
+    }
     return serve({
+      redis: values.redis,
       stdio: values.stdio,
       host: values.host,
       port,
@@ -95,6 +108,11 @@ async function main(argv: string[]): Promise<number> {
       legacySse: !values['no-legacy-sse'],
       allowedHosts: values['allowed-host'],
       allowedOrigins: values['allowed-origin'],
+      workers: parseWorkers(values.workers, {
+        redis: values.redis,
+        stateless: values.stateless,
+        stdio: values.stdio,
+      }),
     });
   }
   if (command === 'call') {

@@ -1,5 +1,6 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RedisCluster } from '../cluster/redis-cluster.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import { type HostOriginPolicy, isLoopbackAddress } from '../http/guards.js';
 import { writeJsonError } from '../http/json-error.js';
@@ -8,6 +9,7 @@ import type { Server } from '../server/server.js';
 import { LegacySseHandler } from '../transport/sse/handler.js';
 import { stdioServerConnection } from '../transport/stdio-server.js';
 import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
+import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
 
 export interface ServeOptions {
   /** Serve on this process's stdin/stdout instead of HTTP. */
@@ -21,6 +23,13 @@ export interface ServeOptions {
   /** Host names (with or without port) a non-loopback server answers to; checked against DNS rebinding. */
   allowedHosts: string[];
   allowedOrigins: string[];
+  /**
+   * Share sessions and streams through this Redis (`redis://host:port`), so that every process serving it (other
+   * hosts, or `workers`) can serve any request of any session. Without it, sessions live in this process.
+   */
+  redis?: string;
+  /** Serve from this many processes sharing the port (node:cluster); more than 1 needs `redis` or `stateless`. */
+  workers?: number;
 }
 
 /** How long requests in flight may finish after Ctrl-C. */
@@ -30,8 +39,9 @@ const log = (line: string) => process.stderr.write(`mcpwire: ${line}\n`);
 
 /** `mcpwire serve`: the demo server over HTTP (default) or stdio. Resolves with the exit code. */
 export function serve(options: ServeOptions): Promise<number> {
+  if (supervises(options.workers)) return superviseWorkers(options.workers, options, log);
   const server = createDemoServer();
-  return options.stdio ? serveStdio(server) : serveHttp(server, options);
+  return asWorker(options.stdio ? serveStdio(server) : serveHttp(server, options));
 }
 
 function serveStdio(server: Server): Promise<number> {
@@ -70,10 +80,12 @@ function rebindingPolicy(options: ServeOptions): HostOriginPolicy | false | unde
 async function serveHttp(server: Server, options: ServeOptions): Promise<number> {
   const dnsRebindingProtection = rebindingPolicy(options);
   const onerror = (err: Error) => log(err.message);
+  const cluster = options.redis === undefined ? undefined : await joinCluster(options.redis);
   const streamable = new StreamableHTTPHandler(server, {
     stateless: options.stateless,
     jsonResponse: options.json,
     dnsRebindingProtection,
+    cluster,
     onerror,
   });
   const legacy = options.legacySse
@@ -99,15 +111,17 @@ async function serveHttp(server: Server, options: ServeOptions): Promise<number>
   const mode = [options.stateless && 'stateless', options.json && 'JSON responses']
     .filter(Boolean)
     .join(', ');
-  process.stdout.write(`mcpwire demo server: http://${host}:${port}/mcp${mode ? ` (${mode})` : ''}\n`);
-  if (legacy) process.stdout.write(`legacy HTTP+SSE: http://${host}:${port}/sse\n`);
+  if (announces()) {
+    process.stdout.write(`mcpwire demo server: http://${host}:${port}/mcp${mode ? ` (${mode})` : ''}\n`);
+    if (legacy) process.stdout.write(`legacy HTTP+SSE: http://${host}:${port}/sse\n`);
+  }
 
   return new Promise((resolve) => {
     const stop = () => {
       log('shutting down: finishing requests in flight');
       http.close();
       Promise.all([streamable.close({ deadlineMs: SHUTDOWN_DEADLINE_MS }), legacy?.close()])
-        .then(() => server.close())
+        .then(() => Promise.all([server.close(), cluster?.close()]))
         .finally(() => {
           http.closeAllConnections();
           resolve(0);
@@ -116,6 +130,22 @@ async function serveHttp(server: Server, options: ServeOptions): Promise<number>
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/**
+ * The cluster of every process serving sessions through the Redis at `url`. Serving starts even when Redis cannot
+ * be reached yet: requests get a 503 saying so until it can, and the connection is retried on its own.
+ */
+async function joinCluster(url: string): Promise<RedisCluster> {
+  // Loaded only here, so that serving without Redis never loads the Redis client.
+  const { RedisCluster } = await import('../cluster/redis-cluster.js');
+  const cluster = new RedisCluster({ redis: url });
+  try {
+    await cluster.whenReady();
+  } catch (err) {
+    log(`warning: ${(err as Error).message}; serving anyway: requests get 503 until Redis answers`);
+  }
+  return cluster;
 }
 
 function listen(http: HttpServer, port: number, host: string): Promise<void> {

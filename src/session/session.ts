@@ -107,6 +107,12 @@ export abstract class Session implements Receiver {
   protocolVersion: string | undefined;
   onclose: ((cause?: Error) => void) | undefined;
   onerror: ((err: Error) => void) | undefined;
+  /**
+   * When set, the ids of requests this session sends are `<prefix><n>` (strings) instead of numbers: a
+   * transport that serves one session from several processes gives each its own prefix, so that their
+   * ids never collide and a response names the process that waits for it.
+   */
+  requestIdPrefix: string | undefined;
 
   private nextId = 0;
   private readonly pending = new Map<RequestId, Pending>();
@@ -180,7 +186,8 @@ export abstract class Session implements Receiver {
       return this.restarting.then(() => this.request<R>(method, params, options));
     }
 
-    const id = this.nextId++;
+    const n = this.nextId++;
+    const id = this.requestIdPrefix === undefined ? n : this.requestIdPrefix + n;
     let progressToken: string | number | undefined;
     const meta = params?._meta as Record<string, unknown> | undefined;
     if (

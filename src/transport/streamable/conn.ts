@@ -1,10 +1,12 @@
 import type { EventStore } from '../../eventstore/event-store.js';
 import type { HttpExchange } from '../../http/exchange.js';
 import type { SseWriterOptions } from '../../http/sse-writer.js';
-import type { JsonRpcMessage, JsonRpcResponse, RequestId } from '../../jsonrpc/types.js';
+import { ErrorCode, errorResponse } from '../../jsonrpc/errors.js';
+import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
 import { StreamUnavailableError } from './errors.js';
+import type { SessionReplica } from './session-directory.js';
 import { Stream, type StreamOwner } from './stream.js';
 
 const DONE: Promise<void> = Promise.resolve();
@@ -20,6 +22,10 @@ export interface ConnOwner {
   /** Whether the session negotiated a version whose SSE streams start with a priming event. */
   readonly primes: boolean;
   readonly principalName: string | undefined;
+  /** Several processes serve the session: its shared state and streams outlive this connection. */
+  readonly shared: boolean;
+  /** In a shared session, what the other processes must hear of (undefined until the session is registered). */
+  readonly replica: SessionReplica | undefined;
   report(err: unknown): void;
   /** A request of the session was answered, or cancelled by the client. */
   requestEnded(): void;
@@ -42,6 +48,11 @@ export interface ConnOwner {
  * never wait for an answer that cannot come); a related notification is dropped and the error goes to
  * `onerror`; an unrelated notification (e.g. a list change) is dropped quietly, since the client chose
  * not to listen. Closing ends every open response and tells the event store `sessionClosed`.
+ *
+ * In a session several processes serve (`ConnOwner.shared`), the GET stream may be held by another process:
+ * messages for it are recorded here all the same, and that process writes them. A response to a request that
+ * changes the session's state (`stateRequests`) leaves once the change is shared. Closing a replica leaves
+ * the store alone: the session goes on elsewhere.
  */
 export class StreamableServerConn implements Connection, StreamOwner {
   receiver: Receiver | undefined;
@@ -51,13 +62,17 @@ export class StreamableServerConn implements Connection, StreamOwner {
   readonly streams = new Map<string, Stream>();
   /** The standalone GET stream, once the client has opened it. */
   standalone: Stream | undefined;
+  /** Shared sessions: requests in flight that change the session's state, by id; created on the first. */
+  stateRequests: Map<RequestId, JsonRpcRequest> | undefined;
   private nextStream = 1;
   private isClosed = false;
 
   constructor(
     private readonly owner: ConnOwner,
     /** Random per session, so that a Last-Event-ID from another session never names a stream of this one. */
-    private readonly streamPrefix: string,
+    readonly streamPrefix: string,
+    /** What the ids of POST streams start with: the session's prefix, and in a shared session this process's. */
+    private readonly postPrefix: string = streamPrefix,
   ) {}
 
   get sessionId(): string | undefined {
@@ -93,6 +108,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
     if (stream === undefined || stream.jsonMode) {
       const origin = stream;
       stream = this.standalone;
+      if (stream === undefined && owner.replica?.standaloneOpen === true) stream = this.openStandalone();
       // Without a store, a GET stream with no response attached cannot keep a message for later.
       if (stream !== undefined && owner.store === undefined && !stream.held) stream = undefined;
       // The JSON answer of the request must not overtake what was sent while it ran.
@@ -119,7 +135,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
     const store = this.owner.store;
     const sessionId = this.owner.sessionId;
     let pending: Promise<void> | undefined;
-    if (store !== undefined && sessionId !== undefined) {
+    if (store !== undefined && sessionId !== undefined && !this.owner.shared) {
       try {
         const r = store.sessionClosed(sessionId);
         if (r instanceof Promise) pending = r.catch((err) => this.owner.report(err));
@@ -136,10 +152,10 @@ export class StreamableServerConn implements Connection, StreamOwner {
   openRequestStream(post: HttpExchange, batch: boolean): Stream {
     const stream = new Stream(
       this,
-      this.streamPrefix + this.nextStream++,
+      this.postPrefix + this.nextStream++,
       this.owner.jsonResponse,
       batch,
-      false,
+      'post',
       post,
     );
     this.streams.set(stream.id, stream);
@@ -150,20 +166,33 @@ export class StreamableServerConn implements Connection, StreamOwner {
   openStandalone(): Stream {
     let stream = this.standalone;
     if (stream === undefined) {
-      stream = new Stream(this, `${this.streamPrefix}0`, false, false, true);
+      stream = new Stream(this, `${this.streamPrefix}0`, false, false, 'get');
       this.standalone = stream;
       this.streams.set(stream.id, stream);
     }
     return stream;
   }
 
+  /**
+   * Shared sessions: the stream a resumed GET continues when this process does not write it: the GET stream,
+   * which any process may write, or a follower of a stream another process writes.
+   */
+  resumable(streamId: string): Stream {
+    if (streamId === `${this.streamPrefix}0`) return this.openStandalone();
+    const stream = new Stream(this, streamId, false, false, 'follower');
+    this.streams.set(streamId, stream);
+    return stream;
+  }
+
   /** The client cancelled request `id`: its stream stops waiting for an answer that will not come. */
-  cancelled(id: RequestId): void {
+  cancelled(id: RequestId): boolean {
     const stream = this.requestStreams.get(id);
-    if (stream === undefined) return;
+    if (stream === undefined) return false;
     this.requestStreams.delete(id);
+    this.stateRequests?.delete(id);
     stream.forget();
     this.owner.requestEnded();
+    return true;
   }
 
   private respond(message: JsonRpcResponse, data: string): void {
@@ -172,6 +201,39 @@ export class StreamableServerConn implements Connection, StreamOwner {
     // No stream: the request was cancelled (its late answer is dropped), or the answer has no id.
     if (stream === undefined) return;
     this.requestStreams.delete(id!);
+    if (this.stateRequests !== undefined) {
+      const request = this.stateRequests.get(id!);
+      if (request !== undefined) {
+        this.stateRequests.delete(id!);
+        if ('result' in message) {
+          this.shareThenRespond(request, stream, data);
+          return;
+        }
+      }
+    }
+    stream.respond(data);
+    this.owner.requestEnded();
+  }
+
+  /** Shared sessions: the answer to a state change leaves once the other processes have it, or says it failed. */
+  private shareThenRespond(request: JsonRpcRequest, stream: Stream, data: string): void {
+    this.owner.replica!.share(request).then(
+      () => this.respondLater(stream, data),
+      (err) => {
+        this.owner.report(err);
+        const failed = errorResponse(request.id, {
+          code: ErrorCode.InternalError,
+          message: `${request.method} could not be shared with the other server processes, so nothing changed: ${
+            (err as Error)?.message ?? String(err)
+          }`,
+        });
+        this.respondLater(stream, JSON.stringify(failed));
+      },
+    );
+  }
+
+  private respondLater(stream: Stream, data: string): void {
+    if (this.isClosed) return;
     stream.respond(data);
     this.owner.requestEnded();
   }
@@ -200,6 +262,18 @@ export class StreamableServerConn implements Connection, StreamOwner {
 
   get principalName(): string | undefined {
     return this.owner.principalName;
+  }
+
+  get shared(): boolean {
+    return this.owner.shared;
+  }
+
+  held(stream: Stream): void {
+    this.owner.replica?.held(stream);
+  }
+
+  recorded(stream: Stream, index: number, closed: boolean): void {
+    this.owner.replica?.recorded(stream, index, closed);
   }
 
   report(err: unknown): void {

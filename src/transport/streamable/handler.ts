@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStore } from '../../eventstore/event-store.js';
 import { MemoryEventStore } from '../../eventstore/memory-event-store.js';
+import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
 import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, type HttpExchange } from '../../http/exchange.js';
 import {
   checkAccept,
@@ -21,7 +22,9 @@ import { Method } from '../../protocol/types.js';
 import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import type { Server } from '../../server/server.js';
 import { type Clock, systemClock } from '../../session/clock.js';
+import { HttpRejectionError } from './errors.js';
 import { reject } from './reject.js';
+import type { SessionDirectory } from './session-directory.js';
 import { type PostBody, StreamableServerTransport, type TransportHost } from './transport.js';
 
 /** Default `sessionIdleTimeoutMs`: 30 minutes. */
@@ -49,6 +52,13 @@ export interface StreamableHTTPOptions {
    * stateless mode.
    */
   eventStore?: EventStore | null;
+  /**
+   * Serve every session from any of several processes sharing it (several hosts, or workers on one), with no
+   * sticky sessions: a `RedisCluster` (src/cluster), or another `SessionDirectory`. Each request may reach any
+   * process; a process that does not hold the session loads it. The cluster's event store is the handler's:
+   * leave `eventStore` out. Not with `stateless`, which needs no sharing.
+   */
+  cluster?: SessionDirectory;
   /** No sessions: each POST is served by a temporary session, closed once answered; GET and DELETE get 405. */
   stateless?: boolean;
   /**
@@ -105,6 +115,10 @@ const NO_CONTENT: Readonly<Record<string, string>> = {};
  * says what to do, and reaches `onerror`; nothing answers a bare 500. A session bound to a principal
  * (`exchange.principal`, compared with `===`) is unknown (404) to requests of any other.
  *
+ * With a `cluster`, sessions are shared with every process using the same one: a request for a session this
+ * process does not hold loads it (see src/cluster/README.md), DELETE ends it in every process, and while the
+ * shared state cannot be reached every request gets a 503 saying why.
+ *
  * Adapters: `node()` for node:http (no fetch objects on the hot path), `fetch()` for web-standard
  * runtimes (Hono, Bun, Deno, Workers), `handle()` for any `HttpExchange`.
  */
@@ -118,9 +132,12 @@ export class StreamableHTTPHandler implements TransportHost {
   readonly idleTimeoutMs: number;
   readonly maxSessions: number;
   readonly maxBodyBytes: number;
+  readonly directory: SessionDirectory | undefined;
   private readonly policy: HostOriginPolicy | undefined;
   private readonly onerror: ((err: Error) => void) | undefined;
   private readonly sessions = new Map<string, StreamableServerTransport>();
+  /** Shared sessions being loaded, so that concurrent requests for one make one replica. */
+  private readonly loading = new Map<string, Promise<StreamableServerTransport | undefined>>();
   /** Stateless mode: the temporary sessions of POSTs being answered. */
   private readonly ephemeral = new Set<StreamableServerTransport>();
   private inFlight = 0;
@@ -132,7 +149,18 @@ export class StreamableHTTPHandler implements TransportHost {
     options: StreamableHTTPOptions = {},
   ) {
     this.stateless = options.stateless ?? false;
-    this.store = options.eventStore === null ? undefined : (options.eventStore ?? new MemoryEventStore());
+    const cluster = options.cluster;
+    if (cluster !== undefined) {
+      if (this.stateless)
+        throw new Error('A stateless handler has no sessions to share: leave out `cluster`');
+      if (options.eventStore !== undefined && options.eventStore !== cluster.eventStore) {
+        throw new Error('A cluster records streams in its own event store: leave out `eventStore`');
+      }
+    }
+    this.directory = cluster;
+    this.store =
+      cluster?.eventStore ??
+      (options.eventStore === null ? undefined : (options.eventStore ?? new MemoryEventStore()));
     this.jsonResponse = options.jsonResponse ?? false;
     this.clock = options.clock ?? systemClock;
     this.writerOptions = {
@@ -147,6 +175,7 @@ export class StreamableHTTPHandler implements TransportHost {
     const policy = options.dnsRebindingProtection;
     this.policy = policy === false ? undefined : (policy ?? defaultLoopbackPolicy());
     this.onerror = options.onerror;
+    cluster?.bind(this);
   }
 
   /** Sessions currently held (initialized, not yet ended). Always 0 in stateless mode. */
@@ -227,6 +256,10 @@ export class StreamableHTTPHandler implements TransportHost {
       const refused = checkHostAndOrigin(exchange, this.policy);
       if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
     }
+    if (this.directory !== undefined) {
+      const why = this.directory.unavailable();
+      if (why !== undefined) return this.refuse(exchange, 503, `Service Unavailable: ${why}`);
+    }
     switch (exchange.method) {
       case 'POST':
         return this.post(exchange);
@@ -288,30 +321,36 @@ export class StreamableHTTPHandler implements TransportHost {
         { code: ErrorCode.InvalidRequest, id: (parsed.message as { id: string | number }).id },
       );
     }
-    const transport = this.find(exchange, sessionId);
-    if (transport === undefined) return this.unknownSession(exchange);
-    transport.servePost(exchange, parsed, false);
+    const found = this.find(exchange, sessionId);
+    const transport = found instanceof Promise ? await found : found;
+    transport?.servePost(exchange, parsed, false);
   }
 
   private get(exchange: HttpExchange): void | Promise<void> {
     if (this.stateless) return this.noSessions(exchange, 'offers no GET stream');
     const refused = checkAccept(exchange.header('accept'), GET_ACCEPT);
     if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
-    const transport = this.sessionOf(exchange);
-    if (transport !== undefined) return transport.serveGet(exchange);
+    const found = this.sessionOf(exchange);
+    if (found instanceof Promise) return found.then((transport) => transport?.serveGet(exchange));
+    if (found !== undefined) return found.serveGet(exchange);
   }
 
   private async delete(exchange: HttpExchange): Promise<void> {
     if (this.stateless) return this.noSessions(exchange, 'has no sessions to delete');
-    const transport = this.sessionOf(exchange);
+    const found = this.sessionOf(exchange);
+    const transport = found instanceof Promise ? await found : found;
     if (transport === undefined) return;
+    // Shared: gone from every process before the client hears it is gone (503 when that failed).
+    if (this.directory !== undefined) await this.directory.remove(transport);
     await transport.close('deleted');
     exchange.writeHead(204, NO_CONTENT);
     exchange.end();
   }
 
   /** The session a GET or DELETE names, after the version and session checks; undefined once refused. */
-  private sessionOf(exchange: HttpExchange): StreamableServerTransport | undefined {
+  private sessionOf(
+    exchange: HttpExchange,
+  ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
     const version = exchange.header('mcp-protocol-version');
     if (version !== undefined && !isSupportedVersion(version)) {
       this.badVersion(exchange, version);
@@ -322,18 +361,71 @@ export class StreamableHTTPHandler implements TransportHost {
       this.refuse(exchange, 400, 'Bad Request: the Mcp-Session-Id header is required');
       return undefined;
     }
-    const transport = this.find(exchange, sessionId);
-    if (transport === undefined) this.unknownSession(exchange);
+    return this.find(exchange, sessionId);
+  }
+
+  /**
+   * The live session with this id, if the request comes from the principal that created it; undefined once
+   * refused (404). With a cluster, a session this process does not hold is loaded and replicated here.
+   */
+  private find(
+    exchange: HttpExchange,
+    sessionId: string,
+  ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
+    const transport = this.sessions.get(sessionId);
+    if (transport === undefined && this.directory !== undefined) {
+      return this.replicate(sessionId, exchange.principal).then((replica) => this.allowed(exchange, replica));
+    }
+    return this.allowed(exchange, transport);
+  }
+
+  private allowed(
+    exchange: HttpExchange,
+    transport: StreamableServerTransport | undefined,
+  ): StreamableServerTransport | undefined {
+    // Another principal's session answers exactly like a missing one: its existence is not revealed.
+    if (transport === undefined || transport.isClosed || transport.principal !== exchange.principal) {
+      this.unknownSession(exchange);
+      return undefined;
+    }
     return transport;
   }
 
-  /** The live session with this id, if the request comes from the principal that created it. */
-  private find(exchange: HttpExchange, sessionId: string): StreamableServerTransport | undefined {
-    const transport = this.sessions.get(sessionId);
-    // Another principal's session answers exactly like a missing one: its existence is not revealed.
-    if (transport === undefined || transport.isClosed || transport.principal !== exchange.principal) {
-      return undefined;
+  /** A replica here of a shared session, loaded once however many requests ask for it at the same time. */
+  private replicate(sessionId: string, principal: unknown): Promise<StreamableServerTransport | undefined> {
+    let pending = this.loading.get(sessionId);
+    if (pending === undefined) {
+      if (this.sessions.size >= this.maxSessions) {
+        const message = `Service Unavailable: this process holds its maximum of ${this.maxSessions} sessions; retry later`;
+        return Promise.reject(new HttpRejectionError(503, message));
+      }
+      pending = this.loadReplica(sessionId, principal).finally(() => this.loading.delete(sessionId));
+      this.loading.set(sessionId, pending);
     }
+    return pending;
+  }
+
+  private async loadReplica(
+    sessionId: string,
+    principal: unknown,
+  ): Promise<StreamableServerTransport | undefined> {
+    const directory = this.directory!;
+    const shared = await directory.load(sessionId);
+    // Another principal's request makes no replica (it gets the 404 of a missing session).
+    if (shared === undefined || shared.principal !== principal || this.shuttingDown) return undefined;
+    const transport = new StreamableServerTransport(this, sessionId, shared.principal, shared.streamPrefix);
+    transport.session = this.server.connect(transport.conn, {
+      preinitialized: {
+        protocolVersion: shared.protocolVersion,
+        clientCapabilities: shared.clientCapabilities,
+        clientInfo: shared.clientInfo,
+      },
+    });
+    this.sessions.set(sessionId, transport);
+    directory.adopt(transport, shared);
+    // The session may have ended elsewhere while it loaded.
+    if (transport.isClosed) return undefined;
+    transport.arm();
     return transport;
   }
 
@@ -410,6 +502,14 @@ export class StreamableHTTPHandler implements TransportHost {
 
   private fail(exchange: HttpExchange, err: unknown): void {
     this.report(err);
+    if (err instanceof StoreUnavailableError) {
+      writeJsonError(exchange, 503, `Service Unavailable: ${err.message}`, { code: ErrorCode.InternalError });
+      return;
+    }
+    if (err instanceof HttpRejectionError) {
+      writeJsonError(exchange, err.status, err.message);
+      return;
+    }
     writeJsonError(
       exchange,
       500,

@@ -15,5 +15,11 @@ export {
   StreamableHTTPHandler,
   type StreamableHTTPOptions,
 } from './handler.js';
-export { Stream } from './stream.js';
+export type {
+  DirectoryHost,
+  SessionDirectory,
+  SessionReplica,
+  SharedSession,
+} from './session-directory.js';
+export { Stream, type StreamKind } from './stream.js';
 export { type SessionEndReason, StreamableServerTransport } from './transport.js';

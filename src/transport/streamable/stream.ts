@@ -1,5 +1,6 @@
 import { formatEventId } from '../../eventstore/event-id.js';
-import type { EventStore } from '../../eventstore/event-store.js';
+import type { EventStore, Replay } from '../../eventstore/event-store.js';
+import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
 import type { HttpExchange } from '../../http/exchange.js';
 import { writeJsonError } from '../../http/json-error.js';
 import { formatSseEvent } from '../../http/sse-event.js';
@@ -21,12 +22,30 @@ export interface StreamOwner {
   readonly primes: boolean;
   /** The principal handlers see in `ctx.transport.principal`. */
   readonly principalName: string | undefined;
+  /**
+   * Several processes serve the session (see `SessionReplica`): others may record events in the stream too, so
+   * a response here writes the stream in index order, fetching from the store the events it did not record.
+   */
+  readonly shared: boolean;
   report(err: unknown): void;
   /** The stream sent its last event: it leaves the session's table of live streams. */
   streamFinished(stream: Stream): void;
   /** A response that carried the stream ended (the client left, it was replaced, or closed early). */
   writerReleased(stream: Stream): void;
+  /** Shared sessions: a response here now carries the stream. */
+  held(stream: Stream): void;
+  /** Shared sessions: the stream recorded its events up to `index` here, and is closed in the store if `closed`. */
+  recorded(stream: Stream, index: number, closed: boolean): void;
 }
+
+/**
+ * What a stream is: the answers to one POST; the standalone GET stream; or, in a shared session, a stream that
+ * another process writes and a resumed GET follows here (`follower`).
+ */
+export type StreamKind = 'post' | 'get' | 'follower';
+
+/** Shared sessions: `floor` of a new GET response, whose first event (the priming one, if any) sets it. */
+const UNSET = -2;
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 
@@ -43,6 +62,11 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
  *
  * A stream is also the `MessageInfo` of the requests it carries when it can be resumed, so that
  * `ctx.transport.closeStream()` needs no closure of its own.
+ *
+ * In a session served by several processes (`StreamOwner.shared`), other processes may record events in the
+ * stream too (the GET stream), or write it while a response here follows it (`follower`): a response writes
+ * event `i` only after event `i - 1`, fetching from the store what it did not record itself, so that the
+ * client gets every event once, in order, whichever process recorded it.
  */
 export class Stream implements MessageInfo {
   /** Responses still owed; the stream finishes when the last one is sent. */
@@ -68,10 +92,24 @@ export class Stream implements MessageInfo {
   private finished = false;
   /** `closeStream` was called before the response began. */
   private detachAtStart = false;
-  /** The current response got the events up to this index by replay: live ones up to it are skipped. */
+  /**
+   * The current response got the events up to this index by replay: live ones up to it are skipped. In a shared
+   * session, the last index the current response got, whoever recorded it (UNSET: none yet).
+   */
   private floor = -1;
   /** Steps waiting for a store that answered with a promise; undefined while the store answers directly. */
   private tail: Promise<void> | undefined;
+  /** The standalone GET stream, whose responses are attached as they come. */
+  readonly standalone: boolean;
+  /** Shared sessions: another process writes the stream; this one only follows it for a resumed GET. */
+  readonly follower: boolean;
+  /** `owner.shared`, read once: every event asks. */
+  private readonly shared: boolean;
+  /** Shared sessions: the highest index known to be recorded, by any process. */
+  private known = -1;
+  /** Shared sessions: a fetch from the store is under way (`fetchAgain`: and another must follow it). */
+  private fetching = false;
+  private fetchAgain = false;
 
   constructor(
     private readonly owner: StreamOwner,
@@ -81,12 +119,14 @@ export class Stream implements MessageInfo {
     readonly jsonMode: boolean,
     /** A batch POST: a JSON answer is an array. */
     private readonly batch: boolean,
-    /** The standalone GET stream, whose responses are attached as they come. */
-    readonly standalone: boolean,
-    /** The POST that opened the stream; undefined for the GET stream. */
+    kind: StreamKind,
+    /** The POST that opened the stream; undefined for the others. */
     private readonly post?: HttpExchange,
   ) {
-    this.started = standalone;
+    this.standalone = kind === 'get';
+    this.follower = kind === 'follower';
+    this.shared = owner.shared;
+    this.started = kind !== 'post';
   }
 
   get principal(): string | undefined {
@@ -162,6 +202,11 @@ export class Stream implements MessageInfo {
   /** Attaches a new GET response to the standalone stream; a previous one is ended with a retry hint. */
   attach(exchange: HttpExchange): void {
     this.replaceWriter(new SseWriter(exchange, this.owner.writerOptions), exchange);
+    if (this.shared) {
+      // A new listener: it gets what is recorded from now on, starting with its priming event.
+      this.floor = UNSET;
+      this.owner.held(this);
+    }
     if (this.owner.store === undefined) return;
     if (this.tail === undefined) this.primeOrChain();
     else this.chain(this.tail.then(() => (this.opened ? this.prime() : this.open())));
@@ -176,6 +221,43 @@ export class Stream implements MessageInfo {
     this.floor = upTo;
     this.replaceWriter(writer, exchange);
     if (this.finished) this.closeWriter();
+    else if (this.shared) {
+      this.owner.held(this);
+      // What was recorded elsewhere between the replay and now.
+      if (this.known > upTo) this.fetchFromStore();
+    }
+  }
+
+  /**
+   * Shared sessions: a process recorded the stream's events up to `index` (or closed it, `closed`); the
+   * response here, if one carries the stream, gets those it lacks from the store, in order.
+   */
+  recordedElsewhere(index: number, closed: boolean): void {
+    if (index > this.known) this.known = index;
+    if (!this.held || this.finished) return;
+    if (this.floor === UNSET) {
+      // The priming event, still on its way, sets where this response starts.
+      if (this.owner.primes) return;
+      this.floor = index - 1;
+    }
+    if (index > this.floor || closed) this.fetchFromStore();
+  }
+
+  /**
+   * Shared sessions: writes what the store holds that the response here lacks, in case a notice of it was
+   * missed (this process's announcement crossed another's append, or its connection to the others dropped).
+   */
+  catchUp(): void {
+    if (this.held && !this.finished && this.floor !== UNSET) this.fetchFromStore();
+  }
+
+  /** Shared sessions: a response of another process now carries the stream: the one here ends, to be resumed. */
+  handOver(): void {
+    const w = this.writer;
+    if (w === undefined || w.closed) return;
+    this.writer = undefined;
+    w.retry(this.owner.retryMs);
+    w.close();
   }
 
   /**
@@ -239,7 +321,8 @@ export class Stream implements MessageInfo {
       return undefined;
     }
     if (!this.opened) {
-      const opening = this.open();
+      // A GET stream opened by a message, not by a response here (shared sessions): no priming event.
+      const opening = this.open(!this.standalone);
       if (opening !== undefined) return opening.then(() => this.record(data));
     }
     const index = store.append(this.owner.storeKey, this.id, data);
@@ -256,8 +339,92 @@ export class Stream implements MessageInfo {
 
   private emitEvent(index: number, data: string): void {
     if (index > this.lastIndex) this.lastIndex = index;
+    if (this.shared) {
+      this.emitShared(index, data, false);
+      return;
+    }
     if (index <= this.floor) return;
     this.emit(eventFrame(formatEventId(this.id, index), data));
+  }
+
+  /**
+   * Shared sessions: writes event `index`, recorded here, only right after the last one the response got;
+   * after a gap (events recorded elsewhere, not yet fetched) it is fetched with them, in order.
+   */
+  private emitShared(index: number, data: string, priming: boolean): void {
+    this.owner.recorded(this, index, false);
+    if (index > this.known) this.known = index;
+    if (this.started && !this.held) return;
+    if (this.floor === UNSET) this.floor = index - 1;
+    if (index <= this.floor) return;
+    if (index !== this.floor + 1 && this.started) {
+      this.fetchFromStore();
+      return;
+    }
+    this.floor = index;
+    const id = formatEventId(this.id, index);
+    this.emit(priming ? formatSseEvent({ id, data: '', retry: this.owner.retryMs }) : eventFrame(id, data));
+    if (this.known > index) this.fetchFromStore();
+  }
+
+  /**
+   * Shared sessions: writes what the store holds after the last event the current response got. One fetch at a
+   * time; news during one starts another. A failure (events purged, the store unreachable) ends the response with
+   * a retry hint: the client resumes from its last event, and gets a clear error if that cannot be done.
+   */
+  private fetchFromStore(): void {
+    // A new GET response starts where its first event says; until then there is nothing to fetch.
+    if (this.floor === UNSET) return;
+    if (this.fetching) {
+      this.fetchAgain = true;
+      return;
+    }
+    const writer = this.writer;
+    if (writer === undefined || writer.closed) return;
+    this.fetching = true;
+    this.fetchAgain = false;
+    const from = this.floor;
+    let replay: Replay | Promise<Replay>;
+    try {
+      replay = this.owner.store!.after(this.owner.storeKey, this.id, from);
+    } catch (err) {
+      this.fetched(writer, from, undefined, err);
+      return;
+    }
+    if (replay instanceof Promise) {
+      replay.then(
+        (r) => this.fetched(writer, from, r, undefined),
+        (err) => this.fetched(writer, from, undefined, err),
+      );
+    } else this.fetched(writer, from, replay, undefined);
+  }
+
+  private fetched(writer: SseWriter, from: number, replay: Replay | undefined, err: unknown): void {
+    this.fetching = false;
+    if (this.writer !== writer) {
+      // The response changed meanwhile: the new one starts from its own floor.
+      if (this.held && this.known > this.floor) this.fetchFromStore();
+      return;
+    }
+    if (replay === undefined) {
+      this.owner.report(err);
+      this.handOver();
+      return;
+    }
+    let index = from;
+    for (const data of replay.events) {
+      if (++index <= this.floor) continue;
+      // Data from the store: formatted with every check, one write per event.
+      writer.frame(formatSseEvent({ id: formatEventId(this.id, index), data }));
+      this.floor = index;
+    }
+    if (index > this.known) this.known = index;
+    if (replay.closed && this.follower) {
+      this.finish();
+      return;
+    }
+    // Without progress there is nothing more to fetch now (no busy loop): the next notice starts the next fetch.
+    if (this.fetchAgain || (this.known > this.floor && index > from)) this.fetchFromStore();
   }
 
   /** Writes a frame to the current response, or keeps it until the response begins. */
@@ -269,10 +436,11 @@ export class Stream implements MessageInfo {
     this.writer?.frame(frame);
   }
 
-  /** Opens the stream in the store and records the priming event when the session asks for one. */
-  private open(): Promise<void> | undefined {
+  /** Opens the stream in the store and, with `prime`, records the priming event when the session asks for one. */
+  private open(prime = true): Promise<void> | undefined {
     this.opened = true;
     const opening = this.owner.store!.open(this.owner.storeKey, this.id);
+    if (!prime) return opening instanceof Promise ? opening : undefined;
     if (opening instanceof Promise) return opening.then(() => this.prime());
     return this.prime();
   }
@@ -287,6 +455,10 @@ export class Stream implements MessageInfo {
 
   private emitPrime(index: number): void {
     if (index > this.lastIndex) this.lastIndex = index;
+    if (this.shared) {
+      this.emitShared(index, '', true);
+      return;
+    }
     this.emit(formatSseEvent({ id: formatEventId(this.id, index), data: '', retry: this.owner.retryMs }));
   }
 
@@ -319,7 +491,12 @@ export class Stream implements MessageInfo {
   ): Promise<void> | undefined {
     if (this.owner.store !== undefined && !this.opened) {
       const opening = this.open();
-      if (opening !== undefined) return opening.then(() => this.start(exchange, headers));
+      if (opening !== undefined) {
+        return opening.then(
+          () => this.start(exchange, headers),
+          (err) => this.startFailed(exchange, err),
+        );
+      }
     }
     const options = this.owner.writerOptions;
     const writer = new SseWriter(exchange, headers === undefined ? options : { ...options, headers });
@@ -332,6 +509,22 @@ export class Stream implements MessageInfo {
     if (this.finished) this.closeWriter();
     else if (this.detachAtStart) this.detach();
     return undefined;
+  }
+
+  /** The store failed before the response began: the client gets an HTTP error, not a stream that never starts. */
+  private startFailed(exchange: HttpExchange, err: unknown): void {
+    this.owner.report(err);
+    if (this.finished) return;
+    this.finished = true;
+    this.owner.streamFinished(this);
+    const unavailable = err instanceof StoreUnavailableError;
+    writeJsonError(
+      exchange,
+      unavailable ? 503 : 500,
+      `${unavailable ? 'Service Unavailable' : 'Internal error'}: the stream of this request could not be recorded ` +
+        `for resumption: ${(err as Error)?.message ?? String(err)}`,
+      { id: this.owed === 1 ? (this.requestId ?? null) : null, code: ErrorCode.InternalError },
+    );
   }
 
   private replaceWriter(writer: SseWriter, exchange: HttpExchange): void {
@@ -382,6 +575,13 @@ export class Stream implements MessageInfo {
     const store = this.owner.store;
     if (store === undefined || !this.opened) return undefined;
     const closing = store.streamClosed(this.owner.storeKey, this.id);
+    if (this.shared) {
+      // A response elsewhere that follows the stream ends once the store says it is closed.
+      const told = () => this.owner.recorded(this, this.lastIndex, true);
+      if (closing instanceof Promise) return closing.then(told);
+      told();
+      return undefined;
+    }
     return closing instanceof Promise ? closing : undefined;
   }
 

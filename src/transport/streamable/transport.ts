@@ -8,19 +8,30 @@ import { formatSseEvent } from '../../http/sse-event.js';
 import { SseWriter, type SseWriterOptions } from '../../http/sse-writer.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { Parsed } from '../../jsonrpc/parse.js';
-import type { JsonRpcMessage, RequestId } from '../../jsonrpc/types.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/types.js';
 import { acceptsBatches } from '../../protocol/versions.js';
 import type { ServerSession } from '../../server/server-session.js';
 import type { Clock } from '../../session/clock.js';
 import { type ConnOwner, StreamableServerConn } from './conn.js';
 import { reject } from './reject.js';
+import type { SessionDirectory, SessionReplica } from './session-directory.js';
 
 /** The first protocol version whose SSE streams start with a priming event (SEP-1699). */
 const PRIMING_VERSION = '2025-11-25';
 
-/** Why a session ends; it decides how responses still open are ended. */
-export type SessionEndReason = 'deleted' | 'idle' | 'shutdown' | 'server' | 'rejected';
+/**
+ * Why a session ends; it decides how responses still open are ended. `gone`: its shared record vanished (it
+ * expired, or the shared store lost it).
+ */
+export type SessionEndReason = 'deleted' | 'idle' | 'shutdown' | 'server' | 'rejected' | 'gone';
+
+/** Requests whose success changes what a shared session's record holds. */
+const STATE_METHODS: ReadonlySet<string> = new Set([
+  Method.LoggingSetLevel,
+  Method.ResourcesSubscribe,
+  Method.ResourcesUnsubscribe,
+]);
 
 /** What every session transport of one handler shares: its settings and its bookkeeping. */
 export interface TransportHost {
@@ -31,6 +42,8 @@ export interface TransportHost {
   readonly clock: Clock;
   /** 0: sessions never expire. */
   readonly idleTimeoutMs: number;
+  /** Where sessions are shared with other processes; undefined when they live in this one only. */
+  readonly directory: SessionDirectory | undefined;
   report(err: unknown): void;
   /** Requests in flight across all sessions changed by `delta` (graceful shutdown waits for 0). */
   inFlightChanged(delta: number): void;
@@ -51,6 +64,10 @@ const ACCEPTED_HEADERS: Readonly<Record<string, string>> = {};
  *
  * Per session it keeps only what differs per session: ids, principal, counters, the idle timer, and the
  * connection's streams; settings are read from the shared host.
+ *
+ * With a `SessionDirectory` the transport is this process's replica of a session every process can serve: it
+ * tells the directory (`replica`) what the others must know, forwards what the client sends for requests
+ * another process waits for, and its idle timeout only drops the replica here.
  */
 export class StreamableServerTransport implements ConnOwner {
   readonly conn: StreamableServerConn;
@@ -58,6 +75,10 @@ export class StreamableServerTransport implements ConnOwner {
   session!: ServerSession;
   /** The principal handlers see in `ctx.transport.principal`, when the session's principal is a name. */
   readonly principalName: string | undefined;
+  /** Several processes serve the session (the host has a directory). */
+  readonly shared: boolean;
+  /** Set by the directory once the session is shared (registered or adopted). */
+  replica: SessionReplica | undefined;
   private readonly idHeaders: Readonly<Record<string, string>> | undefined;
   private inFlight = 0;
   private lastActive: number;
@@ -73,7 +94,14 @@ export class StreamableServerTransport implements ConnOwner {
     readonly principal: unknown,
     streamPrefix: string,
   ) {
-    this.conn = new StreamableServerConn(this, streamPrefix);
+    const directory = host.directory;
+    this.shared = directory !== undefined && sessionId !== undefined;
+    // POST streams of a shared session are named by process too: each process numbers its own.
+    this.conn = new StreamableServerConn(
+      this,
+      streamPrefix,
+      this.shared ? `${streamPrefix}${directory!.nodeId}.` : streamPrefix,
+    );
     this.principalName = typeof principal === 'string' ? principal : undefined;
     this.idHeaders = sessionId === undefined ? undefined : { 'mcp-session-id': sessionId };
     this.lastActive = host.clock.now();
@@ -134,15 +162,20 @@ export class StreamableServerTransport implements ConnOwner {
       return false;
     }
     this.lastActive = this.host.clock.now();
+    const replica = this.replica;
+    if (replica !== undefined) replica.active();
 
     if (requests === 0) {
       const info = new PostInfo(exchange, this.principalName);
       if (single !== undefined) {
-        this.noteCancel(single);
-        receiver.message(single, info);
+        if (replica === undefined || !replica.forward(single)) {
+          this.noteCancel(single);
+          receiver.message(single, info);
+        }
       } else {
+        if (replica !== undefined) batch = batch!.filter((m) => !replica.forward(m));
         for (const m of batch!) this.noteCancel(m);
-        receiver.batch(batch!, info);
+        if (batch!.length > 0) receiver.batch(batch!, info);
       }
       exchange.writeHead(202, ACCEPTED_HEADERS);
       exchange.end();
@@ -156,10 +189,15 @@ export class StreamableServerTransport implements ConnOwner {
       const id = (single as { id: RequestId }).id;
       stream.requestId = id;
       conn.requestStreams.set(id, stream);
+      if (this.shared) this.noteStateRequest(single as JsonRpcRequest);
     } else {
+      if (replica !== undefined)
+        batch = batch!.filter((m) => ('method' in m && 'id' in m) || !replica.forward(m));
       for (const m of batch!) {
-        if ('method' in m && 'id' in m) conn.requestStreams.set(m.id, stream);
-        else this.noteCancel(m);
+        if ('method' in m && 'id' in m) {
+          conn.requestStreams.set(m.id, stream);
+          if (this.shared) this.noteStateRequest(m);
+        } else this.noteCancel(m);
       }
     }
     this.inFlight += requests;
@@ -171,8 +209,48 @@ export class StreamableServerTransport implements ConnOwner {
     else receiver.batch(batch!, info);
     // ServerSession answers initialize synchronously, so its outcome is known here.
     const ok = !init || this.session.protocolVersion !== undefined;
+    if (init && ok && this.shared) {
+      // The client may send its next request to any process: the session is shared before it learns its id.
+      this.host.directory!.register(this).then(
+        () => stream.begin(exchange, this.idHeaders),
+        (err) => {
+          this.host.report(err);
+          this.refuse(
+            exchange,
+            503,
+            `Service Unavailable: the new session could not be shared with the other server processes: ${
+              (err as Error)?.message ?? String(err)
+            }`,
+            { id: (single as { id: RequestId }).id },
+          );
+          this.close('rejected').catch(this.host.report);
+        },
+      );
+      return ok;
+    }
     stream.begin(exchange, init && ok ? this.idHeaders : undefined);
     return ok;
+  }
+
+  /**
+   * Delivers a message the directory brought from another process (a response to a request waiting here, or a
+   * cancellation of a request running here), as if the client had POSTed it here.
+   */
+  deliver(message: JsonRpcMessage): void {
+    if (this.ended) return;
+    if ('method' in message && message.method === Method.Cancelled) {
+      // Every replica hears a cancellation: the one running the request acts on it.
+      const id = message.params?.requestId;
+      if ((typeof id !== 'string' && typeof id !== 'number') || !this.conn.cancelled(id)) return;
+    }
+    this.conn.receiver!.message(message, undefined);
+  }
+
+  /** True while a request runs here or a response here carries a stream: the session must not expire. */
+  get busy(): boolean {
+    if (this.inFlight > 0) return true;
+    for (const stream of this.conn.streams.values()) if (stream.held) return true;
+    return false;
   }
 
   /**
@@ -182,6 +260,7 @@ export class StreamableServerTransport implements ConnOwner {
    */
   serveGet(exchange: HttpExchange): void | Promise<void> {
     this.lastActive = this.host.clock.now();
+    this.replica?.active();
     const lastEventId = exchange.header('last-event-id');
     if (lastEventId === undefined) {
       this.conn.openStandalone().attach(exchange);
@@ -288,6 +367,13 @@ export class StreamableServerTransport implements ConnOwner {
           message: 'Session ended: the client deleted it before the request completed',
           retry: false,
         };
+      case 'gone':
+        return {
+          status: 404,
+          message:
+            'Session ended: its shared record expired or was lost before the request completed; start a new session',
+          retry: false,
+        };
       default:
         return {
           status: 404,
@@ -308,6 +394,7 @@ export class StreamableServerTransport implements ConnOwner {
       this.inFlight = 0;
     }
     this.host.sessionEnded(this);
+    this.replica?.closed();
   }
 
   // ---- internals ----
@@ -316,12 +403,24 @@ export class StreamableServerTransport implements ConnOwner {
     reject(exchange, status, message, this.host.report, options);
   }
 
-  /** A cancellation from the client: the stream that owes the cancelled request stops waiting for it. */
+  /**
+   * A cancellation from the client: the stream that owes the cancelled request stops waiting for it; in a shared
+   * session, a request that does not run here runs elsewhere, and that process must hear of it.
+   */
   private noteCancel(m: JsonRpcMessage): void {
     if ('method' in m && m.method === Method.Cancelled && !('id' in m)) {
       const id = m.params?.requestId;
-      if (typeof id === 'string' || typeof id === 'number') this.conn.cancelled(id);
+      if ((typeof id === 'string' || typeof id === 'number') && !this.conn.cancelled(id)) {
+        this.replica?.cancel(m);
+      }
     }
+  }
+
+  /** Shared sessions: a request whose answer must wait until its change of state is shared. */
+  private noteStateRequest(request: JsonRpcRequest): void {
+    if (!STATE_METHODS.has(request.method)) return;
+    this.conn.stateRequests ??= new Map();
+    this.conn.stateRequests.set(request.id, request);
   }
 
   /**
@@ -363,7 +462,9 @@ export class StreamableServerTransport implements ConnOwner {
     let index = event.index;
     // Replayed data comes from the store: formatted with every check, one write per event.
     for (const data of replay.events) w.frame(formatSseEvent({ id: formatEventId(streamId, ++index), data }));
-    const live = this.conn.streams.get(streamId);
+    let live = this.conn.streams.get(streamId);
+    // Shared sessions: a stream this process does not write, and that is not closed, is written elsewhere.
+    if (live === undefined && !replay.closed && this.shared) live = this.conn.resumable(streamId);
     if (replay.closed || live === undefined || live.isFinished) {
       w.close();
       return;
@@ -402,7 +503,7 @@ export class StreamableServerTransport implements ConnOwner {
     if (this.ended) return;
     const host = this.host;
     const timeout = host.idleTimeoutMs;
-    if (this.inFlight > 0 || this.conn.standalone?.held === true) {
+    if (this.busy) {
       this.timer = host.clock.setTimeout(this.onIdle, timeout);
       return;
     }

@@ -1,0 +1,87 @@
+// What the processes of a cluster tell each other over Redis pub/sub, as JSON. `s` is always the session's hash
+// (see sessionHash): session ids, which are credentials, never travel. The bus reaches every process; a node
+// channel reaches one.
+
+import type { JsonRpcMessage, JsonRpcNotification } from '../jsonrpc/types.js';
+import type { LoggingLevel } from '../protocol/types.js';
+
+/** A session's shared state after change number `n` (published by the change script itself, in its order). */
+export interface StateMessage {
+  readonly k: 'state';
+  readonly s: string;
+  readonly n: number;
+  /** The log level; false when none is set. */
+  readonly ll: LoggingLevel | false;
+  /** Subscribed URIs (Lua's JSON encoder writes an empty list as `{}`). */
+  readonly subs: string[] | Record<string, never>;
+}
+
+/** Process `by` now holds the response that carries stream `x`. */
+export interface HoldMessage {
+  readonly k: 'hold';
+  readonly s: string;
+  readonly x: string;
+  readonly by: string;
+}
+
+/** The session ended for good (DELETE, or closed by the server): every replica closes. */
+export interface ClosedMessage {
+  readonly k: 'closed';
+  readonly s: string;
+}
+
+/** The client cancelled a request that runs in another process than the one it told. */
+export interface CancelMessage {
+  readonly k: 'cancel';
+  readonly s: string;
+  readonly by: string;
+  readonly m: JsonRpcNotification;
+}
+
+/** To the holder of stream `x`: events up to `i` are recorded (and the stream is closed, `c`). */
+export interface AppendMessage {
+  readonly k: 'append';
+  readonly s: string;
+  readonly x: string;
+  readonly i: number;
+  readonly c?: 1;
+}
+
+/** To the process waiting for it: what the client sent for its request (a response, or progress). */
+export interface ForwardMessage {
+  readonly k: 'forward';
+  readonly s: string;
+  readonly m: JsonRpcMessage;
+}
+
+export type ClusterMessage =
+  | StateMessage
+  | HoldMessage
+  | ClosedMessage
+  | CancelMessage
+  | AppendMessage
+  | ForwardMessage;
+
+/** The message in `text`, or undefined when it is not one (from a process of another version, say). */
+export function parseClusterMessage(text: string): ClusterMessage | undefined {
+  let m: unknown;
+  try {
+    m = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof m !== 'object' || m === null) return undefined;
+  const { k, s } = m as { k?: unknown; s?: unknown };
+  if (typeof s !== 'string') return undefined;
+  switch (k) {
+    case 'state':
+    case 'hold':
+    case 'closed':
+    case 'cancel':
+    case 'append':
+    case 'forward':
+      return m as ClusterMessage;
+    default:
+      return undefined;
+  }
+}

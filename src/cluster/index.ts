@@ -1,0 +1,7 @@
+// The Redis pieces live here, not in the root export, so that only users of Redis load ioredis.
+export { createRedisClient, whenRedisReady } from '../eventstore/redis-client.js';
+export { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
+export { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+export type { ClusterMessage } from './cluster-messages.js';
+export { DEFAULT_READY_TIMEOUT_MS, RedisCluster, type RedisClusterOptions } from './redis-cluster.js';
+export { type SessionRecord, SessionStore, type SharedState, sessionHash } from './session-store.js';

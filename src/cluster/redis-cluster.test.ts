@@ -1,0 +1,586 @@
+// Two StreamableHTTPHandlers, each with its own Server of the demo definition and its own RedisCluster, sharing one
+// redis-server, behind a balancer with no session affinity: what a client sees must not depend on which one answers.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, describe, test } from 'node:test';
+import { Client } from '../client/client.js';
+import type { ClientSession } from '../client/client-session.js';
+import { createDemoServer } from '../demo/demo-server.js';
+import { fromNode } from '../http/node-adapter.js';
+import type { JsonRpcMessage, JsonRpcNotification } from '../jsonrpc/types.js';
+import type { Server } from '../server/server.js';
+import {
+  get,
+  initializeRequest,
+  openSession,
+  post,
+  type Served,
+  SseReader,
+  serveOn,
+} from '../test-support/mcp-http.js';
+import { type RedisServer, startRedisServer } from '../test-support/redis-server.js';
+import {
+  BACKEND_HEADER,
+  type RoundRobinProxy,
+  startRoundRobinProxy,
+} from '../test-support/round-robin-proxy.js';
+import { until, within } from '../test-support/time-limit.js';
+import { StreamableHttpClientConnection } from '../transport/streamable/client-transport.js';
+import { StreamableHTTPHandler, type StreamableHTTPOptions } from '../transport/streamable/handler.js';
+import { RedisCluster } from './redis-cluster.js';
+
+const redis = await startRedisServer();
+after(() => redis.stop());
+
+/** One server process of the test: its definition, handler, cluster and HTTP listener. */
+interface Node {
+  readonly server: Server;
+  readonly cluster: RedisCluster;
+  readonly handler: StreamableHTTPHandler;
+  readonly served: Served;
+  readonly origin: string;
+  readonly errors: Error[];
+}
+
+interface Deployment {
+  readonly nodes: Node[];
+  readonly proxy: RoundRobinProxy;
+  /** The MCP endpoint through the proxy. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * `count` processes sharing `server`, and a balancer in front. With `principals`, each request's principal is its
+ * `x-user` header, as an authentication layer would set it.
+ */
+async function deploy(
+  server: RedisServer,
+  options: StreamableHTTPOptions = {},
+  count = 2,
+  principals = false,
+): Promise<Deployment> {
+  // A key prefix per deployment: tests never see each other's sessions.
+  const keyPrefix = `test-${randomUUID()}`;
+  const nodes: Node[] = [];
+  for (let i = 0; i < count; i++) {
+    const demo = createDemoServer();
+    const cluster = new RedisCluster({ redis: server.url, keyPrefix });
+    const errors: Error[] = [];
+    const handler = new StreamableHTTPHandler(demo, { ...options, cluster, onerror: (e) => errors.push(e) });
+    await cluster.whenReady();
+    const served = await serveOn(
+      principals
+        ? (req, res) => {
+            const exchange = fromNode(req, res);
+            exchange.principal = req.headers['x-user'];
+            handler.handle(exchange);
+          }
+        : handler.node(),
+    );
+    nodes.push({ server: demo, cluster, handler, served, origin: `http://127.0.0.1:${served.port}`, errors });
+  }
+  const proxy = await startRoundRobinProxy(nodes.map((n) => n.origin));
+  return {
+    nodes,
+    proxy,
+    url: `${proxy.url}/mcp`,
+    async close() {
+      await proxy.close();
+      for (const node of nodes) {
+        await node.handler.close({ deadlineMs: 0 });
+        await node.served.close();
+        await node.cluster.close();
+      }
+    },
+  };
+}
+
+/** What the client sent, and which backend answered each. */
+interface Sent {
+  readonly method: string;
+  readonly message: JsonRpcMessage | undefined;
+  readonly backend: string | null;
+  readonly status: number;
+}
+
+/** A client of the demo with every capability, through `url`, recording its HTTP exchanges and notifications. */
+async function connect(url: string) {
+  const sent: Sent[] = [];
+  const recordingFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as JsonRpcMessage) : undefined;
+    sent.push({
+      method: init?.method ?? 'GET',
+      message: body,
+      backend: response.headers.get(BACKEND_HEADER),
+      status: response.status,
+    });
+    return response;
+  };
+  const client = new Client(
+    { name: 'cluster-test', version: '1.0.0' },
+    {
+      roots: [{ uri: 'file:///tmp/cluster', name: 'cluster' }],
+      sampling: (params) => ({
+        role: 'assistant',
+        content: { type: 'text', text: `sampled: ${(params.messages[0].content as { text: string }).text}` },
+        model: 'test-model',
+      }),
+      elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
+    },
+  );
+  const connection = new StreamableHttpClientConnection(url, { fetch: recordingFetch });
+  const session = await client.connect(connection);
+  const notifications: JsonRpcNotification[] = [];
+  session.on('notification', (n) => {
+    notifications.push(n);
+  });
+  // The GET stream is open once a GET was answered with 200.
+  await until(() => sent.some((s) => s.method === 'GET' && s.status === 200), 5000, 'the GET stream');
+  return { session, connection, sent, notifications };
+}
+
+const text = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+const logs = (notifications: JsonRpcNotification[]) =>
+  notifications.filter((n) => n.method === 'notifications/message');
+
+const call = (
+  id: number,
+  name: string,
+  args: Record<string, unknown> = {},
+  meta?: Record<string, unknown>,
+) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: meta === undefined ? { name, arguments: args } : { name, arguments: args, _meta: meta },
+});
+const request = (id: number, method: string, params: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+});
+const mcp = (node: Node) => `${node.origin}/mcp`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The messages of an SSE stream until it ends, with their event ids. */
+async function drain(reader: SseReader): Promise<Array<{ id?: string; message: any }>> {
+  const out: Array<{ id?: string; message: any }> = [];
+  for (let m = await reader.nextMessage(); m !== undefined; m = await reader.nextMessage()) out.push(m);
+  return out;
+}
+
+/** The index in an event id `<stream>_<index>`. */
+const indexOf = (id: string | undefined) => Number(id!.slice(id!.lastIndexOf('_') + 1));
+
+describe('RedisCluster: processes behind a balancer with no affinity', () => {
+  test('a client runs the whole demo, every message delivered once, whichever process answers', {
+    timeout: 30_000,
+  }, async () => {
+    const d = await deploy(redis);
+    let session: ClientSession | undefined;
+    try {
+      const c = await connect(d.url);
+      session = c.session;
+      assert.equal(
+        new Set(c.sent.map((s) => s.backend)).size,
+        2,
+        'initialize, initialized and GET reached both',
+      );
+
+      // Tool calls, each logging once at info (on its POST stream).
+      assert.equal(text(await session.callTool('echo', { message: 'one' })), 'Echo: one');
+      assert.equal(text(await session.callTool('echo', { message: 'two' })), 'Echo: two');
+      assert.deepEqual((await session.callTool('add', { a: 2, b: 3 })).structuredContent, { sum: 5 });
+
+      // Progress: three steps, each reported once.
+      const progress: number[] = [];
+      await session.callTool(
+        'long_running',
+        { duration: 0.15, steps: 3 },
+        { onprogress: (p) => progress.push(p.progress) },
+      );
+      assert.deepEqual(progress, [1, 2, 3]);
+
+      // logging/setLevel reaches one process; the logs of the next calls, on both, follow it.
+      await session.setLoggingLevel('warning');
+      await session.callTool('echo', { message: 'quiet 1' });
+      await session.callTool('echo', { message: 'quiet 2' });
+      await session.setLoggingLevel('info');
+      await session.callTool('echo', { message: 'loud 1' });
+      await session.callTool('echo', { message: 'loud 2' });
+      for (const prefix of ['quiet', 'loud']) {
+        const calls = c.sent.filter((s) =>
+          (
+            s.message as { params?: { arguments?: { message?: string } } }
+          )?.params?.arguments?.message?.startsWith(prefix),
+        );
+        assert.equal(
+          new Set(calls.map((s) => s.backend)).size,
+          2,
+          `the ${prefix} calls ran on both processes`,
+        );
+      }
+      const setLevels = c.sent.filter(
+        (s) => (s.message as { method?: string })?.method === 'logging/setLevel',
+      );
+      assert.notEqual(setLevels[0].backend, setLevels[1].backend, 'each level was set on another process');
+
+      // Sampling, roots and elicitation: the client's answer lands on the other process than the waiting one.
+      for (const [tool, expected] of [
+        ['sample', 'sampled: hello'],
+        ['list_roots', 'file:///tmp/cluster'],
+        ['elicit_name', 'Hello, Ada'],
+      ] as const) {
+        const sentBefore = c.sent.length;
+        const result = await session.callTool(tool, tool === 'sample' ? { prompt: 'hello' } : {});
+        assert.equal(text(result), expected, tool);
+        const exchanges = c.sent.slice(sentBefore);
+        const toolCall = exchanges.find((s) => (s.message as { method?: string })?.method === 'tools/call');
+        const answer = exchanges.find((s) => s.message !== undefined && !('method' in s.message));
+        assert.ok(toolCall && answer, `${tool}: a call and an answer`);
+        assert.notEqual(answer.backend, toolCall.backend, `${tool}: the answer reached the other process`);
+        assert.equal(answer.status, 202);
+      }
+
+      // Subscribed through one process; both processes report an update; the GET stream, held by one, gets each.
+      await session.subscribeResource('demo://readme');
+      for (const node of d.nodes) node.server.resourceUpdated('demo://readme');
+      const updated = (n: JsonRpcNotification) => n.method === 'notifications/resources/updated';
+      await until(() => c.notifications.filter(updated).length === 2, 5000, 'two updates');
+      await session.unsubscribeResource('demo://readme');
+      for (const node of d.nodes) node.server.resourceUpdated('demo://readme');
+      await sleep(200);
+
+      // Exactly once: everything the client heard, in order.
+      assert.deepEqual(
+        c.notifications.map((n) => (updated(n) ? 'updated' : (n.params as { data: string }).data)),
+        [
+          'echo called with "one"',
+          'echo called with "two"',
+          'long_running finished 3 steps in 0.15 s',
+          'echo called with "loud 1"',
+          'echo called with "loud 2"',
+          'updated',
+          'updated',
+        ],
+      );
+      assert.deepEqual(
+        d.nodes.map((n) => n.errors),
+        [[], []],
+        'no process reported a failure',
+      );
+    } finally {
+      await session?.close();
+      await d.close();
+    }
+  });
+
+  test('JSON responses: messages of a request go on the GET stream, held by either process, once each', {
+    timeout: 30_000,
+  }, async () => {
+    const d = await deploy(redis, { jsonResponse: true }, 3);
+    let session: ClientSession | undefined;
+    try {
+      const c = await connect(d.url);
+      session = c.session;
+      for (let i = 0; i < 3; i++) {
+        assert.equal(text(await session.callTool('echo', { message: `json ${i}` })), `Echo: json ${i}`);
+        assert.equal(text(await session.callTool('sample', { prompt: `p${i}` })), `sampled: p${i}`);
+        assert.equal(text(await session.callTool('list_roots')), 'file:///tmp/cluster');
+      }
+      const calls = c.sent.filter((s) => (s.message as { method?: string })?.method === 'tools/call');
+      assert.equal(new Set(calls.map((s) => s.backend)).size, 3, 'the calls ran on all three processes');
+      await until(() => logs(c.notifications).length === 3, 5000, 'three logs');
+      await sleep(100);
+      assert.deepEqual(
+        logs(c.notifications).map((n) => (n.params as { data: string }).data),
+        ['echo called with "json 0"', 'echo called with "json 1"', 'echo called with "json 2"'],
+      );
+      assert.deepEqual(
+        d.nodes.map((n) => n.errors),
+        [[], [], []],
+      );
+    } finally {
+      await session?.close();
+      await d.close();
+    }
+  });
+
+  test('a process that loads a session later starts with its shared state (log level)', async () => {
+    const d = await deploy(redis);
+    try {
+      const [a, b] = d.nodes;
+      const sessionId = await openSession(mcp(a));
+      const set = await post(mcp(a), request(1, 'logging/setLevel', { level: 'error' }), { sessionId });
+      assert.equal((await drain(new SseReader(set))).at(-1)?.message.result !== undefined, true);
+      // B has never seen the session: it loads it with its level, and filters the info log of echo.
+      const quiet = await drain(
+        new SseReader(await post(mcp(b), call(2, 'echo', { message: 'x' }), { sessionId })),
+      );
+      assert.deepEqual(
+        quiet.map((m) => m.message.method ?? 'response'),
+        ['response'],
+      );
+    } finally {
+      await d.close();
+    }
+  });
+
+  test('a session bound to a principal is unknown to any other, on every process', async () => {
+    const d = await deploy(redis, {}, 2, true);
+    try {
+      const [a, b] = d.nodes;
+      const alice = { 'x-user': 'alice' };
+      const sessionId = await openSession(mcp(a), '2025-11-25', {}, alice);
+      for (const node of [b, a]) {
+        const bob = await post(mcp(node), call(1, 'add', { a: 1, b: 2 }), {
+          sessionId,
+          headers: { 'x-user': 'bob' },
+        });
+        assert.equal(bob.status, 404);
+        await bob.text();
+        const anonymous = await post(mcp(node), call(2, 'add', { a: 1, b: 2 }), { sessionId });
+        assert.equal(anonymous.status, 404);
+        await anonymous.text();
+        const owner = await post(mcp(node), call(3, 'add', { a: 1, b: 2 }), { sessionId, headers: alice });
+        assert.equal(owner.status, 200);
+        await owner.text();
+      }
+    } finally {
+      await d.close();
+    }
+  });
+
+  test('a GET resuming a POST stream that another process still writes: replay, then follow until it ends', {
+    timeout: 20_000,
+  }, async () => {
+    const d = await deploy(redis);
+    try {
+      const [a, b] = d.nodes;
+      const sessionId = await openSession(mcp(a));
+      const answer = await post(
+        mcp(a),
+        call(7, 'long_running', { duration: 0.5, steps: 5 }, { progressToken: 't' }),
+        {
+          sessionId,
+        },
+      );
+      const first = new SseReader(answer);
+      const firstProgress = await first.nextMessage();
+      assert.equal(firstProgress?.message.params.progress, 1);
+      // The client's connection to A drops; it resumes through B while A still runs the tool.
+      await first.cancel();
+      const resumed = new SseReader(await get(mcp(b), sessionId, { lastEventId: firstProgress!.id }));
+      const rest = await within(drain(resumed), 5000, 'the resumed stream to end');
+      assert.deepEqual(
+        rest.map((m) => m.message.params?.progress ?? m.message.params?.data ?? m.message.id),
+        [2, 3, 4, 5, 'long_running finished 5 steps in 0.5 s', 7],
+      );
+      const indexes = rest.map((m) => indexOf(m.id));
+      assert.deepEqual(
+        indexes,
+        indexes.map((_, i) => indexOf(firstProgress!.id) + 1 + i),
+        'event ids follow each other',
+      );
+      assert.deepEqual(
+        d.nodes.map((n) => n.errors),
+        [[], []],
+      );
+    } finally {
+      await d.close();
+    }
+  });
+
+  test('the GET stream resumed through another process: what either process sends arrives once, in order', {
+    timeout: 20_000,
+  }, async () => {
+    const d = await deploy(redis);
+    try {
+      const [a, b] = d.nodes;
+      const sessionId = await openSession(mcp(a));
+      await (
+        await post(mcp(b), request(1, 'resources/subscribe', { uri: 'demo://readme' }), { sessionId })
+      ).text();
+      const onA = new SseReader(await get(mcp(a), sessionId));
+      const priming = await onA.next();
+      assert.equal(priming?.data, '');
+      a.server.resourceUpdated('demo://readme');
+      b.server.resourceUpdated('demo://readme');
+      const live = [await onA.nextMessage(), await onA.nextMessage()];
+      assert.deepEqual(
+        live.map((m) => m?.message.method),
+        ['notifications/resources/updated', 'notifications/resources/updated'],
+      );
+      // The GET connection drops; both processes send meanwhile; the client resumes through B.
+      await onA.cancel();
+      await sleep(50);
+      a.server.resourceUpdated('demo://readme');
+      b.server.resourceUpdated('demo://readme');
+      await sleep(50);
+      const onB = new SseReader(await get(mcp(b), sessionId, { lastEventId: live[1]!.id }));
+      const replayed = [await onB.nextMessage(), await onB.nextMessage()];
+      // And after the resumption, both again.
+      a.server.resourceUpdated('demo://readme');
+      b.server.resourceUpdated('demo://readme');
+      const followed = [await onB.nextMessage(), await onB.nextMessage()];
+      const all = [...live, ...replayed, ...followed];
+      assert.ok(all.every((m) => m?.message.method === 'notifications/resources/updated'));
+      const indexes = all.map((m) => indexOf(m!.id));
+      assert.deepEqual(
+        indexes,
+        [...indexes].sort((x, y) => x - y),
+        'in order',
+      );
+      assert.equal(new Set(indexes).size, 6, 'each once');
+      // Nothing more: a seventh event would be a duplicate.
+      const extra = await Promise.race([onB.nextMessage(), sleep(300).then(() => 'none')]);
+      assert.equal(extra, 'none');
+      await onB.cancel();
+    } finally {
+      await d.close();
+    }
+  });
+
+  test('the client cancels a request that runs on another process: it stops there', async () => {
+    const d = await deploy(redis);
+    try {
+      const started: string[] = [];
+      const aborted: string[] = [];
+      d.nodes.forEach((node, i) => {
+        node.server.tool({ name: 'hang', inputSchema: { type: 'object' } }, (_args, ctx) => {
+          started.push(`node ${i}`);
+          return new Promise((_, reject) => {
+            ctx.signal.addEventListener('abort', () => {
+              aborted.push(`node ${i}`);
+              reject(ctx.signal.reason);
+            });
+          });
+        });
+      });
+      const [a, b] = d.nodes;
+      const sessionId = await openSession(mcp(a));
+      const hanging = post(mcp(a), call(5, 'hang'), { sessionId });
+      await until(() => started.length > 0, 5000, 'the call to run');
+      assert.deepEqual(started, ['node 0']);
+      const cancel = await post(
+        mcp(b),
+        {
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: 5, reason: 'changed my mind' },
+        },
+        { sessionId },
+      );
+      assert.equal(cancel.status, 202);
+      await until(() => aborted.length > 0, 5000, 'the handler to be aborted');
+      assert.deepEqual(aborted, ['node 0']);
+      // A cancelled request gets no answer: its stream just ends.
+      assert.deepEqual(await drain(new SseReader(await hanging)), []);
+    } finally {
+      await d.close();
+    }
+  });
+
+  test('DELETE through one process ends the session on every process, and the streams they hold', async () => {
+    const d = await deploy(redis);
+    try {
+      const [a, b] = d.nodes;
+      const sessionId = await openSession(mcp(a));
+      const onB = new SseReader(await get(mcp(b), sessionId));
+      await onB.next();
+      const deleted = await fetch(mcp(a), { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+      assert.equal(deleted.status, 204);
+      assert.equal(await within(onB.next(), 5000, 'the GET stream on B to end'), undefined);
+      for (const node of d.nodes) {
+        const res = await post(mcp(node), call(9, 'echo', { message: 'x' }), { sessionId });
+        assert.equal(res.status, 404, 'gone on every process');
+        await res.text();
+      }
+      await until(() => d.nodes.every((n) => n.handler.sessionCount === 0), 5000, 'no replica left');
+    } finally {
+      await d.close();
+    }
+  });
+
+  test('a session idle everywhere expires everywhere; one whose GET stream is open does not', {
+    timeout: 20_000,
+  }, async () => {
+    const d = await deploy(redis, { sessionIdleTimeoutMs: 500 });
+    try {
+      const [a, b] = d.nodes;
+      const idle = await openSession(mcp(a));
+      await (await post(mcp(b), call(1, 'add', { a: 1, b: 1 }), { sessionId: idle })).text();
+      const busy = await openSession(mcp(a));
+      const stream = new SseReader(await get(mcp(b), busy));
+      await stream.next();
+      await sleep(1300);
+      for (const node of d.nodes) {
+        const gone = await post(mcp(node), call(2, 'add', { a: 1, b: 1 }), { sessionId: idle });
+        assert.equal(gone.status, 404);
+        await gone.text();
+        const alive = await post(mcp(node), call(3, 'add', { a: 1, b: 1 }), { sessionId: busy });
+        assert.equal(alive.status, 200);
+        await alive.text();
+      }
+      await stream.cancel();
+    } finally {
+      await d.close();
+    }
+  });
+});
+
+describe('RedisCluster: Redis down', () => {
+  test('requests get 503 with a JSON-RPC error saying Redis is unreachable; service comes back by itself', {
+    timeout: 30_000,
+  }, async () => {
+    const own = await startRedisServer();
+    const d = await deploy(own);
+    let session: ClientSession | undefined;
+    try {
+      const c = await connect(d.url);
+      session = c.session;
+      assert.equal(text(await session.callTool('echo', { message: 'before' })), 'Echo: before');
+      await own.stop();
+      await until(() => d.nodes.every((n) => n.cluster.unavailable() !== undefined), 5000, 'Redis seen down');
+      for (const node of d.nodes) {
+        for (const res of [
+          await post(mcp(node), call(1, 'echo', { message: 'x' }), { sessionId: c.connection.sessionId }),
+          await post(mcp(node), initializeRequest()),
+        ]) {
+          assert.equal(res.status, 503);
+          const body = (await res.json()) as { jsonrpc: string; error: { message: string } };
+          assert.equal(body.jsonrpc, '2.0');
+          assert.match(
+            body.error.message,
+            /^Service Unavailable: Redis, where this server keeps the sessions/,
+          );
+        }
+      }
+      await assert.rejects(session.callTool('echo', { message: 'during' }), /503|Redis/);
+
+      // Redis comes back, empty: the processes reconnect by themselves; sessions it lost end (404), new ones work.
+      await own.restart();
+      await within(
+        Promise.all(d.nodes.map((n) => n.cluster.whenReady())),
+        10_000,
+        'the clusters to reconnect',
+      );
+      await until(() => d.nodes.every((n) => n.handler.sessionCount === 0), 5000, 'the lost session dropped');
+      // The client notices its session is gone and starts a new one; its calls then work on both processes.
+      await session.callTool('echo', { message: 'after' }).catch(() => {});
+      for (let i = 0; i < 4; i++) {
+        assert.equal(text(await session.callTool('echo', { message: `after ${i}` })), `Echo: after ${i}`);
+      }
+      const fresh = await connect(d.url);
+      assert.equal(text(await fresh.session.callTool('sample', { prompt: 'again' })), 'sampled: again');
+      await fresh.session.close();
+    } finally {
+      await session?.close().catch(() => {});
+      await d.close();
+      await own.stop();
+    }
+  });
+});

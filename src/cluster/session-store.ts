@@ -1,0 +1,229 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
+import type { SharedSession } from '../transport/streamable/session-directory.js';
+import type { StateMessage } from './cluster-messages.js';
+
+/**
+ * A session's key in Redis and in messages: the first 128 bits of SHA-256 of its id, base64url. The keyspace and
+ * the channels never show a session id (a credential); `{…}` keeps a session's keys in one Redis Cluster slot,
+ * the same one as its events in a RedisEventStore.
+ */
+export function sessionHash(sessionId: string): string {
+  return createHash('sha256').update(sessionId).digest().subarray(0, 16).toString('base64url');
+}
+
+/** The per-session state that requests change, and how many changes made it. */
+export interface SharedState {
+  readonly n: number;
+  readonly logLevel: LoggingLevel | undefined;
+  readonly subscriptions: readonly string[];
+}
+
+/** A session as its record holds it. */
+export interface SessionRecord extends SharedSession {
+  readonly state: SharedState;
+  /** The process that last took each stream's response, by stream id. */
+  readonly holders: ReadonlyMap<string, string>;
+}
+
+/** One change of shared state, as a request made it. */
+export type StateChange =
+  | { readonly op: 'level'; readonly level: LoggingLevel }
+  | { readonly op: 'subscribe' | 'unsubscribe'; readonly uri: string };
+
+// Record fields: v protocol version, ci client info (JSON), cc client capabilities (JSON), p principal (po: one
+// that was not a string),
+// sp stream prefix, c created and t last activity (ms since the epoch), n changes of state, ll log level,
+// s:<uri> one per subscription, h:<stream id> the process holding that stream's response.
+
+/** TOUCH(record; ttl ms, now) → 1, or 0 when the record is gone. */
+const TOUCH_LUA = `
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 't', ARGV[2])
+return 1
+`;
+
+/**
+ * CHANGE(record; op, arg, hash, bus) → the state message it published, or false when the record is gone.
+ * Applies one change, counts it, and publishes the whole resulting state, so that every process ends with the
+ * latest state whatever order it hears of concurrent changes in (it keeps the highest n).
+ */
+const CHANGE_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+local op, arg = ARGV[1], ARGV[2]
+if op == 'level' then
+  redis.call('HSET', KEYS[1], 'll', arg)
+elseif op == 'subscribe' then
+  redis.call('HSET', KEYS[1], 's:' .. arg, 1)
+else
+  redis.call('HDEL', KEYS[1], 's:' .. arg)
+end
+local n = redis.call('HINCRBY', KEYS[1], 'n', 1)
+local subs = {}
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, 2) == 's:' then subs[#subs + 1] = string.sub(field, 3) end
+end
+local message = cjson.encode({k = 'state', s = ARGV[3], n = n, ll = redis.call('HGET', KEYS[1], 'll'), subs = subs})
+redis.call('PUBLISH', ARGV[4], message)
+return message
+`;
+
+/** HOLD(record; stream id, node, hash, bus) → 1, or 0 when the record is gone. Records and announces the holder. */
+const HOLD_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], ARGV[2])
+redis.call('PUBLISH', ARGV[4], cjson.encode({k = 'hold', s = ARGV[3], x = ARGV[1], by = ARGV[2]}))
+return 1
+`;
+
+/** REMOVE(record; hash, bus) → 1 when the record existed. Deletes it and tells every process. */
+const REMOVE_LUA = `
+local existed = redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', ARGV[2], cjson.encode({k = 'closed', s = ARGV[1]}))
+return existed
+`;
+
+interface Script {
+  readonly lua: string;
+  readonly sha: string;
+}
+const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
+const TOUCH = script(TOUCH_LUA);
+const CHANGE = script(CHANGE_LUA);
+const HOLD = script(HOLD_LUA);
+const REMOVE = script(REMOVE_LUA);
+
+/**
+ * The session records of a cluster, one Redis hash per session under `<keyPrefix>:session:{hash}`, with a TTL that
+ * activity refreshes: a record that expired is a session that ended (idle), in every process. Each operation is
+ * one command or one Lua script, so it is atomic, and the scripts that change what other processes must know
+ * publish it on `bus` in the same step: every process hears the changes in the order Redis made them.
+ *
+ * Every method rejects with StoreUnavailableError when Redis cannot be reached or does not answer in time.
+ */
+export class SessionStore {
+  constructor(
+    private readonly client: Redis,
+    readonly keyPrefix: string,
+    /** The channel every process of the cluster listens to. */
+    readonly bus: string,
+  ) {}
+
+  /** The record key of the session with hash `h`. */
+  key(h: string): string {
+    return `${this.keyPrefix}:session:{${h}}`;
+  }
+
+  /** Writes the record of a session that just initialized. */
+  async create(h: string, session: SharedSession, ttlMs: number, now: number): Promise<void> {
+    const fields: Record<string, string> = {
+      v: session.protocolVersion,
+      sp: session.streamPrefix,
+      n: '0',
+      c: String(now),
+      t: String(now),
+    };
+    if (session.clientInfo !== undefined) fields.ci = JSON.stringify(session.clientInfo);
+    if (session.clientCapabilities !== undefined) fields.cc = JSON.stringify(session.clientCapabilities);
+    if (typeof session.principal === 'string') fields.p = session.principal;
+    else if (session.principal !== undefined) fields.po = '1';
+    const key = this.key(h);
+    try {
+      const replies = await this.client.multi().hset(key, fields).pexpire(key, ttlMs).exec();
+      const failed = replies?.find(([err]) => err !== null)?.[0];
+      if (failed) throw failed;
+    } catch (err) {
+      throw redisFailure(err);
+    }
+  }
+
+  /** The record, or undefined when there is none (the session ended, expired, or never was). */
+  async load(h: string): Promise<SessionRecord | undefined> {
+    let fields: Record<string, string>;
+    try {
+      fields = await this.client.hgetall(this.key(h));
+    } catch (err) {
+      throw redisFailure(err);
+    }
+    return parseRecord(fields);
+  }
+
+  /** Keeps the record alive for `ttlMs` more; false when it is gone. */
+  async touch(h: string, ttlMs: number, now: number): Promise<boolean> {
+    return (await this.run(TOUCH, this.key(h), String(ttlMs), String(now))) === 1;
+  }
+
+  /** Applies `change` and publishes the resulting state; undefined when the record is gone. */
+  async change(h: string, change: StateChange): Promise<StateMessage | undefined> {
+    const arg = change.op === 'level' ? change.level : change.uri;
+    const reply = await this.run(CHANGE, this.key(h), change.op, arg, h, this.bus);
+    return typeof reply === 'string' ? (JSON.parse(reply) as StateMessage) : undefined;
+  }
+
+  /** Records and announces that `nodeId` holds the response of stream `streamId`; false when the record is gone. */
+  async hold(h: string, streamId: string, nodeId: string): Promise<boolean> {
+    return (await this.run(HOLD, this.key(h), streamId, nodeId, h, this.bus)) === 1;
+  }
+
+  /** Deletes the record and tells every process that the session ended. */
+  async remove(h: string): Promise<void> {
+    await this.run(REMOVE, this.key(h), h, this.bus);
+  }
+
+  private async run(s: Script, key: string, ...args: string[]): Promise<unknown> {
+    try {
+      return await this.client.evalsha(s.sha, 1, key, ...args);
+    } catch (err) {
+      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw redisFailure(err);
+    }
+    // Redis does not have the script yet (first use, or after a restart): EVAL sends it and caches it.
+    try {
+      return await this.client.eval(s.lua, 1, key, ...args);
+    } catch (err) {
+      throw redisFailure(err);
+    }
+  }
+}
+
+/** A failed Redis call, in the words a client and an operator need (the HTTP layer answers it with 503). */
+export function redisFailure(err: unknown): StoreUnavailableError {
+  if (err instanceof StoreUnavailableError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  let detail: string;
+  if (message.startsWith("Stream isn't writeable")) detail = 'Redis is not connected';
+  else if (message === 'Command timed out') detail = 'Redis did not answer in time';
+  else detail = `Redis failed (${message})`;
+  return new StoreUnavailableError(`${detail}; the shared session state could not be reached`, {
+    cause: err,
+  });
+}
+
+/** The principal of a session created by a principal that was not a string: no request's principal equals it. */
+const UNCOMPARABLE: unknown = Object.freeze({ uncomparable: true });
+
+function parseRecord(fields: Record<string, string>): SessionRecord | undefined {
+  const protocolVersion = fields.v;
+  const streamPrefix = fields.sp;
+  if (protocolVersion === undefined || streamPrefix === undefined) return undefined;
+  const subscriptions: string[] = [];
+  const holders = new Map<string, string>();
+  for (const field in fields) {
+    if (field.startsWith('s:')) subscriptions.push(field.slice(2));
+    else if (field.startsWith('h:')) holders.set(field.slice(2), fields[field]);
+  }
+  return {
+    protocolVersion,
+    streamPrefix,
+    clientInfo: parseJson(fields.ci) as Implementation | undefined,
+    clientCapabilities: parseJson(fields.cc) as ClientCapabilities | undefined,
+    principal: fields.po === '1' ? UNCOMPARABLE : fields.p,
+    state: { n: Number(fields.n ?? 0), logLevel: fields.ll as LoggingLevel | undefined, subscriptions },
+    holders,
+  };
+}
+
+function parseJson(text: string | undefined): unknown {
+  return text === undefined ? undefined : JSON.parse(text);
+}

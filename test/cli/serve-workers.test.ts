@@ -1,0 +1,133 @@
+// `mcpwire serve --workers N` as an operator runs it (the built command line): several processes on one
+// port, a worker that dies is replaced, signals stop them all, and a setup that would split sessions between
+// workers is refused. Stateless here, so no Redis is needed; test/cluster/ runs workers sharing Redis.
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, test } from 'node:test';
+import { killCliRuns, runCli } from '../../src/test-support/cli-run.js';
+import { readBody } from '../../src/test-support/http-loopback.js';
+import { ACCEPT_BOTH, toolCall } from '../../src/test-support/mcp-http.js';
+import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
+import { until } from '../../src/test-support/time-limit.js';
+
+const started: ProcessCluster[] = [];
+after(async () => {
+  killCliRuns();
+  await Promise.all(started.map((c) => c.stopAll()));
+});
+
+async function workers(count: number): Promise<ProcessCluster> {
+  const cluster = await startProcessCluster(1, { args: ['--workers', String(count), '--stateless'] });
+  started.push(cluster);
+  return cluster;
+}
+
+/** The pids of the workers the primary logged as serving, in order. */
+function workerPids(output: string): number[] {
+  return [...output.matchAll(/worker \d+ of \d+ serving \(pid (\d+)\)/g)].map((m) => Number(m[1]));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `add` over a connection of its own (so each call is accepted anew, by whichever worker): the answer's body. */
+function add(port: number, a: number, b: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const headers = { 'content-type': 'application/json', accept: ACCEPT_BOTH };
+    const req = request(
+      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers, agent: false },
+      (res) => readBody(res).then(resolve, reject),
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(toolCall(1, 'add', { a, b })));
+  });
+}
+
+test('--workers 2 without --redis is refused (exit 2), saying that sessions would not be shared', async () => {
+  const run = runCli(['serve', '--workers', '2', '--port', '0']);
+  assert.equal(await run.exit(), 2);
+  assert.match(run.stderr(), /--workers 2 needs --redis URL/);
+  assert.match(run.stderr(), /sessions/);
+  assert.equal(run.stdout(), '');
+});
+
+test('--workers must be a positive integer and cannot serve stdio', async () => {
+  for (const [args, message] of [
+    [['--workers', '0'], /--workers must be an integer from 1 to 256, not "0"/],
+    [['--workers', 'two'], /--workers must be an integer/],
+    [['--workers', '2', '--stdio'], /cannot serve --stdio/],
+  ] as const) {
+    const run = runCli(['serve', ...args]);
+    assert.equal(await run.exit(), 2, run.stderr());
+    assert.match(run.stderr(), message);
+  }
+});
+
+test('--workers 2: one URL printed once, two worker processes; a killed worker is restarted and the service keeps answering', {
+  timeout: 20_000,
+}, async () => {
+  const cluster = await workers(2);
+  const primary = cluster.processes[0];
+  await until(() => workerPids(primary.output()).length === 2, 5000, 'two workers serving');
+  assert.equal(primary.output().match(/mcpwire demo server: /g)?.length, 1, primary.output());
+  const [first, second] = workerPids(primary.output());
+  assert.ok(alive(first) && alive(second));
+  assert.notEqual(first, primary.pid);
+  assert.match(await add(primary.port, 1, 2), /"structuredContent":\{"sum":3\}/);
+
+  process.kill(first, 'SIGKILL');
+  await until(() => workerPids(primary.output()).length === 3, 5000, 'the killed worker restarted');
+  assert.match(
+    primary.output(),
+    new RegExp(
+      `worker [12] \\(pid ${first}\\) ended unexpectedly \\(killed by SIGKILL\\); restarting it in 100 ms`,
+    ),
+  );
+  const replacement = workerPids(primary.output())[2];
+  assert.ok(alive(replacement));
+  // Connections are dealt out to the workers in turn: every one of these finds a live worker.
+  for (let i = 0; i < 6; i++) assert.match(await add(primary.port, i, 1), new RegExp(`"sum":${i + 1}\\}`));
+  // Still one URL line: the replacement does not announce itself again.
+  assert.equal(primary.output().match(/mcpwire demo server: /g)?.length, 1);
+});
+
+test('--workers 2 --port 0: when every worker dies at once, the replacements serve the same port', {
+  timeout: 20_000,
+}, async () => {
+  const cluster = await workers(2);
+  const primary = cluster.processes[0];
+  await until(() => workerPids(primary.output()).length === 2, 5000, 'two workers serving');
+  for (const pid of workerPids(primary.output())) process.kill(pid, 'SIGKILL');
+  await until(() => workerPids(primary.output()).length === 4, 5000, 'both workers replaced');
+  assert.match(await add(primary.port, 20, 22), /"sum":42\}/);
+});
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`--workers 3: ${signal} to the primary stops every worker, and it exits 0`, {
+    timeout: 20_000,
+  }, async () => {
+    const cluster = await workers(3);
+    const primary = cluster.processes[0];
+    await until(() => workerPids(primary.output()).length === 3, 5000, 'three workers serving');
+    const pids = workerPids(primary.output());
+    assert.deepEqual(await cluster.kill(0, signal), { code: 0, signal: null }, primary.output());
+    assert.match(primary.output(), new RegExp(`${signal}: stopping 3 worker\\(s\\)`));
+    await until(() => pids.every((pid) => !alive(pid)), 5000, 'every worker gone');
+  });
+}
+
+test('--workers on a port already taken: the workers fail to start and the primary exits 1 at once', {
+  timeout: 10_000,
+}, async () => {
+  const cluster = await workers(1);
+  const run = runCli(['serve', '--workers', '2', '--stateless', '--port', String(cluster.processes[0].port)]);
+  assert.equal(await run.exit(8000), 1, run.stderr());
+  assert.match(run.stderr(), /EADDRINUSE/);
+  assert.match(run.stderr(), /failed before serving/);
+});
