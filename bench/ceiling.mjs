@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+import { randomUUID } from 'node:crypto';
+// The "physical ceiling": plain node:http that reads each POST body, JSON.parses it and writes a
+// fixed-shape JSON-RPC result. No MCP logic, no validation beyond a session-id map lookup. It
+// answers just enough for the bench scenarios (echo, blob, broadcast) so the same load can be
+// pointed at it; what it measures is Node's HTTP transport floor on this machine.
+//   node ceiling.mjs [--port 3000] [--sse]     (--sse: answer every request as a one-event SSE stream)
+import http from 'node:http';
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? dflt : process.argv[i + 1];
+};
+const PORT = Number(arg('--port', process.env.PORT ?? 3000));
+const SSE = process.argv.includes('--sse');
+
+const sessions = new Map(); // id -> standalone GET stream (ServerResponse) or null
+const blobs = new Map();
+const INIT = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: {}, logging: {} },
+  serverInfo: { name: 'ceiling', version: '0.0.0' },
+};
+
+function reply(res, id, result, extraHeaders) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id, result });
+  if (SSE) {
+    const frame = `event: message\ndata: ${body}\n\n`;
+    res.writeHead(200, {
+      ...extraHeaders,
+      'content-type': 'text/event-stream',
+      'content-length': Buffer.byteLength(frame),
+    });
+    res.end(frame);
+  } else {
+    res.writeHead(200, {
+      ...extraHeaders,
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+  }
+}
+
+function toolResult(name, args) {
+  switch (name) {
+    case 'echo':
+      return { content: [{ type: 'text', text: args.text }] };
+    case 'blob': {
+      const size = args.size | 0;
+      if (!blobs.has(size)) blobs.set(size, 'x'.repeat(size));
+      return { content: [{ type: 'text', text: blobs.get(size) }] };
+    }
+    case 'broadcast': {
+      const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { nonce: args.nonce } } })}\n\n`;
+      let n = 0;
+      for (const res of sessions.values())
+        if (res) {
+          res.write(frame);
+          n++;
+        }
+      return { content: [{ type: 'text', text: String(n) }] };
+    }
+    case 'gc': // only with node --expose-gc; lets `sessions --gc-tool gc` read a post-GC heap figure
+      globalThis.gc?.();
+      return { content: [{ type: 'text', text: JSON.stringify(process.memoryUsage()) }] };
+    default:
+      return { content: [] };
+  }
+}
+
+function onPost(req, res, raw) {
+  let msg;
+  try {
+    msg = JSON.parse(raw);
+  } catch {
+    res
+      .writeHead(400, { 'content-type': 'application/json' })
+      .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
+    return;
+  }
+  const sid = req.headers['mcp-session-id'];
+  if (sid !== undefined && !sessions.has(sid)) {
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}');
+    return;
+  }
+  if (msg.id === undefined) {
+    res.writeHead(202).end();
+    return;
+  } // notification
+  if (msg.method === 'initialize') {
+    const id = randomUUID();
+    sessions.set(id, null);
+    reply(res, msg.id, INIT, { 'mcp-session-id': id });
+    return;
+  }
+  const result = msg.method === 'tools/call' ? toolResult(msg.params.name, msg.params.arguments ?? {}) : {};
+  reply(res, msg.id, result);
+}
+
+const server = http.createServer((req, res) => {
+  if (req.method === 'POST') {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () =>
+      onPost(req, res, chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString()),
+    );
+    return;
+  }
+  const sid = req.headers['mcp-session-id'];
+  if (!sessions.has(sid)) {
+    res.writeHead(404).end();
+    return;
+  }
+  if (req.method === 'GET') {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.flushHeaders();
+    sessions.set(sid, res);
+    res.on('close', () => {
+      if (sessions.get(sid) === res) sessions.set(sid, null);
+    });
+  } else if (req.method === 'DELETE') {
+    sessions.get(sid)?.end();
+    sessions.delete(sid);
+    res.writeHead(200).end();
+  } else {
+    res.writeHead(405).end();
+  }
+});
+server.keepAliveTimeout = 65_000;
+server.listen(PORT, '127.0.0.1', () =>
+  console.log(`ceiling listening on http://127.0.0.1:${PORT}/mcp${SSE ? ' (sse)' : ''}`),
+);
+process.on('SIGTERM', () => process.exit(0));

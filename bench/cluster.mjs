@@ -1,0 +1,396 @@
+#!/usr/bin/env node
+// Calls per second of mcpwire on several processes sharing one Redis (issue 6), beside one process with its
+// sessions in memory: the `calls` scenario of bench.mjs (32 sessions looping tools/call echo) against
+//   - 1 process, in-memory stores (the default deployment);
+//   - 1 process, sessions and event store in Redis;
+//   - 2 and 4 worker processes sharing the port (node:cluster, the supervision of `mcpwire serve --workers`)
+//     and one Redis.
+// It starts its own redis-server (no persistence, on a free port) and prints a table with the CPU each call
+// costs, in mcpwire and in redis-server, so the overhead of Redis is stated, not guessed.
+//
+//   npm run build && node bench/cluster.mjs [--quick] [--workers 1,2,4] [--duration 10] [--warmup 2]
+//                                           [--sessions 32] [--out results.jsonl]
+//
+// The server is this file run with --serve: the demo server of `mcpwire serve` has no echo tool of the shape
+// the harness checks (`{text}` back as the text), so the bench tool is served here, through the same library
+// calls as `mcpwire serve --redis URL --workers N` (RedisCluster given to StreamableHTTPHandler, superviseWorkers).
+// No CPU pinning: workers are meant to spread over the cores, so the load generator and redis-server share them.
+import { spawn, spawnSync } from 'node:child_process';
+import cluster from 'node:cluster';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { connect, createServer as createTcpServer } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
+
+const { values: a } = parseArgs({
+  options: {
+    serve: { type: 'boolean', default: false },
+    port: { type: 'string', default: '0' },
+    redis: { type: 'string' },
+    workers: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    sessions: { type: 'string', default: '32' },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+// ---- the server: `--serve --port P [--redis URL] [--workers N]` ----
+
+async function serveMode() {
+  const workers = Number(a.workers ?? '1');
+  const { superviseWorkers, asWorker, announces } = await import(dist('cli/workers.js'));
+  const log = (line) => process.stderr.write(`bench server: ${line}\n`);
+  if (workers > 1 && cluster.isPrimary)
+    return superviseWorkers(workers, { host: '127.0.0.1', port: Number(a.port) }, log);
+  return asWorker(serveOne(announces(), log));
+}
+
+/** One process serving the harness's echo tool, as bench/server.mjs does, with the Redis cluster when asked. */
+async function serveOne(announce, log) {
+  const { Server, StreamableHTTPHandler } = await import(dist('index.js'));
+  const server = new Server({ name: 'mcpwire-bench-cluster', version: '0.1.0' });
+  server.tool(
+    {
+      name: 'echo',
+      description: 'Returns its text',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    },
+    (args) => ({ content: [{ type: 'text', text: args.text }] }),
+  );
+  let shared;
+  if (a.redis !== undefined) {
+    const { RedisCluster } = await import(dist('cluster/index.js'));
+    shared = new RedisCluster({ redis: a.redis });
+    await shared.whenReady();
+  }
+  const handler = new StreamableHTTPHandler(server, {
+    cluster: shared,
+    maxSessions: 20_000,
+    onerror: (err) => log(`error: ${err?.message ?? err}`),
+  });
+  const http = createServer(handler.node());
+  http.keepAliveTimeout = 65_000;
+  await new Promise((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(Number(a.port), '127.0.0.1', resolve);
+  });
+  if (announce) console.log(`bench server on http://127.0.0.1:${http.address().port}/mcp`);
+  await new Promise((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  http.close();
+  await handler.close({ deadlineMs: 1000 });
+  await Promise.all([server.close(), shared?.close()]);
+  http.closeAllConnections();
+  return 0;
+}
+
+// ---- the driver ----
+
+async function drive() {
+  if (a.help) {
+    console.log(
+      'usage: node bench/cluster.mjs [--quick] [--workers 1,2,4] [--duration S] [--warmup S] [--sessions N] [--out FILE]',
+    );
+    return 0;
+  }
+  const missing = [];
+  if (!existsSync(here('../dist/cluster/index.js')))
+    missing.push('the built library: run `npm run build` in the repository root');
+  if (!existsSync(here('./node_modules/undici/package.json')))
+    missing.push('the harness dependency: run `npm ci --prefix bench`');
+  if (spawnSync('redis-server', ['--version']).error)
+    missing.push('redis-server on PATH (Debian: apt-get install -y redis-server)');
+  if (missing.length) {
+    console.error(`bench/cluster.mjs needs:\n${missing.map((m) => `  - ${m}`).join('\n')}`);
+    return 1;
+  }
+  const duration = a.duration ?? (a.quick ? '3' : '10');
+  const warmup = a.warmup ?? (a.quick ? '1' : '2');
+  const counts = (a.workers ?? '1,2,4').split(',').map(Number);
+
+  const redis = await startRedis();
+  const runs = [];
+  try {
+    const setups = [
+      { name: 'in-memory', processes: 1, redis: false },
+      ...counts.map((n) => ({ name: 'redis', processes: n, redis: true })),
+    ];
+    for (const setup of setups) {
+      if (setup.redis) await redisCommand(redis.port, 'FLUSHALL');
+      const run = await measure(setup, redis, { duration, warmup, sessions: a.sessions });
+      runs.push(run);
+      console.error(`${label(setup)}: ${Math.round(run.result.calls_per_s ?? 0)} calls/s`);
+    }
+  } finally {
+    await redis.stop();
+  }
+  if (a.out) writeFileSync(a.out, runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  console.log(table(runs, { duration, warmup, sessions: a.sessions }));
+  return runs.some((r) => r.result.error || r.result.errors) ? 1 : 0;
+}
+
+const label = (s) =>
+  s.redis
+    ? `Redis, ${s.processes} ${s.processes === 1 ? 'process' : 'worker processes'}`
+    : 'in-memory, 1 process';
+
+/** Starts the server for `setup`, runs the calls scenario against it, and reads CPU use over the measured window. */
+async function measure(setup, redis, o) {
+  const args = [here('./cluster.mjs'), '--serve', '--port', '0'];
+  if (setup.redis) args.push('--redis', redis.url);
+  if (setup.processes > 1) args.push('--workers', String(setup.processes));
+  const server = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  server.stdout.on('data', (c) => (output += c));
+  server.stderr.on('data', (c) => (output += c));
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  try {
+    const url = await waitFor(
+      () => {
+        const serving = (output.match(/ serving \(pid/g) ?? []).length;
+        const m = /bench server on (http:\S+)/.exec(output);
+        return m && (setup.processes === 1 || serving === setup.processes) ? m[1] : undefined;
+      },
+      15_000,
+      () => `the server (${label(setup)}) to serve:\n${output}`,
+    );
+
+    const pids = () => [server.pid, ...childrenOf(server.pid)];
+    const bench = spawn(
+      process.execPath,
+      [
+        here('./bench.mjs'),
+        'calls',
+        '--url',
+        url,
+        '--duration',
+        o.duration,
+        '--warmup',
+        o.warmup,
+        '--sessions',
+        o.sessions,
+        '--label',
+        label(setup),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let line = '';
+    bench.stdout.on('data', (c) => (line += c));
+    const done = new Promise((resolve) => bench.once('exit', resolve));
+    // CPU over the measured window only: from the end of the warmup to the end of the run.
+    await sleep(Number(o.warmup) * 1000);
+    const sample = async () => ({
+      at: performance.now(),
+      server: cpuTicks(pids()),
+      redis: cpuTicks([redis.pid]),
+      commands: setup.redis ? await redisCommands(redis.port) : 0,
+    });
+    const start = await sample();
+    await sleep(Number(o.duration) * 1000);
+    const end = await sample();
+    await done;
+    const result = JSON.parse(line.trim().split('\n').pop());
+    const seconds = (end.at - start.at) / 1000;
+    const tick = 1 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+    const serverCpu = ((end.server - start.server) * tick) / seconds;
+    const redisCpu = ((end.redis - start.redis) * tick) / seconds;
+    // Less the INFO command of the sample itself.
+    const commands = (end.commands - start.commands - 1) / seconds;
+    return {
+      setup,
+      result,
+      server_cpu_pct: serverCpu * 100,
+      redis_cpu_pct: redisCpu * 100,
+      redis_commands_per_call: setup.redis ? commands / result.calls_per_s : 0,
+    };
+  } finally {
+    server.kill('SIGTERM');
+    const timer = setTimeout(() => server.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+function table(runs, o) {
+  const base = runs.find((r) => !r.setup.redis);
+  const one = runs.find((r) => r.setup.redis && r.setup.processes === 1);
+  const us = (r, pct) => (r.result.calls_per_s ? (pct / 100 / r.result.calls_per_s) * 1e6 : NaN);
+  const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '–');
+  const rows = runs.map((r) => {
+    const { result, setup } = r;
+    const cells = [
+      label(setup),
+      f(result.calls_per_s),
+      `${f(result.calls_per_s / base.result.calls_per_s, 2)}×`,
+      `${f(result.p50_ms, 2)} / ${f(result.p99_ms, 2)}`,
+      f(r.server_cpu_pct),
+      setup.redis ? f(r.redis_cpu_pct) : '–',
+      `${f(us(r, r.server_cpu_pct))} + ${setup.redis ? f(us(r, r.redis_cpu_pct)) : '0'}`,
+      setup.redis ? f(r.redis_commands_per_call, 1) : '–',
+      f(result.client_cpu_pct),
+      `${result.errors ?? 0}${result.error ? ` (${result.error})` : ''}`,
+    ];
+    return `| ${cells.join(' | ')} |`;
+  });
+  const lines = [
+    `calls scenario: ${o.sessions} sessions, tools/call echo back to back, ${o.duration} s measured after ${o.warmup} s warmup; ` +
+      `${availableParallelism()} CPUs shared by the server processes, redis-server and the load generator; Node ${process.version}`,
+    '',
+    '| setup | calls/s | vs in-memory | p50 / p99 ms | server CPU % | redis CPU % | CPU µs per call (mcpwire + redis) | Redis commands per call | load generator CPU % | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ];
+  if (base && one) {
+    const loss = 1 - one.result.calls_per_s / base.result.calls_per_s;
+    const extra = us(one, one.server_cpu_pct) - us(base, base.server_cpu_pct);
+    lines.push(
+      '',
+      `Overhead of Redis, one process: ${f(loss * 100)} % fewer calls/s than in memory; each call costs ` +
+        `${f(extra)} µs more CPU in mcpwire and ${f(us(one, one.redis_cpu_pct))} µs in redis-server ` +
+        `(${f(us(one, one.server_cpu_pct) + us(one, one.redis_cpu_pct))} µs in all, against ${f(us(base, base.server_cpu_pct))} µs in memory).`,
+    );
+  }
+  return lines.join('\n');
+}
+
+// ---- processes and CPU ----
+
+/** utime + stime of `pids`, in clock ticks (processes gone count 0). */
+function cpuTicks(pids) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return ticks;
+}
+
+/** The pids whose parent is `ppid` (the workers of a primary). */
+function childrenOf(ppid) {
+  const out = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === ppid) out.push(Number(name));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+// A shell runs redis-server and kills it when the shell's stdin closes: when stop() closes it, and also when this
+// process dies without cleaning up. `exec` makes the server the shell's own pid, for the CPU readings.
+const REDIS_WRAPPER =
+  'exec 3<&0 </dev/null; (read -r _ <&3; kill -9 $$) >/dev/null 2>&1 & exec 3<&-; exec redis-server "$@"';
+
+/** A redis-server on a free loopback port, without persistence, resolved once it answers PING. */
+async function startRedis() {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'mcpwire-bench-redis-'));
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--loglevel',
+    'warning',
+  ];
+  const child = spawn('sh', ['-c', REDIS_WRAPPER, 'sh', ...args], { stdio: ['pipe', 'ignore', 'inherit'] });
+  const exited = new Promise((resolve) =>
+    child.once('exit', () => {
+      child.stdin.end();
+      rmSync(dir, { recursive: true, force: true });
+      resolve();
+    }),
+  );
+  await waitFor(
+    async () => (await redisCommand(port, 'PING').catch(() => '')).startsWith('+PONG') || undefined,
+    5000,
+    () => 'redis-server to answer PING',
+  );
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    pid: child.pid,
+    stop: async () => {
+      child.stdin.end();
+      await exited;
+    },
+  };
+}
+
+/** Sends one inline command to Redis and resolves with its whole reply: one line, or a bulk string's lines. */
+function redisCommand(port, command) {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(`${command}\r\n`));
+    let reply = '';
+    socket.setTimeout(2000, () => socket.destroy(new Error(`no answer to ${command}`)));
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      reply += chunk;
+      const eol = reply.indexOf('\r\n');
+      if (eol === -1) return;
+      const bulk = reply[0] === '$' ? Number(reply.slice(1, eol)) : -1;
+      if (bulk >= 0 && Buffer.byteLength(reply) < eol + 2 + bulk + 2) return;
+      socket.end();
+      resolve(reply);
+    });
+  });
+}
+
+/** Commands Redis has processed since it started (INFO stats), to count the commands each call costs. */
+async function redisCommands(port) {
+  const info = await redisCommand(port, 'INFO stats');
+  return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createTcpServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` until it returns a value; rejects after `ms` with `what()`. */
+async function waitFor(check, ms, what) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== null && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
+    await sleep(20);
+  }
+}
+
+// Last, once every declaration above is initialized.
+process.exitCode = a.serve ? await serveMode() : await drive();

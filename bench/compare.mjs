@@ -1,0 +1,236 @@
+#!/usr/bin/env node
+// Side-by-side driver: for each repetition, starts each server in turn (fresh process, pinned to
+// one core), runs one bench scenario against it (pinned to the other core), stops it by PID, and
+// alternates the order every repetition so drift on a noisy machine hits every server alike.
+// Prints medians with [min-max] and ratios to a baseline server; appends raw JSON lines to --out.
+//
+//   node compare.mjs --scenario calls --reps 5 \
+//     --server 'ceiling=node ceiling.mjs --port {port}' \
+//     --server 'sdk=node ../sdk-server.mjs --port {port}' \
+//     [--baseline ceiling] [--out results.jsonl] [--md table.md] [--no-pin] -- --duration 10 --sessions 32
+import { spawn } from 'node:child_process';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values: a, positionals: benchArgs } = parseArgs({
+  allowPositionals: true,
+  options: {
+    scenario: { type: 'string', default: 'calls' },
+    server: { type: 'string', multiple: true, default: [] },
+    reps: { type: 'string', default: '5' },
+    baseline: { type: 'string' },
+    out: { type: 'string' },
+    md: { type: 'string' },
+    'log-dir': { type: 'string', default: '/tmp/mcp-bench-logs' },
+    'port-base': { type: 'string', default: '3900' },
+    path: { type: 'string', default: '/mcp' },
+    'no-pin': { type: 'boolean', default: false },
+    'server-cpus': { type: 'string', default: '1' },
+    'client-cpus': { type: 'string', default: '0' },
+    metrics: { type: 'string' },
+  },
+});
+
+const servers = a.server.map((s, i) => {
+  const eq = s.indexOf('=');
+  if (eq < 1) throw new Error(`--server must be NAME=COMMAND, got ${s}`);
+  return { name: s.slice(0, eq), cmd: s.slice(eq + 1), port: Number(a['port-base']) + i };
+});
+if (!servers.length) {
+  console.error('give at least one --server NAME=COMMAND (use {port} in COMMAND)');
+  process.exit(1);
+}
+const reps = Number(a.reps);
+const pin = !a['no-pin'] && availableParallelism() >= 2;
+const benchPath = fileURLToPath(new URL('./bench.mjs', import.meta.url));
+mkdirSync(a['log-dir'], { recursive: true });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const KEY_METRICS = {
+  calls: ['calls_per_s', 'p50_ms', 'p99_ms', 'server_cpu_pct', 'client_cpu_pct', 'errors', 'other_cpu_pct'],
+  stateless: [
+    'calls_per_s',
+    'p50_ms',
+    'p99_ms',
+    'server_cpu_pct',
+    'client_cpu_pct',
+    'errors',
+    'other_cpu_pct',
+  ],
+  payload: [
+    'mib_per_s',
+    'calls_per_s',
+    'p50_ms',
+    'p99_ms',
+    'rss_hwm_mib',
+    'server_cpu_pct',
+    'client_cpu_pct',
+    'errors',
+    'other_cpu_pct',
+  ],
+  sessions: [
+    'rss_per_session_kb',
+    'heap_per_session_kb',
+    'open_per_s',
+    'server_cpu_ms_per_open',
+    'retained_after_delete_kb_per_session',
+    'errors',
+    'other_cpu_pct',
+  ],
+  fanout: [
+    'delivery_p50_ms',
+    'delivery_p99_ms',
+    'delivery_max_ms',
+    'all_delivered_median_ms',
+    'missing',
+    'errors',
+    'other_cpu_pct',
+  ],
+  resume: ['ok_pct', 'replay_p50_ms', 'first_replayed_p50_ms', 'streams_left_open', 'failures'],
+};
+const metrics = a.metrics ? a.metrics.split(',') : (KEY_METRICS[a.scenario] ?? ['calls_per_s']);
+
+function waitForPort(port, child, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      if (child.exitCode !== null)
+        return reject(new Error(`server exited with ${child.exitCode} before listening`));
+      const sock = net.connect(port, '127.0.0.1');
+      sock.once('connect', () => {
+        sock.destroy();
+        resolve();
+      });
+      sock.once('error', () => {
+        sock.destroy();
+        if (Date.now() > deadline) reject(new Error(`port ${port} not open after ${timeoutMs} ms`));
+        else setTimeout(attempt, 50);
+      });
+    };
+    attempt();
+  });
+}
+
+async function stop(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM'); // our own child, by PID
+  if (await Promise.race([exited.then(() => true), sleep(5000).then(() => false)])) return;
+  child.kill('SIGKILL');
+  await exited;
+}
+
+function runBench(url, pid, label) {
+  const args = [benchPath, a.scenario, '--url', url, '--pid', String(pid), '--label', label, ...benchArgs];
+  const [cmd, argv] = pin
+    ? ['taskset', ['-c', a['client-cpus'], process.execPath, ...args]]
+    : [process.execPath, args];
+  return new Promise((resolve) => {
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20 * 60_000); // bench has its own watchdog
+    child.on('exit', () => {
+      clearTimeout(killer);
+      const line = out.trim().split('\n').pop() ?? '';
+      try {
+        resolve(JSON.parse(line));
+      } catch {
+        resolve({ error: `unparsable bench output: ${line.slice(0, 200)}` });
+      }
+    });
+  });
+}
+
+async function runOne(s, rep) {
+  const log = `${a['log-dir']}/${a.scenario}-${s.name}-${rep}.log`;
+  const fd = openSync(log, 'w');
+  const cmd = s.cmd.replaceAll('{port}', String(s.port));
+  const child = spawn('sh', ['-c', `exec ${pin ? `taskset -c ${a['server-cpus']} ` : ''}${cmd}`], {
+    stdio: ['ignore', fd, fd],
+    env: { ...process.env, PORT: String(s.port) },
+  });
+  closeSync(fd);
+  let result;
+  try {
+    await waitForPort(s.port, child);
+    await sleep(300);
+    result = await runBench(`http://127.0.0.1:${s.port}${a.path}`, child.pid, s.name);
+  } catch (e) {
+    result = { error: e.message };
+  } finally {
+    await stop(child);
+  }
+  const logText = readFileSync(log, 'utf8');
+  result.server_log_error_lines = logText.split('\n').filter((l) => /error|warn|exception/i.test(l)).length;
+  return { server: s.name, rep, pinned: pin, ...result, server_log: log };
+}
+
+const results = [];
+for (let rep = 1; rep <= reps; rep++) {
+  const order = rep % 2 ? servers : [...servers].reverse();
+  for (const s of order) {
+    const r = await runOne(s, rep);
+    results.push(r);
+    if (a.out) appendFileSync(a.out, JSON.stringify(r) + '\n');
+    const brief = metrics.map((m) => `${m}=${r[m] ?? '-'}`).join(' ');
+    console.error(`[${a.scenario} rep ${rep}/${reps}] ${s.name}: ${r.error ? 'ERROR ' + r.error : brief}`);
+    await sleep(500);
+  }
+}
+
+// ---- summary: median [min-max] per server, ratio of medians to the baseline ----
+const median = (xs) => {
+  const v = xs.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((x, y) => x - y);
+  if (!v.length) return null;
+  const m = v.length >> 1;
+  return v.length % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+};
+const fmt = (x) =>
+  x === null ? '-' : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2);
+const base = a.baseline ?? servers[0].name;
+const med = {};
+for (const s of servers) {
+  const rs = results.filter((r) => r.server === s.name && !r.error);
+  med[s.name] = Object.fromEntries(
+    metrics.map((m) => {
+      const xs = rs.map((r) => r[m]).filter((x) => typeof x === 'number');
+      return [
+        m,
+        { med: median(xs), min: xs.length ? Math.min(...xs) : null, max: xs.length ? Math.max(...xs) : null },
+      ];
+    }),
+  );
+  med[s.name].ok = rs.length;
+}
+const lines = [];
+lines.push(
+  `### ${a.scenario} — ${reps} reps, ${pin ? `server pinned to cpu ${a['server-cpus']}, load generator to cpu ${a['client-cpus']}` : 'unpinned'}; bench args: ${benchArgs.join(' ') || '(defaults)'}`,
+);
+lines.push('');
+lines.push(
+  `| server | runs ok | ${metrics.map((m) => `${m} median [min–max]`).join(' | ')} | ${metrics
+    .slice(0, 3)
+    .map((m) => `${m} ÷ ${base}`)
+    .join(' | ')} |`,
+);
+lines.push(`|${'---|'.repeat(2 + metrics.length + Math.min(3, metrics.length))}`);
+for (const s of servers) {
+  const m = med[s.name];
+  const cells = metrics.map((k) => `${fmt(m[k].med)} [${fmt(m[k].min)}–${fmt(m[k].max)}]`);
+  const ratios = metrics.slice(0, 3).map((k) => {
+    const b = med[base]?.[k]?.med;
+    return b && m[k].med !== null ? (m[k].med / b).toFixed(2) : '-';
+  });
+  lines.push(`| ${s.name} | ${m.ok}/${reps} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`);
+}
+const errs = results.filter((r) => r.error);
+if (errs.length) lines.push('', ...errs.map((r) => `- ${r.server} rep ${r.rep}: ERROR ${r.error}`));
+const table = lines.join('\n');
+console.log(table);
+if (a.md) appendFileSync(a.md, table + '\n\n');

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// The bench server: mcpwire as users get it (the built library in dist/, not the sources), serving
+// the tools the harness needs (README.md, "What a server must expose") on node:http.
+//
+//   npm run build && node bench/server.mjs --port 3000 [--stateless] [--json] [--no-event-store]
+//   (with node --expose-gc, the `gc` tool is offered too; `sessions --gc-tool gc` needs it)
+//   --lib DIR/index.js serves another build (e.g. the commit before a change) instead of ../dist
+//
+// Everything else is the handler's default (the loopback DNS-rebinding policy: the harness sends
+// Host 127.0.0.1:port; a MemoryEventStore for resumable streams) but maxSessions, 20,000 here.
+import http from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values: a } = parseArgs({
+  options: {
+    port: { type: 'string', default: process.env.PORT ?? '3000' },
+    stateless: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    'no-event-store': { type: 'boolean', default: false },
+    // the sessions scenario opens 10,000 sessions on top of its 200 warm ones
+    'max-sessions': { type: 'string', default: '20000' },
+    lib: { type: 'string' },
+  },
+});
+const lib = a.lib === undefined ? new URL('../dist/index.js', import.meta.url) : pathToFileURL(a.lib);
+const { Server, StreamableHTTPHandler } = await import(lib.href);
+
+const server = new Server({ name: 'mcpwire-bench', version: '0.1.0' });
+const blobs = new Map();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const text = (t) => ({ content: [{ type: 'text', text: t }] });
+
+server.tool(
+  {
+    name: 'echo',
+    description: 'Returns its text',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  },
+  (args) => text(args.text),
+);
+
+server.tool(
+  {
+    name: 'blob',
+    description: 'Returns exactly size ASCII characters (cached per size)',
+    inputSchema: {
+      type: 'object',
+      properties: { size: { type: 'integer', minimum: 0, maximum: 64 * 1024 * 1024 } },
+      required: ['size'],
+    },
+  },
+  ({ size }) => {
+    if (!blobs.has(size)) blobs.set(size, 'x'.repeat(size));
+    return text(blobs.get(size));
+  },
+);
+
+server.tool(
+  {
+    name: 'broadcast',
+    description: "Sends notifications/message carrying nonce to every session's standalone GET stream",
+    inputSchema: { type: 'object', properties: { nonce: { type: 'string' } }, required: ['nonce'] },
+  },
+  async function broadcast({ nonce }) {
+    // session.log without a related request goes to the session's standalone GET stream
+    const data = { nonce };
+    const sends = [];
+    for (const session of server.sessions) sends.push(session.log('info', data));
+    await Promise.all(sends);
+    return text(String(sends.length));
+  },
+);
+
+server.tool(
+  {
+    name: 'progress',
+    description: 'Sends count progress notifications on the request stream, intervalMs apart, then returns',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        count: { type: 'integer', minimum: 0, maximum: 100_000 },
+        intervalMs: { type: 'integer', minimum: 0, maximum: 60_000 },
+      },
+      required: ['count'],
+    },
+  },
+  async ({ count, intervalMs = 0 }, ctx) => {
+    for (let i = 1; i <= count; i++) {
+      await ctx.sendProgress(i, count);
+      if (intervalMs) await sleep(intervalMs);
+    }
+    return text(`sent ${count}`);
+  },
+);
+
+if (typeof globalThis.gc === 'function') {
+  server.tool({ name: 'gc', description: 'Forces a full GC; returns process.memoryUsage()' }, () => {
+    globalThis.gc();
+    return text(JSON.stringify(process.memoryUsage()));
+  });
+}
+
+const handler = new StreamableHTTPHandler(server, {
+  stateless: a.stateless,
+  jsonResponse: a.json,
+  eventStore: a['no-event-store'] ? null : undefined,
+  maxSessions: Number(a['max-sessions']),
+  onerror: (err) => console.error('mcpwire error:', err?.message ?? err),
+});
+
+const port = Number(a.port);
+const httpServer = http.createServer(handler.node());
+httpServer.keepAliveTimeout = 65_000;
+httpServer.listen(port, '127.0.0.1', () => {
+  const mode = `${a.stateless ? 'stateless' : 'stateful'} ${a.json ? 'json' : 'sse'}${a['no-event-store'] ? ' no-event-store' : ''}`;
+  console.log(`mcpwire bench server (${mode}) on http://127.0.0.1:${port}/mcp`);
+});
+process.on('SIGTERM', () => process.exit(0));
