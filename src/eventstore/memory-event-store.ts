@@ -51,7 +51,8 @@ export class MemoryEventStore implements EventStore {
   readonly maxBytes: number;
   private used = 0;
   private streams = 0;
-  private readonly sessions = new Map<string, Map<string, Stream>>();
+  /** Each session's streams: the stream itself while it has one (an idle session's usual case), else a map. */
+  private readonly sessions = new Map<string, Stream | Map<string, Stream>>();
   /**
    * One entry per event appended, in append order: its stream. A stream's first entry still queued is its
    * lowest held event, so entries need no index. Entries before `head` are consumed (their events purged);
@@ -85,21 +86,26 @@ export class MemoryEventStore implements EventStore {
   }
 
   open(sessionId: string, streamId: string): void {
-    let session = this.sessions.get(sessionId);
-    if (session === undefined) {
-      session = new Map();
-      this.sessions.set(sessionId, session);
-    } else if (session.has(streamId)) {
+    const held = this.sessions.get(sessionId);
+    if (held === undefined) {
+      this.sessions.set(sessionId, new Stream(streamId, sessionId));
+    } else if (held instanceof Stream) {
+      if (held.id === streamId) return;
+      const streams = new Map([[held.id, held]]);
+      streams.set(streamId, new Stream(streamId, sessionId));
+      this.sessions.set(sessionId, streams);
+    } else if (held.has(streamId)) {
       return;
+    } else {
+      held.set(streamId, new Stream(streamId, sessionId));
     }
-    session.set(streamId, new Stream(streamId, sessionId));
     this.streams++;
     this.used += streamCost(streamId);
     if (this.used > this.maxBytes) this.purge();
   }
 
   append(sessionId: string, streamId: string, data: string): number {
-    const stream = this.sessions.get(sessionId)?.get(streamId);
+    const stream = this.find(sessionId, streamId);
     if (stream === undefined) throw new UnknownStreamError(streamId);
     if (stream.closed) throw new StreamClosedError(streamId);
     const index = stream.base + stream.events.push(data) - 1;
@@ -113,7 +119,7 @@ export class MemoryEventStore implements EventStore {
     if (!Number.isInteger(index) || index < -1) {
       throw new RangeError(`index must be an integer >= -1, got ${index}`);
     }
-    const stream = this.sessions.get(sessionId)?.get(streamId);
+    const stream = this.find(sessionId, streamId);
     if (stream === undefined) throw new UnknownStreamError(streamId);
     const next = stream.base + stream.events.length;
     if (index >= next) throw new UnknownEventError(streamId, index, next);
@@ -122,17 +128,17 @@ export class MemoryEventStore implements EventStore {
   }
 
   streamClosed(sessionId: string, streamId: string): void {
-    const stream = this.sessions.get(sessionId)?.get(streamId);
+    const stream = this.find(sessionId, streamId);
     if (stream === undefined) return;
     stream.closed = true;
     if (stream.low === stream.base + stream.events.length) this.forget(stream);
   }
 
   sessionClosed(sessionId: string): void {
-    const session = this.sessions.get(sessionId);
-    if (session === undefined) return;
+    const held = this.sessions.get(sessionId);
+    if (held === undefined) return;
     this.sessions.delete(sessionId);
-    for (const stream of session.values()) {
+    for (const stream of held instanceof Stream ? [held] : held.values()) {
       const { events } = stream;
       for (let i = stream.low - stream.base; i < events.length; i++) this.used -= eventCost(events[i]);
       this.stale += events.length - (stream.low - stream.base);
@@ -142,6 +148,12 @@ export class MemoryEventStore implements EventStore {
       stream.events = [];
     }
     this.tidy();
+  }
+
+  private find(sessionId: string, streamId: string): Stream | undefined {
+    const held = this.sessions.get(sessionId);
+    if (held instanceof Stream) return held.id === streamId ? held : undefined;
+    return held?.get(streamId);
   }
 
   /** Purges the oldest events until `bytes` is within the bound or nothing is left to purge. */
@@ -170,9 +182,14 @@ export class MemoryEventStore implements EventStore {
 
   /** Drops a stream that holds no events (so it has no queue entries), and its session if that was the last. */
   private forget(stream: Stream): void {
-    const session = this.sessions.get(stream.sessionId)!;
-    session.delete(stream.id);
-    if (session.size === 0) this.sessions.delete(stream.sessionId);
+    const held = this.sessions.get(stream.sessionId)!;
+    if (held instanceof Stream) {
+      this.sessions.delete(stream.sessionId);
+    } else {
+      held.delete(stream.id);
+      // Back to one stream: held without a map again.
+      if (held.size === 1) this.sessions.set(stream.sessionId, held.values().next().value!);
+    }
     this.streams--;
     this.used -= streamCost(stream.id);
   }

@@ -117,14 +117,19 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
   flushHeaders(): void {
     this.wroteHead = true;
     this.res.flushHeaders();
-    // Each event must leave at once, not wait for more bytes to fill a segment.
-    this.res.socket?.setNoDelay(true);
+    this.streaming();
   }
 
   write(chunk: string): boolean {
     if (this.closed) return false;
     this.wroteHead = true;
+    if (!this.res.headersSent) this.streaming();
     return this.res.write(chunk);
+  }
+
+  /** A response written in parts is a stream: each part must leave at once, not wait to fill a segment. */
+  private streaming(): void {
+    this.res.socket?.setNoDelay(true);
   }
 
   onDrain(listener: () => void): void {

@@ -65,6 +65,29 @@ describe('SseWriter', () => {
     }
   });
 
+  test('the head leaves with an event written in the same turn, or alone at the end of the turn', async () => {
+    const flushes = (writeAtOnce: boolean) => {
+      const { exchange, writes } = spiedExchange();
+      let flushed = 0;
+      const flush = exchange.flushHeaders.bind(exchange);
+      exchange.flushHeaders = () => {
+        flushed++;
+        flush();
+      };
+      const writer = new SseWriter(exchange, { keepAliveMs: 0 });
+      if (writeAtOnce) writer.event({ data: 'x' });
+      return { count: () => flushed, writes };
+    };
+    const together = flushes(true);
+    const alone = flushes(false);
+    await new Promise((r) => setImmediate(r));
+    // One write carries the head and the event: no separate flush of the head.
+    assert.equal(together.count(), 0);
+    assert.deepEqual(together.writes, ['data: x\n\n']);
+    // A quiet stream's head is not held back waiting for an event.
+    assert.equal(alone.count(), 1);
+  });
+
   test('a client that asked for Connection: close is told so, not promised keep-alive', async () => {
     const { made, handler } = nextWriter({ keepAliveMs: 0 });
     const server = await listenLoopback(handler);

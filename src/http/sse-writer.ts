@@ -33,8 +33,9 @@ export interface SseWriterOptions {
 export const OVERFLOW_GRACE_MS = 30_000;
 
 /**
- * A Server-Sent Events stream over an exchange. Promises: the 200 and its headers are sent at
- * construction, before any event; each event is one string written with one `write`; no field can be
+ * A Server-Sent Events stream over an exchange. Promises: the 200 and its headers are sent with the
+ * first event written in the turn of the event loop that constructed the writer (one write, not two),
+ * or alone at the end of that turn, so a client of a quiet stream sees them at once; each event is one string written with one `write`; no field can be
  * injected through an id, an event type or data; a reader that stops reading costs at most
  * `maxBufferedBytes` plus one event: the next write (event or keep-alive) that finds more than that
  * still waiting ends the response instead (cut after `OVERFLOW_GRACE_MS` if it never drains) and
@@ -48,6 +49,7 @@ export class SseWriter {
   private timer: unknown;
   private stopped = false;
   private overflow = false;
+  private wrote = false;
 
   constructor(
     private readonly exchange: HttpExchange,
@@ -60,9 +62,9 @@ export class SseWriter {
       200,
       options?.headers === undefined ? SSE_HEADERS : { ...options.headers, ...SSE_HEADERS },
     );
-    exchange.flushHeaders();
     exchange.onClose(() => this.stop());
     this.schedule();
+    queueMicrotask(this.flushHead);
   }
 
   /** Writes one event; false when it was not written: the stream is closed, or overflowed now. */
@@ -128,9 +130,14 @@ export class SseWriter {
       }
       return false;
     }
+    this.wrote = true;
     this.exchange.write(frame);
     return true;
   }
+
+  private readonly flushHead = (): void => {
+    if (!this.wrote && !this.closed) this.exchange.flushHeaders();
+  };
 
   private schedule(): void {
     if (this.keepAliveMs === 0 || this.closed) return;

@@ -21,6 +21,7 @@ import {
   type HandlerContext,
   type RequestContext,
   type RequestOptions,
+  type RunningRequest,
   Session,
 } from '../session/session.js';
 import { clientCallProblem } from './client-capabilities.js';
@@ -136,13 +137,13 @@ export class ServerSession extends Session {
 
   protected override createContext(
     request: JsonRpcRequest,
-    signal: AbortSignal,
+    running: RunningRequest,
     info: MessageInfo | undefined,
   ): HandlerContext<this> {
     return new ServerContext(
       this,
       request,
-      signal,
+      running,
       info,
     ) as HandlerContext<ServerSession> as HandlerContext<this>;
   }

@@ -353,6 +353,41 @@ describe('Session cancellation', () => {
     assert.deepEqual(rec.sent[0].message, { jsonrpc: '2.0', id: 0, result: { ok: true } });
   });
 
+  test('a signal first read after the cancel is already aborted, with the reason', async () => {
+    const rec = new Recorder();
+    let ctx!: RequestContext;
+    let release!: () => void;
+    new Peer(rec, (_req, c) => {
+      ctx = c;
+      return new Promise((r) => (release = () => r({ late: true })));
+    });
+    rec.receiver.message({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 't' } });
+    rec.receiver.message({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 7, reason: 'changed my mind' },
+    });
+    assert.equal(ctx.signal.aborted, true);
+    assert.ok(ctx.signal.reason instanceof RequestCancelledError);
+    assert.match(ctx.signal.reason.message, /changed my mind/);
+    release();
+    await tick();
+    assert.equal(rec.sent.length, 0);
+  });
+
+  test('a request id stays in use while its handler runs, though the handler never reads its signal', async () => {
+    const rec = new Recorder();
+    let release!: () => void;
+    new Peer(rec, () => new Promise((r) => (release = () => r({ ok: true }))));
+    rec.receiver.message({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't' } });
+    rec.receiver.message({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't' } });
+    await tick();
+    assert.equal((rec.sent[0].message as { error: { code: number } }).error.code, ErrorCode.InvalidRequest);
+    release();
+    await tick();
+    assert.deepEqual(rec.sent[1].message, { jsonrpc: '2.0', id: 1, result: { ok: true } });
+  });
+
   test('requests made from a handler are cancelled with it', async () => {
     const rec = new Recorder();
     let inner: Promise<unknown> | undefined;
@@ -385,6 +420,19 @@ describe('Session close', () => {
     await assert.rejects(p, ConnectionClosedError);
     assert.equal(signal.aborted, true);
     await assert.rejects(client.request('after'), ConnectionClosedError);
+  });
+
+  test('a handler that reads its signal only after the close sees it aborted', async () => {
+    const rec = new Recorder();
+    let ctx!: RequestContext;
+    new Peer(rec, (_req, c) => {
+      ctx = c;
+      return new Promise(() => {});
+    });
+    rec.receiver.message({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't' } });
+    await rec.close();
+    assert.equal(ctx.signal.aborted, true);
+    assert.ok(ctx.signal.reason instanceof ConnectionClosedError);
   });
 });
 

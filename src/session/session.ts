@@ -115,9 +115,10 @@ export abstract class Session implements Receiver {
   requestIdPrefix: string | undefined;
 
   private nextId = 0;
-  private readonly pending = new Map<RequestId, Pending>();
-  private readonly progressTokens = new Map<string | number, RequestId>();
-  private readonly inFlight = new Map<RequestId, AbortController>();
+  // Made on first use: most sessions sit idle, and a server session seldom sends requests.
+  private pending: Map<RequestId, Pending> | undefined;
+  private progressTokens: Map<string | number, RequestId> | undefined;
+  private inFlight: Map<RequestId, RunningRequest> | undefined;
   /** Notifications waiting for an async notification handler to finish; present only then. */
   private notificationQueue: Array<[JsonRpcNotification, MessageInfo | undefined]> | undefined;
   private closedCause: Error | undefined;
@@ -165,10 +166,10 @@ export abstract class Session implements Receiver {
   /** Builds the context handed to a request handler; subclasses return a richer one. */
   protected createContext(
     request: JsonRpcRequest,
-    signal: AbortSignal,
+    running: RunningRequest,
     info: MessageInfo | undefined,
   ): HandlerContext<this> {
-    return new HandlerContext(this, request, signal, info);
+    return new HandlerContext(this, request, running, info);
   }
 
   // ---- sending ----
@@ -217,8 +218,12 @@ export abstract class Session implements Receiver {
         onabort: undefined,
         resend: options.retryOnRestart ? { message, related: options.relatedRequestId } : undefined,
       };
+      this.pending ??= new Map();
       this.pending.set(id, entry);
-      if (progressToken !== undefined) this.progressTokens.set(progressToken, id);
+      if (progressToken !== undefined) {
+        this.progressTokens ??= new Map();
+        this.progressTokens.set(progressToken, id);
+      }
       if (signal !== undefined) {
         entry.onabort = () =>
           this.abandon(id, new RequestCancelledError(method, signal.reason), signal.reason);
@@ -226,7 +231,7 @@ export abstract class Session implements Receiver {
       }
       this.armTimer(id, entry);
       this.connection.send(message, options.relatedRequestId).catch((err: Error) => {
-        if (this.pending.has(id)) this.settle(id)?.reject(err);
+        this.settle(id)?.reject(err);
       });
     });
   }
@@ -285,11 +290,11 @@ export abstract class Session implements Receiver {
 
   /** Removes a pending request and its timer and listeners; returns it if it was still pending. */
   private settle(id: RequestId): Pending | undefined {
-    const entry = this.pending.get(id);
+    const entry = this.pending?.get(id);
     if (entry === undefined) return undefined;
-    this.pending.delete(id);
+    this.pending!.delete(id);
     if (entry.timer !== undefined) this.clock.clearTimeout(entry.timer);
-    if (entry.progressToken !== undefined) this.progressTokens.delete(entry.progressToken);
+    if (entry.progressToken !== undefined) this.progressTokens!.delete(entry.progressToken);
     if (entry.onabort !== undefined) entry.signal!.removeEventListener('abort', entry.onabort);
     return entry;
   }
@@ -327,7 +332,7 @@ export abstract class Session implements Receiver {
   restarted(cause: Error): void {
     if (this.ended || this.restarting !== undefined) return;
     const resend: Pending[] = [];
-    for (const [id, entry] of [...this.pending]) {
+    for (const [id, entry] of [...(this.pending ?? [])]) {
       if (entry.resend !== undefined) {
         resend.push(entry);
         continue;
@@ -336,8 +341,7 @@ export abstract class Session implements Receiver {
       entry.reject(new SessionExpiredError(entry.method, cause));
     }
     // Handlers of the old session's requests can no longer answer anyone.
-    for (const controller of this.inFlight.values()) controller.abort(cause);
-    this.inFlight.clear();
+    this.abortAll(cause);
     this.initializeId = undefined;
     const restart = this.reinitialize(cause).then(
       () => {
@@ -345,7 +349,7 @@ export abstract class Session implements Receiver {
         for (const entry of resend) {
           this.connection.send(entry.resend!.message, entry.resend!.related).catch((err: Error) => {
             const id = entry.resend!.message.id;
-            if (this.pending.has(id)) this.settle(id)?.reject(err);
+            this.settle(id)?.reject(err);
           });
         }
       },
@@ -370,11 +374,21 @@ export abstract class Session implements Receiver {
     if (this.ended) return;
     this.ended = true;
     this.closedCause = cause;
-    const err = new ConnectionClosedError('Connection closed', cause);
-    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(err);
-    for (const controller of this.inFlight.values()) controller.abort(err);
-    this.inFlight.clear();
+    // Built only when someone receives it: capturing its stack is costly, and a stateless
+    // session closes after every request with nothing left pending.
+    if (this.pending?.size || this.inFlight?.size) {
+      const err = new ConnectionClosedError('Connection closed', cause);
+      if (this.pending !== undefined) for (const id of [...this.pending.keys()]) this.settle(id)?.reject(err);
+      this.abortAll(err);
+    }
     this.onclose?.(cause);
+  }
+
+  /** Aborts every incoming request still running; none of them will be answered. */
+  private abortAll(reason: unknown): void {
+    if (this.inFlight === undefined) return;
+    for (const running of this.inFlight.values()) running.abort(reason);
+    this.inFlight.clear();
   }
 
   protected report(err: unknown): void {
@@ -398,7 +412,7 @@ export abstract class Session implements Receiver {
 
   private receiveRequest(request: JsonRpcRequest, info: MessageInfo | undefined): void {
     const id = request.id;
-    if (this.inFlight.has(id)) {
+    if (this.inFlight?.has(id)) {
       this.respondError(
         id,
         new McpError(
@@ -417,36 +431,37 @@ export abstract class Session implements Receiver {
       this.respond(id, {});
       return;
     }
-    const controller = new AbortController();
-    this.inFlight.set(id, controller);
+    const running = new RunningRequest();
+    this.inFlight ??= new Map();
+    this.inFlight.set(id, running);
     if (request.method === Method.Initialize) this.initializeId = id;
-    const ctx = this.createContext(request, controller.signal, info);
+    const ctx = this.createContext(request, running, info);
     let outcome: Promise<Record<string, unknown>> | Record<string, unknown>;
     try {
       outcome = this.handleRequest(request, ctx);
     } catch (err) {
-      this.finish(id, controller, undefined, err);
+      this.finish(id, running, undefined, err);
       return;
     }
     if (outcome instanceof Promise) {
       outcome.then(
-        (result) => this.finish(id, controller, result, undefined),
-        (err) => this.finish(id, controller, undefined, err),
+        (result) => this.finish(id, running, result, undefined),
+        (err) => this.finish(id, running, undefined, err),
       );
     } else {
-      this.finish(id, controller, outcome, undefined);
+      this.finish(id, running, outcome, undefined);
     }
   }
 
   private finish(
     id: RequestId,
-    controller: AbortController,
+    running: RunningRequest,
     result: Record<string, unknown> | undefined,
     err: unknown,
   ): void {
     // A cancelled request gets no response (the peer has forgotten it).
-    if (controller.signal.aborted) return;
-    this.inFlight.delete(id);
+    if (running.aborted) return;
+    this.inFlight!.delete(id);
     if (id === this.initializeId) this.initializeId = undefined;
     if (err === undefined) this.respond(id, result ?? {});
     else this.respondError(id, err);
@@ -516,25 +531,25 @@ export abstract class Session implements Receiver {
   private onCancelled(params: Params): void {
     const id = params.requestId as RequestId | undefined;
     if (id === undefined) return;
-    const controller = this.inFlight.get(id);
-    if (controller === undefined) return;
+    const running = this.inFlight?.get(id);
+    if (running === undefined) return;
     // initialize is never cancelled (spec: lifecycle).
     if (id === this.initializeId) return;
-    this.inFlight.delete(id);
-    controller.abort(new RequestCancelledError('request', params.reason ?? 'cancelled by the peer'));
+    this.inFlight!.delete(id);
+    running.abort(new RequestCancelledError('request', params.reason ?? 'cancelled by the peer'));
   }
 
   /** Routes progress to the outgoing request it belongs to; true when it did. */
   private onProgress(params: Params): boolean {
     const token = params.progressToken as string | number;
-    const id = this.progressTokens.get(token);
+    const id = this.progressTokens?.get(token);
     if (id === undefined) return false;
-    const entry = this.pending.get(id);
+    const entry = this.pending!.get(id);
     if (entry === undefined) return false;
     if (entry.timer !== undefined) this.clock.clearTimeout(entry.timer);
     entry.timer = undefined;
     this.armTimer(id, entry);
-    if (entry.onprogress !== undefined && this.pending.has(id)) {
+    if (entry.onprogress !== undefined && this.pending!.has(id)) {
       try {
         entry.onprogress({
           progress: params.progress as number,
@@ -550,6 +565,33 @@ export abstract class Session implements Receiver {
 }
 
 /**
+ * An incoming request while its handler runs. Its AbortSignal is made only when the handler asks for
+ * it: most handlers never do, and an AbortController per request is a measurable share of a call.
+ */
+export class RunningRequest {
+  /** True once the request was cancelled or its connection closed: it gets no answer. */
+  aborted = false;
+  private reason: unknown;
+  private controller: AbortController | undefined;
+
+  /** Aborted when the request is cancelled or its connection closes; already aborted if it was. */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    if (this.controller !== undefined) this.controller.abort(reason);
+    else this.reason = reason;
+  }
+}
+
+/**
  * The per-request handler context. A class so that its methods live on one shared prototype;
  * the server and client extend it with their own calls.
  */
@@ -560,12 +602,16 @@ export class HandlerContext<S extends Session = Session> implements RequestConte
   constructor(
     readonly session: S,
     request: JsonRpcRequest,
-    readonly signal: AbortSignal,
+    private readonly running: RunningRequest,
     readonly transport: MessageInfo | undefined,
   ) {
     this.requestId = request.id;
     this.method = request.method;
     this.meta = request.params?._meta as Record<string, unknown> | undefined;
+  }
+
+  get signal(): AbortSignal {
+    return this.running.signal;
   }
 
   notify(method: string, params?: Params): Promise<void> {

@@ -29,6 +29,8 @@ import { type PostBody, StreamableServerTransport, type TransportHost } from './
 
 /** Default `sessionIdleTimeoutMs`: 30 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+/** Longest interval between two looks for idle sessions (shorter when the idle timeout is). */
+export const IDLE_SWEEP_MS = 5000;
 /** Default `maxSessions`. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
 /** Default `retryMs`: how long a client waits before resuming a stream the server ended early. */
@@ -67,7 +69,11 @@ export interface StreamableHTTPOptions {
    * GET stream; without one, server-to-client requests fail at once with `StreamUnavailableError`.
    */
   jsonResponse?: boolean;
-  /** A session with no request in flight and no GET stream for this long is closed. Default 30 min; 0: never. */
+  /**
+   * A session with no request in flight and no GET stream for this long is closed. Default 30 min; 0: never.
+   * One sweep per handler looks for idle sessions every `min(IDLE_SWEEP_MS, sessionIdleTimeoutMs)`, so a
+   * session ends up to that much later than its timeout (a timer per session would cost memory per session).
+   */
   sessionIdleTimeoutMs?: number;
   /** Sessions this handler holds at most; an initialize past it gets 503. Default 10,000. */
   maxSessions?: number;
@@ -143,6 +149,8 @@ export class StreamableHTTPHandler implements TransportHost {
   private inFlight = 0;
   private shuttingDown = false;
   private drained: (() => void) | undefined;
+  /** The idle sweep's timer, while there are sessions to watch. */
+  private sweepTimer: unknown;
 
   constructor(
     readonly server: Server,
@@ -227,6 +235,10 @@ export class StreamableHTTPHandler implements TransportHost {
     }
     const all = [...this.sessions.values(), ...this.ephemeral];
     await Promise.all(all.map((t) => t.close('shutdown')));
+    if (this.sweepTimer !== undefined) {
+      this.clock.clearTimeout(this.sweepTimer);
+      this.sweepTimer = undefined;
+    }
   }
 
   // ---- TransportHost ----
@@ -239,6 +251,20 @@ export class StreamableHTTPHandler implements TransportHost {
     this.inFlight += delta;
     if (this.inFlight === 0) this.drained?.();
   }
+
+  /** Keeps the idle sweep running while sessions are held (when sessions have an idle timeout). */
+  private watchIdle(): void {
+    if (this.sweepTimer !== undefined || this.idleTimeoutMs <= 0) return;
+    this.sweepTimer = this.clock.setTimeout(this.sweep, Math.min(IDLE_SWEEP_MS, this.idleTimeoutMs));
+  }
+
+  private readonly sweep = (): void => {
+    this.sweepTimer = undefined;
+    const now = this.clock.now();
+    // A session that closes leaves the map at once or later; either is safe while iterating it.
+    for (const transport of this.sessions.values()) transport.closeIfIdle(now);
+    if (this.sessions.size > 0) this.watchIdle();
+  };
 
   sessionEnded(transport: StreamableServerTransport): void {
     const id = transport.sessionId;
@@ -425,7 +451,7 @@ export class StreamableHTTPHandler implements TransportHost {
     directory.adopt(transport, shared);
     // The session may have ended elsewhere while it loaded.
     if (transport.isClosed) return undefined;
-    transport.arm();
+    this.watchIdle();
     return transport;
   }
 
@@ -449,7 +475,7 @@ export class StreamableHTTPHandler implements TransportHost {
     );
     this.sessions.set(sessionId, transport);
     transport.session = this.server.connect(transport.conn);
-    if (transport.servePost(exchange, body, true)) transport.arm();
+    if (transport.servePost(exchange, body, true)) this.watchIdle();
     else transport.close('rejected').catch(this.report);
   }
 

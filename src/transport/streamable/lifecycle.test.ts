@@ -13,7 +13,7 @@ import {
 } from '../../test-support/mcp-http.js';
 import { serveTestServer } from '../../test-support/streamable-fixture.js';
 import { StreamUnavailableError } from './errors.js';
-import type { StreamableHTTPOptions } from './handler.js';
+import { IDLE_SWEEP_MS, type StreamableHTTPOptions } from './handler.js';
 
 /** The test server on a manual clock and a memory event store, which the test gets too. */
 async function setup(options: StreamableHTTPOptions = {}) {
@@ -46,6 +46,23 @@ test('an idle session is closed after sessionIdleTimeoutMs, never while a reques
     clock.advance(1000);
     assert.equal(handler.sessionCount, 0, 'idle once its request was answered');
     assert.equal(store.bytes, 0);
+  } finally {
+    await served.close();
+  }
+});
+
+test('idle sessions share one sweep timer; a long timeout ends a session within one sweep after it', async () => {
+  const { clock, handler, served } = await setup({ sessionIdleTimeoutMs: 60_000, keepAliveMs: 0 });
+  try {
+    await openSession(served.url);
+    await openSession(served.url);
+    await openSession(served.url);
+    assert.equal(clock.pending, 1, 'one timer for all sessions');
+    clock.advance(59_999);
+    assert.equal(handler.sessionCount, 3);
+    clock.advance(IDLE_SWEEP_MS);
+    assert.equal(handler.sessionCount, 0);
+    assert.equal(clock.pending, 0, 'the sweep stops once no session is left');
   } finally {
     await served.close();
   }

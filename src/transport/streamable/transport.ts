@@ -62,8 +62,9 @@ const ACCEPTED_HEADERS: Readonly<Record<string, string>> = {};
  * requests in flight, and ends the session when it has been idle too long. In stateless mode one is made
  * for each POST, with no session id, and closes itself once the POST is answered.
  *
- * Per session it keeps only what differs per session: ids, principal, counters, the idle timer, and the
- * connection's streams; settings are read from the shared host.
+ * Per session it keeps only what differs per session: ids, principal, counters, the time of its last
+ * activity (the host's sweep reads it: no timer per session), and the connection's streams; settings are
+ * read from the shared host.
  *
  * With a `SessionDirectory` the transport is this process's replica of a session every process can serve: it
  * tells the directory (`replica`) what the others must know, forwards what the client sends for requests
@@ -82,7 +83,6 @@ export class StreamableServerTransport implements ConnOwner {
   private readonly idHeaders: Readonly<Record<string, string>> | undefined;
   private inFlight = 0;
   private lastActive: number;
-  private timer: unknown;
   private endReason: SessionEndReason = 'server';
   private ended = false;
 
@@ -294,10 +294,13 @@ export class StreamableServerTransport implements ConnOwner {
     return this.session.close();
   }
 
-  /** Starts the idle timer (stateful sessions, once registered). */
-  arm(): void {
-    const timeout = this.host.idleTimeoutMs;
-    if (timeout > 0) this.timer = this.host.clock.setTimeout(this.onIdle, timeout);
+  /**
+   * Ends the session when nothing happened in it for the host's idle timeout (at `now`) and nothing holds it
+   * open: no request in flight, no GET stream. Called by the host's periodic sweep.
+   */
+  closeIfIdle(now: number): void {
+    if (this.ended || now - this.lastActive < this.host.idleTimeoutMs || this.busy) return;
+    this.close('idle').catch((err) => this.host.report(err));
   }
 
   get isClosed(): boolean {
@@ -385,10 +388,6 @@ export class StreamableServerTransport implements ConnOwner {
 
   connClosed(): void {
     this.ended = true;
-    if (this.timer !== undefined) {
-      this.host.clock.clearTimeout(this.timer);
-      this.timer = undefined;
-    }
     if (this.inFlight > 0) {
       this.host.inFlightChanged(-this.inFlight);
       this.inFlight = 0;
@@ -497,21 +496,4 @@ export class StreamableServerTransport implements ConnOwner {
       );
     }
   }
-
-  private readonly onIdle = (): void => {
-    this.timer = undefined;
-    if (this.ended) return;
-    const host = this.host;
-    const timeout = host.idleTimeoutMs;
-    if (this.busy) {
-      this.timer = host.clock.setTimeout(this.onIdle, timeout);
-      return;
-    }
-    const idle = host.clock.now() - this.lastActive;
-    if (idle >= timeout) {
-      this.close('idle').catch((err) => host.report(err));
-      return;
-    }
-    this.timer = host.clock.setTimeout(this.onIdle, timeout - idle);
-  };
 }
