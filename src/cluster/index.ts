@@ -3,5 +3,10 @@ export { createRedisClient, whenRedisReady } from '../eventstore/redis-client.js
 export { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
 export { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 export type { ClusterMessage } from './cluster-messages.js';
-export { DEFAULT_READY_TIMEOUT_MS, RedisCluster, type RedisClusterOptions } from './redis-cluster.js';
+export {
+  DEFAULT_LIVENESS_MS,
+  DEFAULT_READY_TIMEOUT_MS,
+  RedisCluster,
+  type RedisClusterOptions,
+} from './redis-cluster.js';
 export { type SessionRecord, SessionStore, type SharedState, sessionHash } from './session-store.js';

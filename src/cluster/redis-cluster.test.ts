@@ -3,9 +3,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
 import { createDemoServer } from '../demo/demo-server.js';
+import { createRedisClient } from '../eventstore/redis-client.js';
 import { fromNode } from '../http/node-adapter.js';
 import type { JsonRpcMessage, JsonRpcNotification } from '../jsonrpc/types.js';
 import type { Server } from '../server/server.js';
@@ -27,7 +29,8 @@ import {
 import { until, within } from '../test-support/time-limit.js';
 import { StreamableHttpClientConnection } from '../transport/streamable/client-transport.js';
 import { StreamableHTTPHandler, type StreamableHTTPOptions } from '../transport/streamable/handler.js';
-import { RedisCluster } from './redis-cluster.js';
+import { RedisCluster, type RedisClusterOptions } from './redis-cluster.js';
+import { sessionHash } from './session-store.js';
 
 const redis = await startRedisServer();
 after(() => redis.stop());
@@ -59,13 +62,14 @@ async function deploy(
   options: StreamableHTTPOptions = {},
   count = 2,
   principals = false,
+  clusterOptions: Omit<RedisClusterOptions, 'redis' | 'keyPrefix'> = {},
 ): Promise<Deployment> {
   // A key prefix per deployment: tests never see each other's sessions.
   const keyPrefix = `test-${randomUUID()}`;
   const nodes: Node[] = [];
   for (let i = 0; i < count; i++) {
     const demo = createDemoServer();
-    const cluster = new RedisCluster({ redis: server.url, keyPrefix });
+    const cluster = new RedisCluster({ ...clusterOptions, redis: server.url, keyPrefix });
     const errors: Error[] = [];
     const handler = new StreamableHTTPHandler(demo, { ...options, cluster, onerror: (e) => errors.push(e) });
     await cluster.whenReady();
@@ -444,6 +448,142 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
     }
   });
 
+  test('resourceUpdated on any process reaches each subscribed session once, wherever its GET stream is', {
+    timeout: 20_000,
+  }, async () => {
+    const d = await deploy(redis);
+    try {
+      const [a, b] = d.nodes;
+      const uri = 'demo://readme';
+      const updated = (m: { message: any } | undefined) =>
+        m?.message.method === 'notifications/resources/updated';
+      const nothingMore = async (reader: SseReader) =>
+        assert.equal(await Promise.race([reader.nextMessage(), sleep(300).then(() => 'none')]), 'none');
+      const sessionId = await openSession(mcp(a));
+      await (await post(mcp(a), request(1, 'resources/subscribe', { uri }), { sessionId })).text();
+      // Another session, not subscribed, listening on B: it hears nothing.
+      const bystander = await openSession(mcp(a));
+      const onBystander = new SseReader(await get(mcp(b), bystander));
+      await onBystander.next();
+
+      // The GET stream held by A, the update reported on B, which has never served the session.
+      const onA = new SseReader(await get(mcp(a), sessionId));
+      await onA.next();
+      b.server.resourceUpdated(uri);
+      const first = await within(onA.nextMessage(), 5000, 'the update on A');
+      assert.ok(updated(first));
+      assert.deepEqual(first!.message.params, { uri });
+      await nothingMore(onA);
+      assert.equal(b.handler.sessionCount, 1, 'B reached it without a replica (it holds the bystander only)');
+
+      // Held by neither: the client dropped its GET stream. The update waits in the store, and a resumption
+      // through B gets it once.
+      await onA.cancel();
+      await sleep(50);
+      b.server.resourceUpdated(uri);
+      await sleep(100);
+      const onB = new SseReader(await get(mcp(b), sessionId, { lastEventId: first!.id }));
+      const second = await within(onB.nextMessage(), 5000, 'the update replayed through B');
+      assert.ok(updated(second));
+      assert.equal(indexOf(second!.id), indexOf(first!.id) + 1);
+
+      // Held by B now: reported on B (which tells itself) and on A, one each.
+      b.server.resourceUpdated(uri);
+      a.server.resourceUpdated(uri);
+      const more = [await onB.nextMessage(), await onB.nextMessage()];
+      assert.ok(more.every(updated));
+      assert.deepEqual(
+        more.map((m) => indexOf(m!.id)),
+        [indexOf(second!.id) + 1, indexOf(second!.id) + 2],
+      );
+      await nothingMore(onB);
+
+      // Unsubscribed through A: no process reports to it any more.
+      await (await post(mcp(a), request(2, 'resources/unsubscribe', { uri }), { sessionId })).text();
+      a.server.resourceUpdated(uri);
+      b.server.resourceUpdated(uri);
+      await nothingMore(onB);
+      await nothingMore(onBystander);
+      await onB.cancel();
+      await onBystander.cancel();
+      assert.deepEqual(
+        d.nodes.map((n) => n.errors),
+        [[], []],
+      );
+    } finally {
+      await d.close();
+    }
+  });
+
+  test('a call answered at once costs one Redis command; its answer is resumable through any process', async () => {
+    const d = await deploy(redis);
+    const watcher = new Redis(redis.url);
+    const monitor = await watcher.monitor();
+    try {
+      const [a, b] = d.nodes;
+      const sessionId = await openSession(mcp(a));
+      const hash = sessionHash(sessionId);
+      const commands: string[] = [];
+      monitor.on('monitor', (_time: string, args: string[], source: string) => {
+        // The commands sent about the session (what scripts run inside is not sent).
+        if (source !== 'lua' && args.some((arg) => arg.includes(hash))) commands.push(args[0].toLowerCase());
+      });
+      const answer = await drain(
+        new SseReader(await post(mcp(a), call(3, 'add', { a: 2, b: 3 }), { sessionId })),
+      );
+      assert.deepEqual(answer.at(-1)?.message.result.structuredContent, { sum: 5 });
+      await sleep(100);
+      // The stream opened, its priming event and answer recorded and the stream closed, all in one script.
+      assert.deepEqual(commands, ['evalsha']);
+      // Recorded before it left: a client whose connection dropped after the priming event resumes through B.
+      const primingId = `${answer[0].id!.slice(0, answer[0].id!.lastIndexOf('_'))}_0`;
+      const resumed = await drain(new SseReader(await get(mcp(b), sessionId, { lastEventId: primingId })));
+      assert.deepEqual(
+        resumed.map((m) => [m.id, m.message]),
+        answer.map((m) => [m.id, m.message]),
+      );
+    } finally {
+      monitor.disconnect();
+      watcher.disconnect();
+      await d.close();
+    }
+  });
+
+  test('a GET following a stream whose writing process died ends, and so does every later resumption', {
+    timeout: 20_000,
+  }, async () => {
+    const d = await deploy(redis, {}, 2, false, { livenessMs: 300 });
+    try {
+      const [a, b] = d.nodes;
+      const sessionId = await openSession(mcp(a));
+      const onA = new SseReader(
+        await post(mcp(a), call(7, 'long_running', { duration: 10, steps: 20 }, { progressToken: 't' }), {
+          sessionId,
+        }),
+      );
+      const first = await onA.nextMessage();
+      await onA.cancel();
+      const onB = new SseReader(await get(mcp(b), sessionId, { lastEventId: first!.id }));
+      const followed = await within(onB.nextMessage(), 5000, 'B to follow the stream A writes');
+      assert.equal(followed?.message.params.progress, 2);
+      // A is cut off from Redis and the other processes, as if killed: its liveness key is gone.
+      await a.cluster.close();
+      const rest = await within(drain(onB), 5000, 'the response following A’s stream to end');
+      assert.ok(rest.every((m) => m.message.method === 'notifications/progress'));
+      // The stream is closed for good: a resumption through any process replays what it holds and ends at once.
+      const last = rest.at(-1) ?? followed;
+      const again = await within(
+        drain(new SseReader(await get(mcp(b), sessionId, { lastEventId: last!.id }))),
+        2000,
+        'a later resumption to end',
+      );
+      assert.deepEqual(again, []);
+      assert.deepEqual(b.errors, []);
+    } finally {
+      await d.close();
+    }
+  });
+
   test('the client cancels a request that runs on another process: it stops there', async () => {
     const d = await deploy(redis);
     try {
@@ -581,6 +721,61 @@ describe('RedisCluster: Redis down', () => {
       await session?.close().catch(() => {});
       await d.close();
       await own.stop();
+    }
+  });
+});
+
+describe('RedisCluster: Redis loses data', () => {
+  test('a stream live across a Redis that lost its latest events: what follows still reaches the client, once', {
+    timeout: 20_000,
+  }, async () => {
+    const d = await deploy(redis);
+    const direct = createRedisClient(redis.url);
+    try {
+      const [a] = d.nodes;
+      const sessionId = await openSession(mcp(a));
+      const reader = new SseReader(
+        await post(mcp(a), call(7, 'long_running', { duration: 1.2, steps: 6 }, { progressToken: 't' }), {
+          sessionId,
+        }),
+      );
+      const first = [await reader.nextMessage(), await reader.nextMessage()];
+      assert.deepEqual(
+        first.map((m) => indexOf(m?.id)),
+        [1, 2],
+      );
+      // Redis restarts from a snapshot taken after progress 1: progress 2 is lost, the stream's count is 2.
+      const streamId = first[0]!.id!.slice(0, first[0]!.id!.lastIndexOf('_'));
+      const events = `${a.cluster.eventStore.keyPrefix}:{${sessionHash(sessionId)}}`;
+      const kept = await direct.xrange(`${events}:${streamId}`, '-', '2-0');
+      const restored = direct.multi().del(`${events}:${streamId}`);
+      for (const [id, fields] of kept) restored.xadd(`${events}:${streamId}`, id, ...fields);
+      await restored.hset(events, `n:${streamId}`, String(kept.length)).exec();
+      // The processes' connections drop with the restart: they reconnect and check their streams.
+      await direct.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+      await direct.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+      const rest = await within(drain(reader), 5000, 'the stream to end');
+      assert.deepEqual(
+        rest.map((m) => m.message.params?.progress ?? m.message.params?.data ?? m.message.id),
+        [3, 4, 5, 6, 'long_running finished 6 steps in 1.2 s', 7],
+        'every message after the loss, once, and the response',
+      );
+      // The event numbered again goes out without an id (so does one whose append the restart cut off); those
+      // after it carry the store's numbers.
+      const ids = rest.filter((m) => m.id !== undefined).map((m) => indexOf(m.id));
+      assert.equal(rest[0].id, undefined);
+      assert.deepEqual(
+        ids,
+        [...ids].sort((x, y) => x - y),
+      );
+      assert.ok(ids.every((i) => i > 2));
+      assert.ok(a.errors.some((e) => e.name === 'RenumberedEventError'));
+      assert.ok(
+        a.errors.every((e) => e.name === 'RenumberedEventError' || e.name === 'StoreUnavailableError'),
+      );
+    } finally {
+      direct.disconnect();
+      await d.close();
     }
   });
 });

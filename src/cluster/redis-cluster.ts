@@ -3,12 +3,16 @@ import type { Redis } from 'ioredis';
 import { createRedisClient } from '../eventstore/redis-client.js';
 import { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+import { Method } from '../protocol/types.js';
+import type { SharedSessions } from '../server/server.js';
+import type { ServerSession } from '../server/server-session.js';
 import { type Clock, systemClock } from '../session/clock.js';
 import type {
   DirectoryHost,
   SessionDirectory,
   SharedSession,
 } from '../transport/streamable/session-directory.js';
+import type { Stream } from '../transport/streamable/stream.js';
 import type { StreamableServerTransport } from '../transport/streamable/transport.js';
 import { type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { Replica, type ReplicaHost } from './replica.js';
@@ -16,6 +20,9 @@ import { redisFailure, type SessionRecord, SessionStore, sessionHash } from './s
 
 /** Default `timeoutMs` of `whenReady`. */
 export const DEFAULT_READY_TIMEOUT_MS = 10_000;
+
+/** Default `livenessMs`. */
+export const DEFAULT_LIVENESS_MS = 2000;
 
 export interface RedisClusterOptions {
   /**
@@ -28,6 +35,12 @@ export interface RedisClusterOptions {
   keyPrefix?: string;
   /** Bounds of the event store the cluster makes (a RedisEventStore under `<keyPrefix>:events`). */
   eventStore?: Omit<RedisEventStoreOptions, 'redis' | 'keyPrefix'>;
+  /**
+   * Each process keeps a key alive in Redis, refreshed three times per this period; one whose key has been gone
+   * for a whole period more is taken for dead (killed, or cut off from Redis), and a stream it was writing ends
+   * for the responses that follow it in other processes, instead of waiting forever. Default 2000 ms.
+   */
+  livenessMs?: number;
 }
 
 /** A SessionRecord's parts a load hands to `adopt`, with what was heard about the session while it loaded. */
@@ -51,7 +64,7 @@ interface Loaded extends SessionRecord {
  * again as soon as Redis is back: its connections reconnect on their own, and each replica then re-reads its record
  * and checks its streams against the store, for what was missed.
  */
-export class RedisCluster implements SessionDirectory, ReplicaHost {
+export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessions {
   readonly nodeId: string;
   readonly eventStore: RedisEventStore;
   readonly records: SessionStore;
@@ -65,9 +78,13 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
   private readonly subscriber: Redis;
   private readonly ownsClient: boolean;
   private readonly bus: string;
+  /** What each process's own channel is named: this, and its id. */
+  private readonly nodes: string;
   private readonly inbox: string;
   /** Replicas in this process, by session hash. */
   private readonly replicas = new Map<string, Replica>();
+  /** The sessions of the replicas, as `Server.resourceUpdated` asks (`has`). */
+  private readonly sessions = new WeakSet<ServerSession>();
   /** Sessions being loaded, by hash: what is heard about them meanwhile, applied once adopted. */
   private readonly loading = new Map<string, ClusterMessage[]>();
   private host: DirectoryHost | undefined;
@@ -79,6 +96,16 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
   private readonly waiters = new Set<() => void>();
   private timer: unknown;
   private closed = false;
+  readonly livenessMs: number;
+  /** What the liveness key of each process is named: this, and its id. */
+  private readonly alive: string;
+  private beatTimer: unknown;
+  /** Streams that responses here follow, and the process writing each. */
+  private readonly followed = new Map<Stream, string>();
+  /** Processes writing streams followed here whose liveness key was missing, since when (this clock's ms). */
+  private readonly missing = new Map<string, number>();
+  /** Processes found dead: their ids are never used again. */
+  private readonly dead = new Set<string>();
 
   constructor(options: RedisClusterOptions) {
     this.keyPrefix = options.keyPrefix ?? 'mcpwire';
@@ -89,7 +116,13 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
     this.subscriber = this.client.duplicate({ autoResubscribe: false });
     this.subscriber.on('error', () => {});
     this.bus = `${this.keyPrefix}:bus`;
-    this.inbox = `${this.keyPrefix}:node:${this.nodeId}`;
+    this.nodes = `${this.keyPrefix}:node:`;
+    this.inbox = this.nodes + this.nodeId;
+    this.alive = `${this.keyPrefix}:alive:`;
+    this.livenessMs = options.livenessMs ?? DEFAULT_LIVENESS_MS;
+    if (!Number.isSafeInteger(this.livenessMs) || this.livenessMs < 3) {
+      throw new RangeError(`livenessMs must be an integer of at least 3, got ${options.livenessMs}`);
+    }
     this.records = new SessionStore(this.client, this.keyPrefix, this.bus);
     this.eventStore = new RedisEventStore({
       ...options.eventStore,
@@ -106,6 +139,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
       this.epoch++;
       if (connectedBefore) this.missed = true;
       connectedBefore = true;
+      // Back at once: others that follow this process's streams must not take it for dead.
+      this.announceAlive();
       this.resyncIfMissed();
     });
   }
@@ -144,7 +179,13 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
     this.closed = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.beatTimer !== undefined) this.clock.clearTimeout(this.beatTimer);
+    this.beatTimer = undefined;
+    // Streams this process still wrote end sooner for their followers elsewhere.
+    if (this.client.status === 'ready') await this.client.del(this.alive + this.nodeId).catch(ignore);
     this.subscriber.disconnect();
+    const server = this.host?.server;
+    if (server?.shared === this) server.shared = undefined;
     if (!this.ownsClient) return;
     try {
       await this.client.quit();
@@ -157,7 +198,13 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
 
   bind(host: DirectoryHost): void {
     if (this.host !== undefined) throw new Error('A RedisCluster serves one StreamableHTTPHandler');
+    if (host.server.shared !== undefined) {
+      throw new Error(
+        'The Server already shares its sessions through another cluster: give each handler its own Server',
+      );
+    }
     this.host = host;
+    host.server.shared = this;
     this.clock = host.clock;
     // A session idle everywhere for this long ends. A handler whose sessions never time out still bounds what
     // abandoned ones leave in Redis: they live as long as their events do.
@@ -171,6 +218,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
     }
     this.touchEveryMs = Math.max(1, Math.floor(this.ttlMs / 10));
     this.timer = this.clock.setTimeout(this.sweep, this.touchEveryMs);
+    this.beat();
   }
 
   unavailable(): string | undefined {
@@ -207,6 +255,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
     });
     if (transport.isClosed) return;
     this.replicas.set(hash, replica);
+    this.sessions.add(session);
     transport.replica = replica;
   }
 
@@ -230,6 +279,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
     const hash = sessionHash(transport.sessionId!);
     const replica = new Replica(this, transport, hash, loaded);
     this.replicas.set(hash, replica);
+    this.sessions.add(transport.session);
     transport.replica = replica;
     for (const m of loaded.heard) replica.receive(m);
   }
@@ -237,6 +287,28 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
   async remove(transport: StreamableServerTransport): Promise<void> {
     await this.records.remove(sessionHash(transport.sessionId!));
     await this.eventStore.sessionClosed(transport.sessionId!);
+  }
+
+  // ---- SharedSessions ----
+
+  /**
+   * `notifications/resources/updated` for `uri`, once to each session of the cluster subscribed to it, whichever
+   * process serves it, and whether or not any holds a replica of it: the subscriber index in Redis names the
+   * sessions; for each, one script records the message in its GET stream (which every process can resume) and
+   * tells the process holding that stream, which writes it to its response. Costs one command, and one script
+   * per subscribed session; failures go to `onerror`.
+   */
+  resourceUpdated(uri: string): void {
+    const data = JSON.stringify({ jsonrpc: '2.0', method: Method.ResourceUpdated, params: { uri } });
+    this.records.subscribers(uri).then((hashes) => {
+      for (const h of hashes) {
+        this.records.notify(h, uri, data, this.eventStore, this.nodes).catch(this.report);
+      }
+    }, this.report);
+  }
+
+  has(session: ServerSession): boolean {
+    return this.sessions.has(session);
   }
 
   // ---- ReplicaHost ----
@@ -247,7 +319,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
 
   async sendTo(node: string, m: ClusterMessage): Promise<boolean> {
     try {
-      return (await this.client.publish(`${this.keyPrefix}:node:${node}`, JSON.stringify(m))) > 0;
+      return (await this.client.publish(this.nodes + node, JSON.stringify(m))) > 0;
     } catch (err) {
       throw redisFailure(err);
     }
@@ -259,6 +331,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
 
   forget(replica: Replica): void {
     if (this.replicas.get(replica.hash) === replica) this.replicas.delete(replica.hash);
+  }
+
+  follow(stream: Stream, writer: string): void {
+    this.followed.set(stream, writer);
   }
 
   // ---- internals ----
@@ -317,6 +393,55 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
     }
   }
 
+  /** Refreshes this process's liveness key (while Redis answers; failures show as 503s already). */
+  private announceAlive(): void {
+    if (this.closed || this.client.status !== 'ready') return;
+    this.client.set(this.alive + this.nodeId, '1', 'PX', this.livenessMs).catch(ignore);
+  }
+
+  /** Three times per liveness period: this process is alive; are the writers of the streams followed here? */
+  private readonly beat = (): void => {
+    if (this.closed) return;
+    this.beatTimer = this.clock.setTimeout(this.beat, Math.floor(this.livenessMs / 3));
+    this.announceAlive();
+    // The streams followed now, by writer.
+    const followed = new Map<string, Stream[]>();
+    for (const [stream, node] of this.followed) {
+      if (stream.isFinished || !stream.held) {
+        this.followed.delete(stream);
+        continue;
+      }
+      const streams = followed.get(node);
+      if (streams === undefined) followed.set(node, [stream]);
+      else streams.push(stream);
+    }
+    for (const node of this.missing.keys()) if (!followed.has(node)) this.missing.delete(node);
+    for (const [node, streams] of followed) {
+      if (!this.dead.has(node)) continue;
+      followed.delete(node);
+      for (const stream of streams) stream.writerGone();
+    }
+    if (followed.size === 0 || this.unavailable() !== undefined) return;
+    const nodes = [...followed.keys()];
+    this.client.mget(nodes.map((node) => this.alive + node)).then((values) => {
+      const now = this.clock.now();
+      nodes.forEach((node, i) => {
+        if (values[i] !== null) {
+          this.missing.delete(node);
+          return;
+        }
+        // Missing at two checks a whole period apart: not a process that reconnects or is slow for a moment.
+        const since = this.missing.get(node);
+        if (since === undefined) this.missing.set(node, now);
+        else if (now - since >= this.livenessMs) {
+          this.missing.delete(node);
+          this.dead.add(node);
+          for (const stream of followed.get(node)!) stream.writerGone();
+        }
+      });
+    }, ignore);
+  };
+
   /** Keeps the records of busy replicas alive (a long request, an open GET stream): activity is not only requests. */
   private readonly sweep = (): void => {
     if (this.closed) return;
@@ -324,3 +449,5 @@ export class RedisCluster implements SessionDirectory, ReplicaHost {
     this.timer = this.clock.setTimeout(this.sweep, this.touchEveryMs);
   };
 }
+
+const ignore = (): void => {};

@@ -25,6 +25,8 @@ export interface ReplicaHost {
   broadcast(m: ClusterMessage): void;
   /** The replica closed: it hears no more messages. */
   forget(replica: Replica): void;
+  /** A response here follows `stream`, which process `writer` writes: it ends if that process is gone. */
+  follow(stream: Stream, writer: string): void;
 }
 
 /** A notice for the holder of a stream, gathered over one turn of the event loop. */
@@ -82,7 +84,7 @@ export class Replica implements SessionReplica {
   async share(request: JsonRpcRequest): Promise<void> {
     let published: StateMessage | undefined;
     try {
-      published = await this.host.records.change(this.hash, stateChange(request));
+      published = await this.host.records.change(this.hash, stateChange(request), this.host.ttlMs);
     } catch (err) {
       this.restore();
       throw err;
@@ -127,6 +129,9 @@ export class Replica implements SessionReplica {
     const id = stream.id;
     this.holders.delete(id);
     if (id === this.standaloneId) this.standaloneSeen = true;
+    // A POST stream another process writes (`<session's stream prefix><node id>.<n>`): watched while followed.
+    else if (stream.follower)
+      this.host.follow(stream, id.slice(this.standaloneId.length - 1, id.lastIndexOf('.')));
     this.announcing.set(id, (this.announcing.get(id) ?? 0) + 1);
     this.host.records.hold(this.hash, id, this.host.nodeId).then(
       (alive) => {

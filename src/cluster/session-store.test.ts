@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { createRedisClient, whenRedisReady } from '../eventstore/redis-client.js';
+import { RedisEventStore } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 import { startRedisServer } from '../test-support/redis-server.js';
 import { parseClusterMessage } from './cluster-messages.js';
@@ -71,24 +72,101 @@ describe('SessionStore', () => {
     const h = sessionHash(randomUUID());
     await store.create(h, session, 60_000, 0);
     const results = await Promise.all([
-      store.change(h, { op: 'subscribe', uri: 'a://1' }),
-      store.change(h, { op: 'level', level: 'warning' }),
-      store.change(h, { op: 'subscribe', uri: 'a://2' }),
-      store.change(h, { op: 'unsubscribe', uri: 'a://1' }),
+      store.change(h, { op: 'subscribe', uri: 'a://1' }, 60_000),
+      store.change(h, { op: 'level', level: 'warning' }, 60_000),
+      store.change(h, { op: 'subscribe', uri: 'a://2' }, 60_000),
+      store.change(h, { op: 'unsubscribe', uri: 'a://1' }, 60_000),
     ]);
+    const numbers = results.map((m) => m!.n);
     assert.deepEqual(
-      results.map((m) => m?.n),
-      [1, 2, 3, 4],
+      numbers,
+      [...numbers].sort((a, b) => a - b),
+      'numbered in the order Redis made them',
     );
+    assert.equal(new Set(numbers).size, 4);
     const last = results[3]!;
     assert.equal(last.ll, 'warning');
     assert.deepEqual(last.subs, ['a://2']);
-    assert.deepEqual((await store.load(h))!.state, { n: 4, logLevel: 'warning', subscriptions: ['a://2'] });
+    assert.deepEqual((await store.load(h))!.state, {
+      n: last.n,
+      logLevel: 'warning',
+      subscriptions: ['a://2'],
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(heard, results, 'the bus carries each state, in order');
     // An empty list of subscriptions comes back as Lua encodes it: an empty object, read as none.
-    const none = await store.change(h, { op: 'unsubscribe', uri: 'a://2' });
+    const none = await store.change(h, { op: 'unsubscribe', uri: 'a://2' }, 60_000);
     assert.deepEqual(none!.subs, {});
+  });
+
+  test('a change made after Redis lost later changes is numbered past every number given before', async () => {
+    const { store } = await isolated();
+    const h = sessionHash(randomUUID());
+    await store.create(h, session, 60_000, 0);
+    const before = await store.change(h, { op: 'level', level: 'info' }, 60_000);
+    const lost = await store.change(h, { op: 'level', level: 'debug' }, 60_000);
+    // Redis restarts from a snapshot taken between the two: the record holds the first change's number.
+    await client.hset(store.key(h), 'n', String(before!.n), 'll', 'info');
+    // A restart takes longer than this.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const next = await store.change(h, { op: 'level', level: 'error' }, 60_000);
+    assert.ok(next!.n > lost!.n, 'a process that applied the lost change applies the next one');
+  });
+
+  test('the subscriber index names the sessions a URI update must reach, and notify records it for them', async () => {
+    const { store } = await isolated();
+    const events = new RedisEventStore({ redis: client, keyPrefix: `${store.keyPrefix}:events` });
+    const nodes = `${store.keyPrefix}:node:`;
+    const inbox: unknown[] = [];
+    await listener.subscribe(`${nodes}node1`);
+    listener.on('message', (channel, text) => {
+      if (channel === `${nodes}node1`) inbox.push(parseClusterMessage(text));
+    });
+    const [h, other, gone] = [randomUUID(), randomUUID(), randomUUID()].map(sessionHash);
+    for (const x of [h, other, gone]) await store.create(x, session, 60_000, 0);
+    for (const x of [h, other, gone]) await store.change(x, { op: 'subscribe', uri: 'a://1' }, 60_000);
+    await store.change(other, { op: 'unsubscribe', uri: 'a://1' }, 60_000);
+    await store.remove(other);
+    assert.deepEqual((await store.subscribers('a://1')).sort(), [h, gone].sort(), 'unsubscribing leaves it');
+    assert.deepEqual(await store.subscribers('a://2'), []);
+
+    const data = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"a://1"}}';
+    assert.equal(
+      await store.notify(h, 'a://1', data, events, nodes),
+      -2,
+      'no GET stream: nowhere to record it',
+    );
+    await store.hold(h, 'abc.0', 'node1');
+    assert.equal(await store.notify(h, 'a://1', data, events, nodes), 0);
+    assert.equal(await store.notify(h, 'a://1', data, events, nodes), 1);
+    // The records of `gone` expired (here: deleted behind the store's back): notify drops it from the index.
+    await client.del(store.key(gone));
+    assert.equal(await store.notify(gone, 'a://1', data, events, nodes), -1);
+    assert.deepEqual(await store.subscribers('a://1'), [h]);
+    // What notify recorded is the GET stream's events, and its holder heard of each.
+    const sessionKey = events.sessionKeyOf(h);
+    const entries = await client.xrange(`${sessionKey}:abc.0`, '-', '+');
+    assert.deepEqual(
+      entries.map(([, fields]) => fields[1]),
+      [data, data],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(inbox, [
+      { k: 'append', s: h, x: 'abc.0', i: 0 },
+      { k: 'append', s: h, x: 'abc.0', i: 1 },
+    ]);
+
+    // An index entry lost (a Redis that restarted from an older state) comes back with the record's next touch.
+    await client.zrem(
+      `${store.keyPrefix}:subscribers:${createHash('sha1').update('a://1').digest('hex')}`,
+      h,
+    );
+    assert.deepEqual(await store.subscribers('a://1'), []);
+    await store.touch(h, 60_000, 1);
+    assert.deepEqual(await store.subscribers('a://1'), [h]);
+    // DELETE takes the session out of every index.
+    await store.remove(h);
+    assert.deepEqual(await store.subscribers('a://1'), []);
   });
 
   test('touch, change and hold say when the record is gone; remove tells every process', async () => {
@@ -100,7 +178,7 @@ describe('SessionStore', () => {
     assert.deepEqual([...(await store.load(h))!.holders], [['abc.0', 'node1']]);
     await store.remove(h);
     assert.equal(await store.touch(h, 60_000, 6), false);
-    assert.equal(await store.change(h, { op: 'level', level: 'debug' }), undefined);
+    assert.equal(await store.change(h, { op: 'level', level: 'debug' }, 60_000), undefined);
     assert.equal(await store.hold(h, 'abc.0', 'node2'), false);
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(heard, [

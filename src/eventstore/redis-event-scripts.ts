@@ -11,57 +11,109 @@
 // deleted whole), so the stream holds events `next - XLEN` … `next - 1`, and that is the purge check.
 // Numbers are written with string.format('%d'): Lua's tostring turns integers past 1e14 into exponent form.
 
-/** OPEN(session, events; id, ttl) → 0. Creates the stream when absent, and refreshes the TTLs. */
-export const OPEN_LUA = `
-local n = 'n:' .. ARGV[1]
-if redis.call('HSETNX', KEYS[1], n, 0) == 1 then
-  -- A new stream: drop events left by an earlier stream of the same id whose record was lost (eviction).
-  redis.call('UNLINK', KEYS[2])
-else
-  redis.call('EXPIRE', KEYS[2], ARGV[2])
+/**
+ * A Lua function, for scripts to include: `write(session, events, id, ops, at, ttl, maxEvents, maxBytes)` runs the
+ * operations `ops[at]`, `ops[at + 1]`, … on stream `id`, in order, and answers a table with one result per
+ * operation:
+ *   'o'        open: creates the stream when absent, and refreshes the TTLs → 0
+ *   'a', data  append: adds the event, then removes the oldest events while the stream holds more than maxEvents,
+ *              or more than maxBytes bytes (an event larger than maxBytes goes at once), keeping b:<id> exact
+ *              → the event's index; -1 when the stream is not open in this session, -2 when it is closed
+ *   'c'        close: marks the stream closed; a stream that holds no event is forgotten instead (its replay could
+ *              only be empty), as the memory store does; nothing for an unknown stream → 0
+ * The session hash is read once and written once, and each TTL is refreshed once, however many operations run:
+ * one script can open a stream, record its priming event and its answer, and close it.
+ */
+export const WRITE_FUNCTION = `
+local function write(session, events, id, ops, at, ttl, maxEvents, maxBytes)
+  local nField, cField, bField = 'n:' .. id, 'c:' .. id, 'b:' .. id
+  local meta = redis.call('HMGET', session, nField, cField, bField)
+  local next, closed, bytes = tonumber(meta[1]), meta[2] ~= false, tonumber(meta[3] or '0')
+  -- len: the entries of the Redis stream, read once when needed; changed: the hash needs writing.
+  local len, changed, forgotten = nil, false, false
+  local results = {}
+  while at <= #ops do
+    local op = ops[at]
+    if op == 'a' then
+      local data = ops[at + 1]
+      at = at + 2
+      if not next then
+        results[#results + 1] = -1
+      elseif closed then
+        results[#results + 1] = -2
+      else
+        len = len or redis.call('XLEN', events)
+        -- With no entry left (trimmed away, or the key expired), b:<id> counts nothing still held.
+        if len == 0 then bytes = 0 end
+        bytes = bytes + #data
+        redis.call('XADD', events, string.format('%d-0', next + 1), 'd', data)
+        len = len + 1
+        local drop, from = 0, '-'
+        while len - drop > maxEvents or (bytes > maxBytes and drop < len) do
+          local batch = redis.call('XRANGE', events, from, '+', 'COUNT', math.max(len - drop - maxEvents, 1))
+          for _, entry in ipairs(batch) do
+            if len - drop <= maxEvents and bytes <= maxBytes then break end
+            bytes = bytes - #entry[2][2]
+            drop = drop + 1
+            from = '(' .. entry[1]
+          end
+        end
+        if drop == len then
+          redis.call('UNLINK', events)
+        elseif drop > 0 then
+          redis.call('XTRIM', events, 'MAXLEN', len - drop)
+        end
+        len = len - drop
+        results[#results + 1] = next
+        next = next + 1
+        changed = true
+      end
+    elseif op == 'o' then
+      at = at + 1
+      if not next then
+        -- A new stream: drop events left by an earlier stream of the same id whose record was lost (eviction).
+        redis.call('UNLINK', events)
+        next, closed, bytes, len, changed = 0, false, 0, 0, true
+      end
+      results[#results + 1] = 0
+    else
+      at = at + 1
+      if next and not closed then
+        len = len or redis.call('XLEN', events)
+        if len == 0 then
+          redis.call('UNLINK', events)
+          next, forgotten = nil, true
+        else
+          closed, changed = true, true
+        end
+      end
+      results[#results + 1] = 0
+    end
+  end
+  if not next then
+    if forgotten then redis.call('HDEL', session, nField, bField, cField) end
+  elseif changed then
+    local n, b = string.format('%d', next), string.format('%d', bytes)
+    if closed then
+      redis.call('HSET', session, nField, n, bField, b, cField, 1)
+    else
+      redis.call('HSET', session, nField, n, bField, b)
+    end
+  end
+  if next or forgotten then
+    redis.call('EXPIRE', session, ttl)
+    if next and len ~= 0 then redis.call('EXPIRE', events, ttl) end
+  end
+  return results
 end
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-return 0
 `;
 
 /**
- * APPEND(session, events; id, data, ttl, maxEvents, maxBytes) → the event's index, -1 when the stream is not
- * open in this session, -2 when it is closed. Adds the event, then removes the oldest events while the stream
- * holds more than maxEvents, or more than maxBytes bytes (an event larger than maxBytes goes at once), keeping
- * b:<id> exact. Refreshes both TTLs.
+ * WRITE(session, events; id, ttl, maxEvents, maxBytes, op, [data], op, …) → one result per operation: see
+ * WRITE_FUNCTION.
  */
-export const APPEND_LUA = `
-local id = ARGV[1]
-local meta = redis.call('HMGET', KEYS[1], 'n:' .. id, 'c:' .. id, 'b:' .. id)
-if not meta[1] then return -1 end
-if meta[2] then return -2 end
-local index = tonumber(meta[1])
-local len = redis.call('XLEN', KEYS[2])
-local bytes = #ARGV[2]
--- With no entry left (trimmed away, or the key expired), b:<id> counts nothing still held.
-if len > 0 then bytes = bytes + tonumber(meta[3] or '0') end
-redis.call('XADD', KEYS[2], string.format('%d-0', index + 1), 'd', ARGV[2])
-len = len + 1
-local maxEvents, maxBytes = tonumber(ARGV[4]), tonumber(ARGV[5])
-local drop, from = 0, '-'
-while len - drop > maxEvents or (bytes > maxBytes and drop < len) do
-  local batch = redis.call('XRANGE', KEYS[2], from, '+', 'COUNT', math.max(len - drop - maxEvents, 1))
-  for _, entry in ipairs(batch) do
-    if len - drop <= maxEvents and bytes <= maxBytes then break end
-    bytes = bytes - #entry[2][2]
-    drop = drop + 1
-    from = '(' .. entry[1]
-  end
-end
-if drop == len then
-  redis.call('UNLINK', KEYS[2])
-else
-  if drop > 0 then redis.call('XTRIM', KEYS[2], 'MAXLEN', len - drop) end
-  redis.call('EXPIRE', KEYS[2], ARGV[3])
-end
-redis.call('HSET', KEYS[1], 'n:' .. id, string.format('%d', index + 1), 'b:' .. id, string.format('%d', bytes))
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-return index
+export const WRITE_LUA = `${WRITE_FUNCTION}
+return write(KEYS[1], KEYS[2], ARGV[1], ARGV, 5, ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
 `;
 
 /**
@@ -83,23 +135,6 @@ if index + 1 < next then
   end
 end
 return {0, meta[2] and 1 or 0, events}
-`;
-
-/**
- * STREAM_CLOSED(session, events; id, ttl) → 0. Marks the stream closed; a stream that holds no event is
- * forgotten instead (its replay could only be empty), as the memory store does. No-op for an unknown stream.
- */
-export const STREAM_CLOSED_LUA = `
-local id = ARGV[1]
-if redis.call('HEXISTS', KEYS[1], 'n:' .. id) == 0 then return 0 end
-if redis.call('XLEN', KEYS[2]) == 0 then
-  redis.call('HDEL', KEYS[1], 'n:' .. id, 'b:' .. id, 'c:' .. id)
-  redis.call('UNLINK', KEYS[2])
-else
-  redis.call('HSET', KEYS[1], 'c:' .. id, 1)
-end
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-return 0
 `;
 
 /**

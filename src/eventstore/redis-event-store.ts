@@ -3,13 +3,7 @@ import type { Redis } from 'ioredis';
 import { EventsPurgedError, StreamClosedError, UnknownEventError, UnknownStreamError } from './errors.js';
 import type { EventStore, Replay } from './event-store.js';
 import { createRedisClient, DEFAULT_REDIS_COMMAND_TIMEOUT_MS, whenRedisReady } from './redis-client.js';
-import {
-  AFTER_LUA,
-  APPEND_LUA,
-  OPEN_LUA,
-  SESSION_CLOSED_LUA,
-  STREAM_CLOSED_LUA,
-} from './redis-event-scripts.js';
+import { AFTER_LUA, SESSION_CLOSED_LUA, WRITE_LUA } from './redis-event-scripts.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 
 export interface RedisEventStoreOptions {
@@ -52,12 +46,20 @@ interface Script {
 }
 
 const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
-const OPEN = script(OPEN_LUA);
-const APPEND = script(APPEND_LUA);
+const WRITE = script(WRITE_LUA);
 const AFTER = script(AFTER_LUA);
-const STREAM_CLOSED = script(STREAM_CLOSED_LUA);
 const SESSION_CLOSED = script(SESSION_CLOSED_LUA);
-const SCRIPTS = [OPEN, APPEND, AFTER, STREAM_CLOSED, SESSION_CLOSED];
+const SCRIPTS = [WRITE, AFTER, SESSION_CLOSED];
+
+/** Calls on one stream waiting to be sent as one WRITE script. */
+interface Batch {
+  readonly session: string;
+  readonly streamId: string;
+  /** The script's keys and arguments: the stream's, then each operation's. */
+  readonly args: string[];
+  /** One per operation, in order. */
+  readonly waiters: Array<{ resolve(result: number): void; reject(err: unknown): void }>;
+}
 
 type AfterReply = [0, 0 | 1, string[]] | [1] | [2 | 3, number];
 
@@ -73,7 +75,8 @@ type AfterReply = [0, 0 | 1, string[]] | [1] | [2 | 3, number];
  *   the session's streams, and a stream is only found through it, so never through another session.
  * - `<prefix>:{h}:<stream id>`, a Redis stream: its held events, event `i` under entry id `<i + 1>-0`.
  * Each operation is one Lua script (see redis-event-scripts.ts), so each is atomic: appends are numbered by a
- * counter, never a clock, and a replay is checked against purging and read in one step.
+ * counter, never a clock, and a replay is checked against purging and read in one step. Writes to one stream made
+ * one after the other in the same turn (open, append, streamClosed) share one script: one round trip.
  *
  * Bounds: per stream `maxEventsPerStream` and `maxBytesPerStream` (exact: the oldest events are removed first),
  * and `ttlSeconds` for everything, refreshed by each write. Data is stored as UTF-8, so it must be well-formed
@@ -98,6 +101,8 @@ export class RedisEventStore implements EventStore {
   private preparing: Promise<void> | undefined;
   /** Calls waiting for `preparing`: while any is, later calls queue behind them so that call order holds. */
   private waiting = 0;
+  /** Operations called since the last flush, one batch per run of calls on one stream, in call order. */
+  private batches: Batch[] | undefined;
   // The last session's key: a burst of appends hashes its session id once.
   private lastSessionId = '';
   private lastSessionKey = '';
@@ -119,23 +124,11 @@ export class RedisEventStore implements EventStore {
   }
 
   async open(sessionId: string, streamId: string): Promise<void> {
-    const session = this.sessionKey(sessionId);
-    await this.run(OPEN, 2, session, `${session}:${streamId}`, streamId, this.ttlArg);
+    await this.write(sessionId, streamId, 'o', undefined);
   }
 
   async append(sessionId: string, streamId: string, data: string): Promise<number> {
-    const session = this.sessionKey(sessionId);
-    const index = (await this.run(
-      APPEND,
-      2,
-      session,
-      `${session}:${streamId}`,
-      streamId,
-      data,
-      this.ttlArg,
-      this.maxEventsArg,
-      this.maxBytesArg,
-    )) as number;
+    const index = await this.write(sessionId, streamId, 'a', data);
     if (index === -1) throw new UnknownStreamError(streamId);
     if (index === -2) throw new StreamClosedError(streamId);
     return index;
@@ -146,6 +139,7 @@ export class RedisEventStore implements EventStore {
       throw new RangeError(`index must be an integer >= -1, got ${index}`);
     }
     const session = this.sessionKey(sessionId);
+    this.flush();
     const reply = (await this.run(
       AFTER,
       2,
@@ -167,12 +161,13 @@ export class RedisEventStore implements EventStore {
   }
 
   async streamClosed(sessionId: string, streamId: string): Promise<void> {
-    const session = this.sessionKey(sessionId);
-    await this.run(STREAM_CLOSED, 2, session, `${session}:${streamId}`, streamId, this.ttlArg);
+    await this.write(sessionId, streamId, 'c', undefined);
   }
 
   async sessionClosed(sessionId: string): Promise<void> {
-    await this.run(SESSION_CLOSED, 1, this.sessionKey(sessionId));
+    const session = this.sessionKey(sessionId);
+    this.flush();
+    await this.run(SESSION_CLOSED, 1, session);
   }
 
   /** Stops using the client, and ends it when the store opened it (from a URL). What Redis holds stays. */
@@ -185,15 +180,71 @@ export class RedisEventStore implements EventStore {
     }
   }
 
+  /** The key of the session whose id hashes to `h` (see the class comment): where a script finds its streams. */
+  sessionKeyOf(h: string): string {
+    return `${this.keyPrefix}:{${h}}`;
+  }
+
   /** `<prefix>:{h}`: see the class comment. */
   private sessionKey(sessionId: string): string {
     if (sessionId !== this.lastSessionId) {
-      const hash = createHash('sha256').update(sessionId).digest().subarray(0, 16).toString('base64url');
       this.lastSessionId = sessionId;
-      this.lastSessionKey = `${this.keyPrefix}:{${hash}}`;
+      this.lastSessionKey = this.sessionKeyOf(
+        createHash('sha256').update(sessionId).digest().subarray(0, 16).toString('base64url'),
+      );
     }
     return this.lastSessionKey;
   }
+
+  /**
+   * Runs operation `op` (with `data`, for an append: see WRITE_FUNCTION) on a stream, and answers its result.
+   * Operations on one stream called one after the other, before the microtasks of this turn end, run as one
+   * script: a stream opened, primed, answered and closed in one go costs one round trip.
+   */
+  private write(sessionId: string, streamId: string, op: string, data: string | undefined): Promise<number> {
+    const session = this.sessionKey(sessionId);
+    let batches = this.batches;
+    if (batches === undefined) {
+      batches = this.batches = [];
+      queueMicrotask(this.flush);
+    }
+    let batch = batches[batches.length - 1];
+    if (batch === undefined || batch.session !== session || batch.streamId !== streamId) {
+      const args = [
+        session,
+        `${session}:${streamId}`,
+        streamId,
+        this.ttlArg,
+        this.maxEventsArg,
+        this.maxBytesArg,
+      ];
+      batch = { session, streamId, args, waiters: [] };
+      batches.push(batch);
+    }
+    batch.args.push(op);
+    if (data !== undefined) batch.args.push(data);
+    const waiters = batch.waiters;
+    return new Promise((resolve, reject) => {
+      waiters.push({ resolve, reject });
+    });
+  }
+
+  /** Sends the operations gathered so far, each stream's as one script, in call order (before any later call). */
+  private readonly flush = (): void => {
+    const batches = this.batches;
+    if (batches === undefined) return;
+    this.batches = undefined;
+    for (const { args, waiters } of batches) {
+      this.run(WRITE, 2, ...args).then(
+        (results) => {
+          for (let i = 0; i < waiters.length; i++) waiters[i].resolve((results as number[])[i]);
+        },
+        (err) => {
+          for (const waiter of waiters) waiter.reject(err);
+        },
+      );
+    }
+  };
 
   /**
    * Runs script `s` once the connection is ready and has the scripts: `keys` is how many of `args` are keys

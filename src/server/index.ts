@@ -25,6 +25,7 @@ export {
   Server,
   type ServerConnectOptions,
   type ServerOptions,
+  type SharedSessions,
   type ToolHandle,
 } from './server.js';
 export { type PreinitializedState, ServerSession } from './server-session.js';

@@ -104,6 +104,14 @@ const DEFAULT_PAGE_SIZE = 100;
 const NO_PARAMS: Params = Object.freeze({});
 const EMPTY_RESULT: Result = Object.freeze({});
 
+/** Sessions of a server that several processes serve (see `Server.shared`). */
+export interface SharedSessions {
+  /** Notifies each shared session subscribed to `uri` once, in whichever process serves it; never throws. */
+  resourceUpdated(uri: string): void;
+  /** True when `session` is one of them: `resourceUpdated` leaves it to this. */
+  has(session: ServerSession): boolean;
+}
+
 /**
  * An MCP server's definition: its identity, options, and the tools, resources, resource templates
  * and prompts it offers. One Server serves any number of clients, each through its own
@@ -125,6 +133,11 @@ export class Server {
   readonly sessions = new Set<ServerSession>();
   /** Called with each new session before it reads its first message, e.g. to set `oninitialized`. */
   onsession: ((session: ServerSession) => void) | undefined;
+  /**
+   * Set by what shares this server's sessions with other processes (a `RedisCluster`, through the handler it
+   * serves): `resourceUpdated` hands it the sessions it shares.
+   */
+  shared: SharedSessions | undefined;
 
   /** @internal */ readonly toolEntries = new Registry<ToolEntry, Tool>('Tool', () => this.changed(TOOLS));
   /** @internal */ readonly resourceEntries = new Registry<ResourceEntry, Resource>('Resource', () =>
@@ -203,11 +216,18 @@ export class Server {
     return new RegistryHandle(this.promptEntries, entry, rebuildPrompt);
   }
 
-  /** Sends `notifications/resources/updated` to the sessions subscribed to `uri`, and to no other. */
+  /**
+   * Sends `notifications/resources/updated` to the sessions subscribed to `uri`, and to no other: once to each,
+   * and with `shared`, to each shared session whichever process serves it.
+   */
   resourceUpdated(uri: string): void {
+    const shared = this.shared;
+    shared?.resourceUpdated(uri);
     const params = { uri };
     for (const session of this.sessions) {
-      if (session.subscriptions?.has(uri)) session.notifySafely(Method.ResourceUpdated, params);
+      if (session.subscriptions?.has(uri) && (shared === undefined || !shared.has(session))) {
+        session.notifySafely(Method.ResourceUpdated, params);
+      }
     }
   }
 

@@ -329,6 +329,52 @@ test('kill -9 the process carrying a call stream and the standalone stream: both
   assert.deepEqual(tap.restarts, []);
 });
 
+test('kill -9 the process writing a call stream that another follows: the following response ends, not waits forever', {
+  timeout: TEST_TIMEOUT_MS,
+}, async () => {
+  const store = await redis();
+  const cluster = await processes(2, store.url);
+  const [x, y] = cluster.urls();
+  const balancer = await proxy([y]);
+  const { session, tap } = await connect(`${balancer.url}/mcp`);
+  await until(
+    () => tap.exchanges.some((e) => e.method === 'GET' && e.status === 200),
+    5000,
+    'the standalone GET stream to open on y',
+  );
+  balancer.setBackends([x]);
+  const progress: number[] = [];
+  const call = session.callTool(
+    'long_running',
+    { duration: 30, steps: 60 },
+    { onprogress: (p) => progress.push(p.progress) },
+  );
+  const outcome = call.then(
+    () => 'answered',
+    (err: Error) => err.message,
+  );
+  await until(() => progress.length >= 2, 5000, 'the call to report progress');
+
+  // The call's stream breaks off; the client resumes it through y, which follows what x writes.
+  balancer.setBackends([y]);
+  assert.equal(balancer.cut(x), 1);
+  const resumes = () => tap.exchanges.filter((e) => e.method === 'GET' && e.lastEventId !== undefined);
+  await until(() => resumes().some((e) => e.status === 200), 5000, 'the call stream to resume');
+  const atResume = progress.length;
+  await until(() => progress.length > atResume, 5000, 'y to relay what x writes');
+
+  // x dies: y finds its liveness key gone and ends the response that follows x's stream, so the client
+  // resumes again (and finds the stream closed) instead of listening to keep-alives until its timeout.
+  const resumed = resumes().length;
+  await cluster.kill(0, 'SIGKILL');
+  await until(
+    () => resumes().length > resumed && resumes().at(-1)?.status === 200,
+    8000,
+    'the client to be let go and resume again',
+  );
+  assert.notEqual(await outcome, 'answered');
+});
+
 test('kill -9 one of three processes: 100 sessions out of 100 continue', {
   timeout: TEST_TIMEOUT_MS,
 }, async () => {

@@ -42,3 +42,24 @@ export class HttpRejectionError extends Error {
     super(message);
   }
 }
+
+/**
+ * The event store numbered a stream's new event at or below one the stream had already recorded: it lost events
+ * (a Redis restarted from an older state, or failed over to a replica that lagged). The event went out live,
+ * without an event id, so the client got it; a resumption from before it cannot bring it back.
+ */
+export class RenumberedEventError extends Error {
+  override name = 'RenumberedEventError';
+  constructor(
+    readonly streamId: string,
+    readonly index: number,
+    /** The highest index the stream had recorded before. */
+    readonly recorded: number,
+  ) {
+    super(
+      `The event store numbered a new event of stream "${streamId}" ${index}, though the stream had recorded events ` +
+        `up to ${recorded}: the store lost events (e.g. Redis restarted from an older snapshot). The event was sent ` +
+        'without an event id; a client resuming from before it will not get it again.',
+    );
+  }
+}

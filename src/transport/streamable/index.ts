@@ -5,7 +5,12 @@ export {
   type StreamableHttpClientOptions,
 } from './client-transport.js';
 export { StreamableServerConn } from './conn.js';
-export { HttpRejectionError, StreamUnavailableError, type StreamUnavailableReason } from './errors.js';
+export {
+  HttpRejectionError,
+  RenumberedEventError,
+  StreamUnavailableError,
+  type StreamUnavailableReason,
+} from './errors.js';
 export {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_RETRY_MS,

@@ -1,6 +1,7 @@
 import type { EventStore } from '../../eventstore/event-store.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../jsonrpc/types.js';
 import type { ClientCapabilities, Implementation } from '../../protocol/types.js';
+import type { Server } from '../../server/server.js';
 import type { Clock } from '../../session/clock.js';
 import type { Stream } from './stream.js';
 import type { StreamableServerTransport } from './transport.js';
@@ -21,6 +22,8 @@ export interface SharedSession {
 
 /** What a directory needs from the handler it serves. */
 export interface DirectoryHost {
+  /** The definition the handler serves: a directory may share its `resourceUpdated` (`Server.shared`). */
+  readonly server: Server;
   readonly clock: Clock;
   /** The handler's session idle timeout (0: none). */
   readonly idleTimeoutMs: number;

@@ -1,5 +1,5 @@
 import { formatEventId } from '../../eventstore/event-id.js';
-import type { EventStore, Replay } from '../../eventstore/event-store.js';
+import type { EventStore, MaybePromise, Replay } from '../../eventstore/event-store.js';
 import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
 import type { HttpExchange } from '../../http/exchange.js';
 import { writeJsonError } from '../../http/json-error.js';
@@ -8,6 +8,7 @@ import { SseWriter, type SseWriterOptions } from '../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../jsonrpc/errors.js';
 import type { RequestId } from '../../jsonrpc/types.js';
 import type { MessageInfo } from '../../session/connection.js';
+import { RenumberedEventError } from './errors.js';
 
 /** What a stream needs from the session transport that owns it. */
 export interface StreamOwner {
@@ -147,21 +148,35 @@ export class Stream implements MessageInfo {
     return this.finished;
   }
 
-  /** Sends one serialized request or notification on the stream. */
+  /**
+   * Sends one serialized request or notification on the stream. With an event store it is recorded at once (a
+   * store answering with promises gets every call in call order, without waiting for the previous answer), and
+   * its frame goes out once it is recorded and every earlier frame has gone.
+   */
   send(data: string): void {
     if (this.finished) return;
-    if (this.tail === undefined) {
-      let pending: Promise<void> | undefined;
-      try {
-        pending = this.record(data);
-      } catch (err) {
-        this.unrecorded(data, err);
-        return;
-      }
-      if (pending !== undefined) this.chain(pending.catch((err) => this.unrecorded(data, err)));
-    } else {
-      this.chain(this.tail.then(() => this.record(data)).catch((err) => this.unrecorded(data, err)));
+    const store = this.owner.store;
+    if (store === undefined) {
+      this.emit(sseFrame(data));
+      return;
     }
+    let index: MaybePromise<number>;
+    try {
+      // A GET stream opened by a message, not by a response here (shared sessions): no priming event.
+      if (!this.opened) this.open(!this.standalone);
+      index = store.append(this.owner.storeKey, this.id, data);
+    } catch (err) {
+      if (this.tail === undefined) this.unrecorded(data, err);
+      else this.chain(this.tail.then(() => this.unrecorded(data, err)));
+      return;
+    }
+    if (this.tail === undefined && !(index instanceof Promise)) this.emitEvent(index, data);
+    else
+      this.afterStore(
+        index,
+        (i) => this.emitEvent(i, data),
+        (err) => this.unrecorded(data, err),
+      );
   }
 
   /** Sends one serialized response the stream owes; the stream finishes after the last one. */
@@ -195,7 +210,26 @@ export class Stream implements MessageInfo {
       if (this.owed === 0) this.answer();
       return;
     }
-    if (this.tail === undefined) this.startOrChain(exchange, headers);
+    if (this.owner.store !== undefined && !this.opened) {
+      let recorded: MaybePromise<unknown>;
+      try {
+        recorded = this.open(true);
+      } catch (err) {
+        // The store refused at once: the response goes out live, without ids.
+        this.owner.report(err);
+        recorded = undefined;
+      }
+      if (recorded instanceof Promise) {
+        // The response begins once the stream is recorded, or is an HTTP error if it cannot be.
+        this.afterStore(
+          recorded,
+          () => this.start(exchange, headers),
+          (err) => this.startFailed(exchange, err),
+        );
+        return;
+      }
+    }
+    if (this.tail === undefined) this.start(exchange, headers);
     else this.chain(this.tail.then(() => this.start(exchange, headers)));
   }
 
@@ -208,8 +242,12 @@ export class Stream implements MessageInfo {
       this.owner.held(this);
     }
     if (this.owner.store === undefined) return;
-    if (this.tail === undefined) this.primeOrChain();
-    else this.chain(this.tail.then(() => (this.opened ? this.prime() : this.open())));
+    try {
+      if (this.opened) this.prime();
+      else this.open(true);
+    } catch (err) {
+      this.owner.report(err);
+    }
   }
 
   /**
@@ -248,7 +286,38 @@ export class Stream implements MessageInfo {
    * missed (this process's announcement crossed another's append, or its connection to the others dropped).
    */
   catchUp(): void {
+    // Only the GET stream and a followed stream get events from other processes: a POST stream written here has
+    // nothing elsewhere to catch up with (and a store that lost its events must not end its response).
+    if (!this.standalone && !this.follower) return;
     if (this.held && !this.finished && this.floor !== UNSET) this.fetchFromStore();
+  }
+
+  /**
+   * Shared sessions: the process writing this followed stream is gone (killed, or cut off from the others), so
+   * the stream would never end. It is marked closed in the store, so that every resumption, through any process,
+   * replays what it holds and ends; the response here gets what it lacks and ends the same way.
+   */
+  writerGone(): void {
+    if (!this.follower || this.finished) return;
+    let closing: MaybePromise<void>;
+    try {
+      closing = this.owner.store!.streamClosed(this.owner.storeKey, this.id);
+    } catch (err) {
+      this.owner.report(err);
+      this.handOver();
+      return;
+    }
+    if (!(closing instanceof Promise)) {
+      this.fetchFromStore();
+      return;
+    }
+    closing.then(
+      () => this.fetchFromStore(),
+      (err) => {
+        this.owner.report(err);
+        this.handOver();
+      },
+    );
   }
 
   /** Shared sessions: a response of another process now carries the stream: the one here ends, to be resumed. */
@@ -313,24 +382,6 @@ export class Stream implements MessageInfo {
 
   // ---- internals ----
 
-  /** Records `data` in the store (when there is one) and emits its frame; a promise only if the store gave one. */
-  private record(data: string): Promise<void> | undefined {
-    const store = this.owner.store;
-    if (store === undefined) {
-      this.emit(sseFrame(data));
-      return undefined;
-    }
-    if (!this.opened) {
-      // A GET stream opened by a message, not by a response here (shared sessions): no priming event.
-      const opening = this.open(!this.standalone);
-      if (opening !== undefined) return opening.then(() => this.record(data));
-    }
-    const index = store.append(this.owner.storeKey, this.id, data);
-    if (index instanceof Promise) return index.then((i) => this.emitEvent(i, data));
-    this.emitEvent(index, data);
-    return undefined;
-  }
-
   /** The store refused the event: it still goes out live, without an id (it cannot be resumed). */
   private unrecorded(data: string, err: unknown): void {
     this.owner.report(err);
@@ -338,7 +389,14 @@ export class Stream implements MessageInfo {
   }
 
   private emitEvent(index: number, data: string): void {
-    if (index > this.lastIndex) this.lastIndex = index;
+    if (index <= this.lastIndex) {
+      // This stream's own appends are numbered in order, so the store lost events it had recorded (a Redis
+      // restarted from an older state) and numbers them again: the event still goes out live, without an id,
+      // rather than being taken for one the response already sent.
+      this.unrecorded(data, new RenumberedEventError(this.id, index, this.lastIndex));
+      return;
+    }
+    this.lastIndex = index;
     if (this.shared) {
       this.emitShared(index, data, false);
       return;
@@ -420,7 +478,7 @@ export class Stream implements MessageInfo {
     }
     if (index > this.known) this.known = index;
     if (replay.closed && this.follower) {
-      this.finish();
+      this.finish(false);
       return;
     }
     // Without progress there is nothing more to fetch now (no busy loop): the next notice starts the next fetch.
@@ -436,21 +494,34 @@ export class Stream implements MessageInfo {
     this.writer?.frame(frame);
   }
 
-  /** Opens the stream in the store and, with `prime`, records the priming event when the session asks for one. */
-  private open(prime = true): Promise<void> | undefined {
+  /**
+   * Opens the stream in the store and, with `prime`, records the priming event when the session asks for one, whose
+   * frame follows the frames before it. Answers the store's answer to the last of these calls: a promise when the
+   * store gives one, which rejects when the stream could not be recorded.
+   */
+  private open(prime: boolean): MaybePromise<unknown> {
     this.opened = true;
     const opening = this.owner.store!.open(this.owner.storeKey, this.id);
-    if (!prime) return opening instanceof Promise ? opening : undefined;
-    if (opening instanceof Promise) return opening.then(() => this.prime());
-    return this.prime();
+    // A failure fails the appends that follow, which report it.
+    if (opening instanceof Promise) opening.catch(ignore);
+    return (prime ? this.prime() : undefined) ?? opening;
   }
 
-  private prime(): Promise<void> | undefined {
+  /** Records the priming event when the session asks for one; its frame follows the frames before it. */
+  private prime(): MaybePromise<number> | undefined {
     if (!this.owner.primes) return undefined;
     const index = this.owner.store!.append(this.owner.storeKey, this.id, '');
-    if (index instanceof Promise) return index.then((i) => this.emitPrime(i));
-    this.emitPrime(index);
-    return undefined;
+    if (this.tail === undefined && !(index instanceof Promise)) this.emitPrime(index);
+    else
+      this.afterStore(
+        index,
+        (i) => this.emitPrime(i),
+        (err) => {
+          // A POST's response that has not begun reports it when it begins (`startFailed`), or its events do.
+          if (this.started) this.owner.report(err);
+        },
+      );
+    return index;
   }
 
   private emitPrime(index: number): void {
@@ -462,42 +533,7 @@ export class Stream implements MessageInfo {
     this.emit(formatSseEvent({ id: formatEventId(this.id, index), data: '', retry: this.owner.retryMs }));
   }
 
-  private primeOrChain(): void {
-    let pending: Promise<void> | undefined;
-    try {
-      pending = this.opened ? this.prime() : this.open();
-    } catch (err) {
-      this.owner.report(err);
-      return;
-    }
-    if (pending !== undefined) this.chain(pending);
-  }
-
-  private startOrChain(exchange: HttpExchange, headers: Readonly<Record<string, string>> | undefined): void {
-    let pending: Promise<void> | undefined;
-    try {
-      pending = this.start(exchange, headers);
-    } catch (err) {
-      this.owner.report(err);
-      this.opened = true;
-      pending = this.start(exchange, headers);
-    }
-    if (pending !== undefined) this.chain(pending);
-  }
-
-  private start(
-    exchange: HttpExchange,
-    headers: Readonly<Record<string, string>> | undefined,
-  ): Promise<void> | undefined {
-    if (this.owner.store !== undefined && !this.opened) {
-      const opening = this.open();
-      if (opening !== undefined) {
-        return opening.then(
-          () => this.start(exchange, headers),
-          (err) => this.startFailed(exchange, err),
-        );
-      }
-    }
+  private start(exchange: HttpExchange, headers: Readonly<Record<string, string>> | undefined): void {
     const options = this.owner.writerOptions;
     const writer = new SseWriter(exchange, headers === undefined ? options : { ...options, headers });
     this.started = true;
@@ -508,7 +544,6 @@ export class Stream implements MessageInfo {
     }
     if (this.finished) this.closeWriter();
     else if (this.detachAtStart) this.detach();
-    return undefined;
   }
 
   /** The store failed before the response began: the client gets an HTTP error, not a stream that never starts. */
@@ -560,29 +595,42 @@ export class Stream implements MessageInfo {
     w?.close();
   }
 
+  /**
+   * Closes the stream in the store at once (behind its appends, in call order: one round trip with them for a store
+   * that batches), and the response once every frame before has gone and the store has answered.
+   */
   private finishInOrder(): void {
-    if (this.tail === undefined) {
-      const pending = this.finish();
-      if (pending !== undefined) this.chain(pending);
-    } else this.chain(this.tail.then(() => this.finish()));
+    const store = this.owner.store;
+    let closing: MaybePromise<void> | undefined;
+    let closed = true;
+    if (store !== undefined && this.opened) {
+      try {
+        closing = store.streamClosed(this.owner.storeKey, this.id);
+      } catch (err) {
+        this.owner.report(err);
+        closed = false;
+      }
+    }
+    if (this.tail === undefined && !(closing instanceof Promise)) this.finish(closed);
+    else
+      this.afterStore(
+        closing,
+        () => this.finish(closed),
+        (err) => {
+          this.owner.report(err);
+          this.finish(false);
+        },
+      );
   }
 
-  private finish(): Promise<void> | undefined {
-    if (this.finished) return undefined;
+  /** Ends the stream and its response; `closedInStore`: the store has marked it closed. */
+  private finish(closedInStore: boolean): void {
+    if (this.finished) return;
     this.finished = true;
     this.owner.streamFinished(this);
     if (this.started) this.closeWriter();
-    const store = this.owner.store;
-    if (store === undefined || !this.opened) return undefined;
-    const closing = store.streamClosed(this.owner.storeKey, this.id);
-    if (this.shared) {
-      // A response elsewhere that follows the stream ends once the store says it is closed.
-      const told = () => this.owner.recorded(this, this.lastIndex, true);
-      if (closing instanceof Promise) return closing.then(told);
-      told();
-      return undefined;
-    }
-    return closing instanceof Promise ? closing : undefined;
+    // A response elsewhere that follows the stream ends once the store says it is closed.
+    if (closedInStore && this.shared && this.opened) this.owner.recorded(this, this.lastIndex, true);
   }
 
   /**
@@ -637,6 +685,30 @@ export class Stream implements MessageInfo {
     exchange.end(this.batch ? `[${parts.join(',')}]` : parts[0]);
   }
 
+  /**
+   * Once `result` (a store's answer, direct or promised) is in and the steps queued before are done, calls `done`
+   * with it, or `failed` with its error. The store call itself was made already: only what needs its answer
+   * waits, in order.
+   */
+  private afterStore<T>(
+    result: MaybePromise<T>,
+    done: (value: T) => void,
+    failed: (err: unknown) => void,
+  ): void {
+    const tail = this.tail;
+    if (!(result instanceof Promise)) {
+      if (tail === undefined) done(result);
+      else this.chain(tail.then(() => done(result)));
+      return;
+    }
+    // Handled at once: a failure while earlier steps wait is no unhandled rejection.
+    const outcome = result.then(
+      (value) => () => done(value),
+      (err) => () => failed(err),
+    );
+    this.chain((tail === undefined ? outcome : tail.then(() => outcome)).then(runStep));
+  }
+
   /** Queues a step behind the others; a failure goes to `report` and does not stop later steps. */
   private chain(step: Promise<unknown>): void {
     const tail: Promise<void> = step.then(
@@ -651,6 +723,9 @@ export class Stream implements MessageInfo {
     this.tail = tail;
   }
 }
+
+const ignore = (): void => {};
+const runStep = (step: () => void): void => step();
 
 // `data` is JSON.stringify output (it never holds a raw line break) and ids are the server's own (visible
 // ASCII), so live frames need none of formatSseEvent's checks.
