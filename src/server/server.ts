@@ -30,7 +30,7 @@ import {
   type PromptUpdate,
   rebuildPrompt,
 } from './prompts.js';
-import { type Handle, Registry, RegistryHandle } from './registry.js';
+import { type Entry, type Handle, Registry, RegistryHandle } from './registry.js';
 import {
   buildResource,
   buildTemplate,
@@ -294,6 +294,20 @@ export class Server {
   };
 }
 
+/** One page of a registry's enabled items, as the list method of `kind` answers it. */
+function listPage<E extends Entry<T>, T>(
+  kind: 'tools' | 'resourceTemplates' | 'prompts',
+  registry: Registry<E, T>,
+  params: Params,
+  pageSize: number,
+): Result {
+  const { entries, published } = registry.list();
+  return listResult(
+    kind,
+    pageOf(kind, entries, published, (params as PaginatedRequestParams).cursor, pageSize),
+  );
+}
+
 function listResult(key: string, page: Page<unknown>): Result {
   return page.nextCursor === undefined
     ? { [key]: page.items }
@@ -305,9 +319,7 @@ const HANDLERS_WITHOUT_LOGGING: Readonly<Record<string, RequestHandler | undefin
   Object.create(null),
   {
     [Method.ToolsList](server, _session, params) {
-      const { entries, published } = server.toolEntries.list();
-      const cursor = (params as PaginatedRequestParams).cursor;
-      return listResult('tools', pageOf('tools', entries, published, cursor, server.pageSize));
+      return listPage('tools', server.toolEntries, params, server.pageSize);
     },
     [Method.ToolsCall](server, _session, params, ctx) {
       const { name, arguments: args } = params as unknown as CallToolRequestParams;
@@ -329,12 +341,7 @@ const HANDLERS_WITHOUT_LOGGING: Readonly<Record<string, RequestHandler | undefin
         : listResult('resources', page);
     },
     [Method.ResourcesTemplatesList](server, _session, params) {
-      const { entries, published } = server.templateEntries.list();
-      const cursor = (params as PaginatedRequestParams).cursor;
-      return listResult(
-        'resourceTemplates',
-        pageOf('resourceTemplates', entries, published, cursor, server.pageSize),
-      );
+      return listPage('resourceTemplates', server.templateEntries, params, server.pageSize);
     },
     [Method.ResourcesRead](server, _session, params, ctx) {
       const { uri } = params as unknown as ResourceRequestParams;
@@ -350,9 +357,7 @@ const HANDLERS_WITHOUT_LOGGING: Readonly<Record<string, RequestHandler | undefin
       return EMPTY_RESULT;
     },
     [Method.PromptsList](server, _session, params) {
-      const { entries, published } = server.promptEntries.list();
-      const cursor = (params as PaginatedRequestParams).cursor;
-      return listResult('prompts', pageOf('prompts', entries, published, cursor, server.pageSize));
+      return listPage('prompts', server.promptEntries, params, server.pageSize);
     },
     [Method.PromptsGet](server, _session, params, ctx) {
       const { name, arguments: args } = params as unknown as GetPromptRequestParams;
