@@ -9,6 +9,7 @@
 // Everything else is the handler's default (the loopback DNS-rebinding policy: the harness sends
 // Host 127.0.0.1:port; a MemoryEventStore for resumable streams) but maxSessions, 20,000 here.
 import http from 'node:http';
+import v8 from 'node:v8';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -95,9 +96,13 @@ server.tool(
 );
 
 if (typeof globalThis.gc === 'function') {
+  // process.memoryUsage() is what the harness reads; the V8 spaces say where RSS that stays is held.
   server.tool({ name: 'gc', description: 'Forces a full GC; returns process.memoryUsage()' }, () => {
     globalThis.gc();
-    return text(JSON.stringify(process.memoryUsage()));
+    const spaces = Object.fromEntries(
+      v8.getHeapSpaceStatistics().map((s) => [s.space_name, [s.space_size, s.space_used_size]]),
+    );
+    return text(JSON.stringify({ ...process.memoryUsage(), spaces }));
   });
 }
 

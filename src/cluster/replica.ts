@@ -190,7 +190,7 @@ export class Replica implements SessionReplica {
         if (m.by !== this.host.nodeId) this.transport.deliver(m.m);
         return;
       case 'append':
-        this.transport.conn.streams.get(m.x)?.recordedElsewhere(m.i, m.c === 1);
+        this.transport.conn.stream(m.x)?.recordedElsewhere(m.i, m.c === 1);
         return;
       case 'forward':
         this.transport.deliver(m.m);
@@ -210,7 +210,7 @@ export class Replica implements SessionReplica {
     this.applyState(record.state);
     this.announcing.clear();
     for (const [streamId, node] of record.holders) this.heldBy(streamId, node);
-    for (const stream of this.transport.conn.streams.values()) stream.catchUp();
+    for (const stream of this.transport.conn.streams()) stream.catchUp();
   }
 
   /** Refreshes the record now (a request runs here for longer than its TTL, or a response holds a stream). */
@@ -247,7 +247,7 @@ export class Replica implements SessionReplica {
     // An announcement of ours is still on its way: Redis made it after this one, so it wins.
     if (this.announcing.has(streamId)) return;
     this.holders.set(streamId, node);
-    const stream = this.transport.conn.streams.get(streamId);
+    const stream = this.transport.conn.stream(streamId);
     if (stream === undefined) return;
     stream.handOver();
     // Events recorded here before the news: the new holder checks that it has them.

@@ -132,6 +132,8 @@ export class MemoryEventStore implements EventStore {
     if (stream === undefined) return;
     stream.closed = true;
     if (stream.low === stream.base + stream.events.length) this.forget(stream);
+    // Appends grow an array by 16 slots at least; a closed stream keeps its events in an exact copy.
+    else stream.events = stream.events.slice();
   }
 
   sessionClosed(sessionId: string): void {

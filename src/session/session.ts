@@ -18,6 +18,7 @@ import {
   RequestTimeoutError,
   SessionExpiredError,
 } from './errors.js';
+import { without } from './without.js';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -115,7 +116,7 @@ export abstract class Session implements Receiver {
   requestIdPrefix: string | undefined;
 
   private nextId = 0;
-  // Made on first use: most sessions sit idle, and a server session seldom sends requests.
+  // Present only while not empty (`without`): most sessions sit idle, and a server session seldom sends requests.
   private pending: Map<RequestId, Pending> | undefined;
   private progressTokens: Map<string | number, RequestId> | undefined;
   private inFlight: Map<RequestId, RunningRequest> | undefined;
@@ -292,9 +293,10 @@ export abstract class Session implements Receiver {
   private settle(id: RequestId): Pending | undefined {
     const entry = this.pending?.get(id);
     if (entry === undefined) return undefined;
-    this.pending!.delete(id);
+    this.pending = without(this.pending!, id);
     if (entry.timer !== undefined) this.clock.clearTimeout(entry.timer);
-    if (entry.progressToken !== undefined) this.progressTokens!.delete(entry.progressToken);
+    if (entry.progressToken !== undefined)
+      this.progressTokens = without(this.progressTokens!, entry.progressToken);
     if (entry.onabort !== undefined) entry.signal!.removeEventListener('abort', entry.onabort);
     return entry;
   }
@@ -387,8 +389,9 @@ export abstract class Session implements Receiver {
   /** Aborts every incoming request still running; none of them will be answered. */
   private abortAll(reason: unknown): void {
     if (this.inFlight === undefined) return;
-    for (const running of this.inFlight.values()) running.abort(reason);
-    this.inFlight.clear();
+    const running = this.inFlight;
+    this.inFlight = undefined;
+    for (const r of running.values()) r.abort(reason);
   }
 
   protected report(err: unknown): void {
@@ -461,7 +464,7 @@ export abstract class Session implements Receiver {
   ): void {
     // A cancelled request gets no response (the peer has forgotten it).
     if (running.aborted) return;
-    this.inFlight!.delete(id);
+    this.inFlight = without(this.inFlight!, id);
     if (id === this.initializeId) this.initializeId = undefined;
     if (err === undefined) this.respond(id, result ?? {});
     else this.respondError(id, err);
@@ -535,7 +538,7 @@ export abstract class Session implements Receiver {
     if (running === undefined) return;
     // initialize is never cancelled (spec: lifecycle).
     if (id === this.initializeId) return;
-    this.inFlight!.delete(id);
+    this.inFlight = without(this.inFlight!, id);
     running.abort(new RequestCancelledError('request', params.reason ?? 'cancelled by the peer'));
   }
 
@@ -549,7 +552,7 @@ export abstract class Session implements Receiver {
     if (entry.timer !== undefined) this.clock.clearTimeout(entry.timer);
     entry.timer = undefined;
     this.armTimer(id, entry);
-    if (entry.onprogress !== undefined && this.pending!.has(id)) {
+    if (entry.onprogress !== undefined && this.pending?.has(id)) {
       try {
         entry.onprogress({
           progress: params.progress as number,

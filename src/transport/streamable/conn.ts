@@ -5,11 +5,13 @@ import { ErrorCode, errorResponse } from '../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
+import { without } from '../../session/without.js';
 import { StreamUnavailableError } from './errors.js';
 import type { SessionReplica } from './session-directory.js';
 import { Stream, type StreamOwner } from './stream.js';
 
 const DONE: Promise<void> = Promise.resolve();
+const NONE: readonly Stream[] = [];
 
 /** What the connection needs from the session transport that owns it (see `StreamableServerTransport`). */
 export interface ConnOwner {
@@ -56,10 +58,10 @@ export interface ConnOwner {
  */
 export class StreamableServerConn implements Connection, StreamOwner {
   receiver: Receiver | undefined;
-  /** The live stream that owes the response to each request in flight. */
-  readonly requestStreams = new Map<RequestId, Stream>();
-  /** Live streams by id, for resumption; the standalone stream included once opened. */
-  readonly streams = new Map<string, Stream>();
+  /** The live stream that owes the response to each request in flight; absent while none is (`without`). */
+  private byRequest: Map<RequestId, Stream> | undefined;
+  /** Live streams by id, for resumption, the standalone one included once opened; absent while none is. */
+  private live: Map<string, Stream> | undefined;
   /** The standalone GET stream, once the client has opened it. */
   standalone: Stream | undefined;
   /** Shared sessions: requests in flight that change the session's state, by id; created on the first. */
@@ -104,7 +106,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
     if (isRequest && owner.stateless) {
       return Promise.reject(new StreamUnavailableError(message.method, 'stateless', owner.jsonResponse));
     }
-    let stream = related === undefined ? undefined : this.requestStreams.get(related);
+    let stream = related === undefined ? undefined : this.byRequest?.get(related);
     if (stream === undefined || stream.jsonMode) {
       const origin = stream;
       stream = this.standalone;
@@ -128,9 +130,10 @@ export class StreamableServerConn implements Connection, StreamOwner {
     if (this.isClosed) return DONE;
     this.isClosed = true;
     const { status, message, retry } = this.owner.closing();
-    for (const stream of this.streams.values()) stream.end(status, message, retry);
-    this.streams.clear();
-    this.requestStreams.clear();
+    const live = this.live;
+    this.live = undefined;
+    this.byRequest = undefined;
+    if (live !== undefined) for (const stream of live.values()) stream.end(status, message, retry);
     this.standalone = undefined;
     const store = this.owner.store;
     const sessionId = this.owner.sessionId;
@@ -148,17 +151,10 @@ export class StreamableServerConn implements Connection, StreamOwner {
     return pending ?? DONE;
   }
 
-  /** A new stream for the answers to one POST (one or more requests), `post`. */
-  openRequestStream(post: HttpExchange, batch: boolean): Stream {
-    const stream = new Stream(
-      this,
-      this.postPrefix + this.nextStream++,
-      this.owner.jsonResponse,
-      batch,
-      'post',
-      post,
-    );
-    this.streams.set(stream.id, stream);
+  /** A new stream for the answers to one POST (one or more requests), `post`; `json`: answered with one JSON body. */
+  openRequestStream(post: HttpExchange, batch: boolean, json: boolean): Stream {
+    const stream = new Stream(this, this.postPrefix + this.nextStream++, json, batch, 'post', post);
+    this.track(stream);
     return stream;
   }
 
@@ -168,7 +164,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
     if (stream === undefined) {
       stream = new Stream(this, `${this.streamPrefix}0`, false, false, 'get');
       this.standalone = stream;
-      this.streams.set(stream.id, stream);
+      this.track(stream);
     }
     return stream;
   }
@@ -180,15 +176,36 @@ export class StreamableServerConn implements Connection, StreamOwner {
   resumable(streamId: string): Stream {
     if (streamId === `${this.streamPrefix}0`) return this.openStandalone();
     const stream = new Stream(this, streamId, false, false, 'follower');
-    this.streams.set(streamId, stream);
+    this.track(stream);
     return stream;
+  }
+
+  /** The live stream with this id, if any. */
+  stream(streamId: string): Stream | undefined {
+    return this.live?.get(streamId);
+  }
+
+  /** Every live stream. */
+  streams(): Iterable<Stream> {
+    return this.live?.values() ?? NONE;
+  }
+
+  /** Whether a request with this id is in flight (its answer is owed). */
+  owes(id: RequestId): boolean {
+    return this.byRequest?.has(id) === true;
+  }
+
+  /** `stream` owes the answer to request `id`. */
+  expect(id: RequestId, stream: Stream): void {
+    this.byRequest ??= new Map();
+    this.byRequest.set(id, stream);
   }
 
   /** The client cancelled request `id`: its stream stops waiting for an answer that will not come. */
   cancelled(id: RequestId): boolean {
-    const stream = this.requestStreams.get(id);
+    const stream = this.byRequest?.get(id);
     if (stream === undefined) return false;
-    this.requestStreams.delete(id);
+    this.byRequest = without(this.byRequest!, id);
     this.stateRequests?.delete(id);
     stream.forget();
     this.owner.requestEnded();
@@ -197,10 +214,10 @@ export class StreamableServerConn implements Connection, StreamOwner {
 
   private respond(message: JsonRpcResponse, data: string): void {
     const id = message.id;
-    const stream = id === null ? undefined : this.requestStreams.get(id);
+    const stream = id === null ? undefined : this.byRequest?.get(id);
     // No stream: the request was cancelled (its late answer is dropped), or the answer has no id.
     if (stream === undefined) return;
-    this.requestStreams.delete(id!);
+    this.byRequest = without(this.byRequest!, id!);
     if (this.stateRequests !== undefined) {
       const request = this.stateRequests.get(id!);
       if (request !== undefined) {
@@ -236,6 +253,11 @@ export class StreamableServerConn implements Connection, StreamOwner {
     if (this.isClosed) return;
     stream.respond(data);
     this.owner.requestEnded();
+  }
+
+  private track(stream: Stream): void {
+    this.live ??= new Map();
+    this.live.set(stream.id, stream);
   }
 
   // ---- StreamOwner: what every stream of the session shares ----
@@ -281,7 +303,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
   }
 
   streamFinished(stream: Stream): void {
-    if (this.streams.get(stream.id) === stream) this.streams.delete(stream.id);
+    if (this.live?.get(stream.id) === stream) this.live = without(this.live, stream.id);
   }
 
   writerReleased(stream: Stream): void {

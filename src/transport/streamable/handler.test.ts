@@ -36,13 +36,14 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
   });
   after(() => served.close());
 
-  test('initialize creates a session whose id is 128+ random bits of visible ASCII', async () => {
+  test('initialize creates a session whose id is 128+ random bits of visible ASCII, answered with one JSON body', async () => {
     const res = await post(served.url, initializeRequest(1));
     assert.equal(res.status, 200);
-    assert.equal(res.headers.get('content-type'), 'text/event-stream');
+    // Nothing to stream while initializing: no SSE stream, so no event kept for an idle session.
+    assert.equal(res.headers.get('content-type'), 'application/json');
     const id = res.headers.get('mcp-session-id')!;
     assert.match(id, /^[A-Za-z0-9_-]{22,}$/);
-    const [result] = await sseMessages(res);
+    const result = (await res.json()) as any;
     assert.equal(result.id, 1);
     assert.equal(result.result.protocolVersion, '2025-11-25');
     const other = await openSession(served.url);
@@ -264,7 +265,7 @@ describe('StreamableHTTPHandler: sessions', () => {
     try {
       const res = await post(served.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} });
       assert.equal(res.headers.get('mcp-session-id'), null);
-      const [answer] = await sseMessages(res);
+      const answer = (await res.json()) as any;
       assert.equal(answer.error.code, -32602);
       assert.equal(handler.sessionCount, 0);
     } finally {

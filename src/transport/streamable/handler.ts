@@ -67,6 +67,8 @@ export interface StreamableHTTPOptions {
    * Answer each POST that carries requests with one `application/json` body instead of an SSE stream.
    * Messages sent while a request runs (logs, progress, sampling, elicitation) then go over the client's
    * GET stream; without one, server-to-client requests fail at once with `StreamUnavailableError`.
+   * initialize is answered with JSON in either mode: it has nothing to stream, and an idle session then keeps
+   * no events in the store.
    */
   jsonResponse?: boolean;
   /**

@@ -324,7 +324,7 @@ test('the web adapter: handler.fetch(Request) serves initialize and a tool call'
   );
   assert.equal(init.status, 200);
   const sessionId = init.headers.get('mcp-session-id')!;
-  assert.equal((await sseMessages(init))[0].id, 1);
+  assert.equal(((await init.json()) as any).id, 1);
   const res = await handler.fetch(
     new Request('http://localhost/mcp', {
       method: 'POST',

@@ -140,14 +140,14 @@ export class StreamableServerTransport implements ConnOwner {
     if (single !== undefined) {
       if ('method' in single && 'id' in single) {
         requests = 1;
-        if (conn.requestStreams.has(single.id)) duplicate = single.id;
+        if (conn.owes(single.id)) duplicate = single.id;
       }
     } else {
       const seen = new Set<RequestId>();
       for (const m of batch!) {
         if (!('method' in m && 'id' in m)) continue;
         requests++;
-        if (seen.has(m.id) || conn.requestStreams.has(m.id)) duplicate = m.id;
+        if (seen.has(m.id) || conn.owes(m.id)) duplicate = m.id;
         seen.add(m.id);
       }
     }
@@ -183,19 +183,20 @@ export class StreamableServerTransport implements ConnOwner {
       return true;
     }
 
-    const stream = conn.openRequestStream(exchange, batch !== undefined);
+    // initialize has nothing to stream: one JSON body answers it, and no event is kept for an idle session.
+    const stream = conn.openRequestStream(exchange, batch !== undefined, init || this.host.jsonResponse);
     stream.owed = requests;
     if (single !== undefined) {
       const id = (single as { id: RequestId }).id;
       stream.requestId = id;
-      conn.requestStreams.set(id, stream);
+      conn.expect(id, stream);
       if (this.shared) this.noteStateRequest(single as JsonRpcRequest);
     } else {
       if (replica !== undefined)
         batch = batch!.filter((m) => ('method' in m && 'id' in m) || !replica.forward(m));
       for (const m of batch!) {
         if ('method' in m && 'id' in m) {
-          conn.requestStreams.set(m.id, stream);
+          conn.expect(m.id, stream);
           if (this.shared) this.noteStateRequest(m);
         } else this.noteCancel(m);
       }
@@ -249,7 +250,7 @@ export class StreamableServerTransport implements ConnOwner {
   /** True while a request runs here or a response here carries a stream: the session must not expire. */
   get busy(): boolean {
     if (this.inFlight > 0) return true;
-    for (const stream of this.conn.streams.values()) if (stream.held) return true;
+    for (const stream of this.conn.streams()) if (stream.held) return true;
     return false;
   }
 
@@ -461,7 +462,7 @@ export class StreamableServerTransport implements ConnOwner {
     let index = event.index;
     // Replayed data comes from the store: formatted with every check, one write per event.
     for (const data of replay.events) w.frame(formatSseEvent({ id: formatEventId(streamId, ++index), data }));
-    let live = this.conn.streams.get(streamId);
+    let live = this.conn.stream(streamId);
     // Shared sessions: a stream this process does not write, and that is not closed, is written elsewhere.
     if (live === undefined && !replay.closed && this.shared) live = this.conn.resumable(streamId);
     if (replay.closed || live === undefined || live.isFinished) {
