@@ -9,9 +9,9 @@
 // Everything else is the handler's default (the loopback DNS-rebinding policy: the harness sends
 // Host 127.0.0.1:port; a MemoryEventStore for resumable streams) but maxSessions, 20,000 here.
 import http from 'node:http';
-import v8 from 'node:v8';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 
 const { values: a } = parseArgs({
   options: {
