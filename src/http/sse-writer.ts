@@ -29,6 +29,19 @@ export interface SseWriterOptions {
   clock?: Clock;
 }
 
+/**
+ * Sends a whole SSE response at once (`body`: formatted frames): one write with a Content-Length, no timer, for
+ * a stream whose every event was known before its response began.
+ */
+export function sendSseBody(
+  exchange: HttpExchange,
+  body: string,
+  headers?: Readonly<Record<string, string>>,
+): void {
+  exchange.writeHead(200, headers === undefined ? SSE_HEADERS : { ...headers, ...SSE_HEADERS });
+  exchange.end(body);
+}
+
 /** How long a response ended for overflow may take to drain before its connection is cut. */
 export const OVERFLOW_GRACE_MS = 30_000;
 

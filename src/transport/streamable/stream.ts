@@ -4,7 +4,7 @@ import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.
 import type { HttpExchange } from '../../http/exchange.js';
 import { writeJsonError } from '../../http/json-error.js';
 import { formatSseEvent } from '../../http/sse-event.js';
-import { SseWriter, type SseWriterOptions } from '../../http/sse-writer.js';
+import { SseWriter, type SseWriterOptions, sendSseBody } from '../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../jsonrpc/errors.js';
 import type { RequestId } from '../../jsonrpc/types.js';
 import type { MessageInfo } from '../../session/connection.js';
@@ -534,6 +534,13 @@ export class Stream implements MessageInfo {
   }
 
   private start(exchange: HttpExchange, headers: Readonly<Record<string, string>> | undefined): void {
+    if (this.finished && this.backlog !== undefined) {
+      // Answered before its response began (a synchronous tool): the frames are the whole body.
+      this.started = true;
+      sendSseBody(exchange, this.backlog, headers);
+      this.backlog = undefined;
+      return;
+    }
     const options = this.owner.writerOptions;
     const writer = new SseWriter(exchange, headers === undefined ? options : { ...options, headers });
     this.started = true;
