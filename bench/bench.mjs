@@ -23,6 +23,7 @@ const spec = {
   settle: { type: 'string' }, // seconds to wait before reading RSS (sessions)
   'gc-tool': { type: 'string' }, // name of a server tool that forces GC and returns memoryUsage JSON
   delete: { type: 'boolean', default: false }, // sessions: DELETE them all and read RSS again
+  'idle-after-delete': { type: 'string' }, // sessions --delete: seconds of idleness before a last reading
   rounds: { type: 'string' }, // broadcasts measured (fanout)
   'warmup-rounds': { type: 'string' }, // broadcasts before measuring (fanout)
   timeout: { type: 'string' }, // seconds to wait for a broadcast / a resume
@@ -37,7 +38,7 @@ const defaults = {
   calls: { sessions: 32, inflight: 1, duration: 10, warmup: 2, textBytes: 64 },
   stateless: { sessions: 32, inflight: 1, duration: 10, warmup: 2, textBytes: 64 },
   payload: { sessions: 4, inflight: 1, duration: 10, warmup: 2, size: 1024 * 1024 },
-  sessions: { count: 10_000, concurrency: 32, warmSessions: 200, settle: 2 },
+  sessions: { count: 10_000, concurrency: 32, warmSessions: 200, settle: 2, idleAfterDelete: 0 },
   fanout: { count: 1000, concurrency: 32, rounds: 5, warmupRounds: 1, timeout: 30 },
   resume: { count: 50, dropAfter: 5, iterations: 20, intervalMs: 0, reconnectDelayMs: 0, timeout: 10 },
 };

@@ -128,6 +128,8 @@ const PLAN = {
         '--delete',
         '--settle',
         quick ? '1' : '2',
+        '--idle-after-delete',
+        '20',
       ],
       servers: [ceiling('ceiling', true), ours('mcpwire', true), sdk('sdk', true)],
     },
@@ -391,6 +393,12 @@ row(
   'sessions',
   'retained_after_delete_kb_per_session',
   { ceil: 'ceiling', sdkName: 'sdk', oursName: 'mcpwire', target: '≤ 1 KB', meets: atMost(1), ratios: false },
+);
+row(
+  'sessions: RSS retained per session 20 s after DELETE (KB)',
+  'sessions',
+  'retained_after_idle_kb_per_session',
+  { ceil: 'ceiling', sdkName: 'sdk', oursName: 'mcpwire', target: '', ratios: false },
 );
 row(
   'sessions: heap retained per session after DELETE (KB)',

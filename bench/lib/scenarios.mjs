@@ -250,6 +250,16 @@ export async function sessions(o) {
     );
     if (gone.heap_kb !== undefined)
       res.heap_retained_after_delete_kb_per_session = per(before.heap_kb, gone.heap_kb);
+    if (o.idleAfterDelete > 0) {
+      // V8 gives back the young generation it grew, and compacts old space, only once the process has been
+      // idle for a while (its memory reducer): what is still held then is what the server really keeps.
+      await sleep(o.idleAfterDelete * 1000);
+      const idle = await memory(o.pid, warm[0], o.gcTool);
+      res.retained_after_idle_kb_per_session = per(
+        before.gc_rss_kb ?? before.rss_kb,
+        idle.gc_rss_kb ?? idle.rss_kb,
+      );
+    }
   }
   res.hwm_mib = round(readRss(o.pid).hwm_kb / 1024);
   await closeAll(warm, o.concurrency);

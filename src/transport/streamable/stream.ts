@@ -3,7 +3,7 @@ import type { EventStore, MaybePromise, Replay } from '../../eventstore/event-st
 import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
 import type { HttpExchange } from '../../http/exchange.js';
 import { writeJsonError } from '../../http/json-error.js';
-import { formatSseEvent } from '../../http/sse-event.js';
+import { formatRetry, formatSseEvent } from '../../http/sse-event.js';
 import { SseWriter, type SseWriterOptions, sendSseBody } from '../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../jsonrpc/errors.js';
 import type { RequestId } from '../../jsonrpc/types.js';
@@ -421,7 +421,7 @@ export class Stream implements MessageInfo {
     }
     this.floor = index;
     const id = formatEventId(this.id, index);
-    this.emit(priming ? formatSseEvent({ id, data: '', retry: this.owner.retryMs }) : eventFrame(id, data));
+    this.emit(priming ? primeFrame(id, this.owner.retryMs) : eventFrame(id, data));
     if (this.known > index) this.fetchFromStore();
   }
 
@@ -530,7 +530,7 @@ export class Stream implements MessageInfo {
       this.emitShared(index, '', true);
       return;
     }
-    this.emit(formatSseEvent({ id: formatEventId(this.id, index), data: '', retry: this.owner.retryMs }));
+    this.emit(primeFrame(formatEventId(this.id, index), this.owner.retryMs));
   }
 
   private start(exchange: HttpExchange, headers: Readonly<Record<string, string>> | undefined): void {
@@ -742,4 +742,9 @@ function sseFrame(data: string): string {
 
 function eventFrame(id: string, data: string): string {
   return `id: ${id}\ndata: ${data}\n\n`;
+}
+
+/** The priming event (SEP-1699): an id, the reconnection delay, and empty data. */
+function primeFrame(id: string, retryMs: number): string {
+  return `id: ${id}\n${formatRetry(retryMs)}data: \n\n`;
 }
