@@ -7,6 +7,7 @@ import {
   initializeRequest,
   jsonBody,
   openSession,
+  parseSse,
   post,
   type Served,
   serveOn,
@@ -48,6 +49,29 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
     assert.equal(result.result.protocolVersion, '2025-11-25');
     const other = await openSession(served.url);
     assert.notEqual(other, id);
+  });
+
+  test('an answer known at once is one SSE body with a Content-Length; one that waits is streamed', async () => {
+    const sessionId = await openSession(served.url);
+    const now = await post(served.url, toolCall(2, 'echo', { text: 'hi' }), { sessionId });
+    assert.equal(now.headers.get('content-type'), 'text/event-stream');
+    assert.equal(now.headers.get('transfer-encoding'), null);
+    const body = await now.text();
+    assert.equal(Number(now.headers.get('content-length')), Buffer.byteLength(body));
+    const events = parseSse(body);
+    // The priming event (an id, retry, no data), then the result, with its own id.
+    assert.equal(events.length, 2);
+    assert.equal(events[0].data, '');
+    assert.ok(events[0].id !== undefined && events[1].id !== undefined);
+    assert.equal(JSON.parse(events[1].data).result.content[0].text, 'hi');
+
+    const later = await post(served.url, toolCall(3, 'burst', { count: 3, every: 1 }), { sessionId });
+    assert.equal(later.headers.get('content-length'), null);
+    const messages = await sseMessages(later);
+    assert.deepEqual(
+      messages.map((m) => m.method ?? m.result.content[0].text),
+      ['notifications/message', 'notifications/message', 'notifications/message', 'sent 3'],
+    );
   });
 
   test('a notification or response alone gets 202 with no body', async () => {
