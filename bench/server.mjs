@@ -7,7 +7,7 @@
 //   --lib DIR/index.js serves another build (e.g. the commit before a change) instead of ../dist
 //
 // Everything else is the handler's default (the loopback DNS-rebinding policy: the harness sends
-// Host 127.0.0.1:port; a MemoryEventStore for resumable streams) but maxSessions, 20,000 here.
+// Host 127.0.0.1:port; a MemoryEventStore for resumable streams) but maxSessions, 25,000 here.
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -19,8 +19,8 @@ const { values: a } = parseArgs({
     stateless: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     'no-event-store': { type: 'boolean', default: false },
-    // the sessions scenario opens 10,000 sessions on top of its 200 warm ones
-    'max-sessions': { type: 'string', default: '20000' },
+    // the sessions scenarios open 10,000 sessions on top of 200 (or 10,000) warm ones
+    'max-sessions': { type: 'string', default: '25000' },
     lib: { type: 'string' },
   },
 });
