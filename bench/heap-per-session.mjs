@@ -5,14 +5,12 @@
 // snapshot is taken after a full GC, so only live objects count).
 //
 //   node bench/heap-per-session.mjs [--count 2000] [--warm 200] [--port 3950] [-- server flags, e.g. --no-event-store]
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { endpoint, McpSession } from './lib/mcp.mjs';
-import { pool, sleep } from './lib/stats.mjs';
+import { startBenchServer } from './lib/bench-server.mjs';
+import { sleep } from './lib/stats.mjs';
 
 const { values: a, positionals: serverFlags } = parseArgs({
   allowPositionals: true,
@@ -24,25 +22,12 @@ const { values: a, positionals: serverFlags } = parseArgs({
   },
 });
 const dir = mkdtempSync(join(tmpdir(), 'mcpwire-heap-'));
-const server = spawn(
-  process.execPath,
-  [
-    '--heapsnapshot-signal=SIGUSR2',
-    fileURLToPath(new URL('./server.mjs', import.meta.url)),
-    '--port',
-    a.port,
-    ...serverFlags,
-  ],
-  { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] },
-);
-await sleep(1000);
-const ep = endpoint(`http://127.0.0.1:${a.port}/mcp`, 33);
-const open = (n) =>
-  pool(n, 32, async () => {
-    const s = new McpSession(ep);
-    await s.initialize();
-    return s;
-  });
+const { server, open, stop } = await startBenchServer({
+  port: a.port,
+  nodeFlags: ['--heapsnapshot-signal=SIGUSR2'],
+  serverFlags,
+  cwd: dir,
+});
 
 /** Signals the server for a snapshot and waits until the file is complete. */
 async function snapshot() {
@@ -98,7 +83,6 @@ try {
     console.log(`${size.toFixed(0).padStart(6)} B  ${count.toFixed(2).padStart(6)} per session  ${key}`);
   }
 } finally {
-  await ep.close();
-  server.kill('SIGTERM');
+  await stop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -6,10 +6,8 @@
 // is given back when the process has been idle for a while.
 //
 //   npm run build && node bench/retention.mjs [--count 10000] [--rounds 3] [--idle 20] [--port 3960] [-- server flags]
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { endpoint, McpSession } from './lib/mcp.mjs';
+import { startBenchServer } from './lib/bench-server.mjs';
 import { pool, readRss, sleep } from './lib/stats.mjs';
 
 const { values: a, positionals: serverFlags } = parseArgs({
@@ -22,28 +20,12 @@ const { values: a, positionals: serverFlags } = parseArgs({
     port: { type: 'string', default: '3960' },
   },
 });
-const server = spawn(
-  'taskset',
-  [
-    '-c',
-    '1',
-    process.execPath,
-    '--expose-gc',
-    fileURLToPath(new URL('./server.mjs', import.meta.url)),
-    '--port',
-    a.port,
-    ...serverFlags,
-  ],
-  { stdio: ['ignore', 'ignore', 'inherit'] },
-);
-await sleep(1000);
-const ep = endpoint(`http://127.0.0.1:${a.port}/mcp`, 33);
-const open = (n) =>
-  pool(n, 32, async () => {
-    const s = new McpSession(ep);
-    await s.initialize();
-    return s;
-  });
+const { server, open, stop } = await startBenchServer({
+  port: a.port,
+  nodeFlags: ['--expose-gc'],
+  serverFlags,
+  pin: 1,
+});
 const mib = (bytes) => (bytes / 1048576).toFixed(1);
 
 /** Forces a GC through the bench server's gc tool, then reads RSS; prints a line and returns the RSS in KB. */
@@ -81,6 +63,5 @@ try {
   console.log(`  retained after ${a.idle} s idle: ${perSession(await reading('idle', warm[0]))}`);
   await pool(warm.length, 32, (i) => warm[i].close());
 } finally {
-  await ep.close();
-  server.kill('SIGTERM');
+  await stop();
 }
