@@ -63,14 +63,9 @@ server.tool(
     description: "Sends notifications/message carrying nonce to every session's standalone GET stream",
     inputSchema: { type: 'object', properties: { nonce: { type: 'string' } }, required: ['nonce'] },
   },
-  async function broadcast({ nonce }) {
-    // session.log without a related request goes to the session's standalone GET stream
-    const data = { nonce };
-    const sends = [];
-    for (const session of server.sessions) sends.push(session.log('info', data));
-    await Promise.all(sends);
-    return text(String(sends.length));
-  },
+  ({ nonce }) =>
+    // Server.log sends one notifications/message to every session's standalone GET stream, serialized once.
+    text(String(server.log('info', { nonce }))),
 );
 
 server.tool(

@@ -206,6 +206,28 @@ describe('logging', () => {
     );
   });
 
+  test('Server.log reaches every initialized session whose level admits it, and says how many', async () => {
+    const server = newServer();
+    const chatty = new FakeClient(server);
+    await chatty.initialize();
+    const quiet = new FakeClient(server);
+    await quiet.initialize();
+    await quiet.result('logging/setLevel', { level: 'error' });
+    const fresh = new FakeClient(server); // connected, not initialized: hears nothing
+    assert.equal(server.log('warning', { n: 1 }, 'app'), 1);
+    assert.equal(server.log('critical', 'down'), 2);
+    const seen = (c: FakeClient) => c.notifications('notifications/message').map((s) => s.message.params);
+    assert.deepEqual(seen(chatty), [
+      { level: 'warning', logger: 'app', data: { n: 1 } },
+      { level: 'critical', data: 'down' },
+    ]);
+    assert.deepEqual(seen(quiet), [{ level: 'critical', data: 'down' }]);
+    assert.deepEqual(seen(fresh), []);
+    // Unrelated to any request: it goes to each session's standalone stream.
+    assert.equal(chatty.notifications('notifications/message')[0].related, undefined);
+    assert.equal(newServer({ logging: false }).log('error', 'x'), 0);
+  });
+
   test('with logging disabled: no capability, no messages, setLevel is -32601', async () => {
     const client = new FakeClient(newServer({ logging: false }));
     const init = await client.initialize();

@@ -15,7 +15,7 @@ import {
   type ServerCapabilities,
 } from '../protocol/types.js';
 import { negotiateVersion } from '../protocol/versions.js';
-import type { Connection, MessageInfo } from '../session/connection.js';
+import { type Connection, type MessageInfo, SENT } from '../session/connection.js';
 import { CapabilityError } from '../session/errors.js';
 import {
   type HandlerContext,
@@ -117,17 +117,32 @@ export class ServerSession extends Session {
    * Never rejects: a failure to send goes to `onerror`.
    */
   log(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void> {
-    const threshold = this.logLevel;
-    if (!this.server.logging || (threshold !== undefined && SEVERITY[level] < SEVERITY[threshold]))
-      return DONE;
+    if (!this.logs(level)) return DONE;
     const params: Params = logger === undefined ? { level, data } : { level, logger, data };
     return this.notifySafely(Method.LoggingMessage, params, relatedRequestId);
+  }
+
+  /** Whether a log message at `level` goes to this client: the server declares logging, and it is at its level or above. */
+  logs(level: LoggingLevel): boolean {
+    const threshold = this.logLevel;
+    return this.server.logging && (threshold === undefined || SEVERITY[level] >= SEVERITY[threshold]);
   }
 
   /** @internal Sends a notification unless closed; a failure goes to `onerror`, never to the caller. */
   notifySafely(method: string, params?: Params, relatedRequestId?: RequestId): Promise<void> {
     if (this.isClosed) return DONE;
-    return this.notify(method, params, relatedRequestId).catch((err) => this.report(err));
+    const sent = this.notify(method, params, relatedRequestId);
+    return sent === SENT ? sent : sent.catch((err) => this.report(err));
+  }
+
+  /**
+   * @internal Sends a notification built once for many sessions (`Server.log`, list changes), unless closed;
+   * a failure goes to `onerror`.
+   */
+  sendShared(message: JsonRpcNotification): void {
+    if (this.isClosed) return;
+    const sent = this.sendNotification(message);
+    if (sent !== SENT) sent.catch((err) => this.report(err));
   }
 
   override closed(cause?: Error): void {

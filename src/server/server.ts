@@ -1,10 +1,11 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { JsonRpcRequest, Params } from '../jsonrpc/types.js';
+import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import {
   type CallToolRequestParams,
   type CompleteRequestParams,
   type GetPromptRequestParams,
   type Implementation,
+  type LoggingLevel,
   Method,
   type PaginatedRequestParams,
   type Prompt,
@@ -99,6 +100,12 @@ type RequestHandler = (
 const TOOLS = 1;
 const RESOURCES = 2;
 const PROMPTS = 4;
+
+// Sent to every session that was announced the list: one object each, serialized once (`serialize`).
+const changed = (method: string): JsonRpcNotification => Object.freeze({ jsonrpc: '2.0', method });
+const TOOLS_CHANGED = changed(Method.ToolListChanged);
+const RESOURCES_CHANGED = changed(Method.ResourceListChanged);
+const PROMPTS_CHANGED = changed(Method.PromptListChanged);
 
 const DEFAULT_PAGE_SIZE = 100;
 const NO_PARAMS: Params = Object.freeze({});
@@ -223,12 +230,30 @@ export class Server {
   resourceUpdated(uri: string): void {
     const shared = this.shared;
     shared?.resourceUpdated(uri);
-    const params = { uri };
+    const message: JsonRpcNotification = { jsonrpc: '2.0', method: Method.ResourceUpdated, params: { uri } };
     for (const session of this.sessions) {
       if (session.subscriptions?.has(uri) && (shared === undefined || !shared.has(session))) {
-        session.notifySafely(Method.ResourceUpdated, params);
+        session.sendShared(message);
       }
     }
+  }
+
+  /**
+   * Logs to every client: sends `notifications/message` to each initialized session whose level admits
+   * `level` (`ServerSession.log` for one), over its standalone stream, building and serializing the message
+   * once for all. Answers how many sessions it went to: 0 when the server does not declare logging.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): number {
+    if (!this.logging) return 0;
+    const params: Params = logger === undefined ? { level, data } : { level, logger, data };
+    const message: JsonRpcNotification = { jsonrpc: '2.0', method: Method.LoggingMessage, params };
+    let sent = 0;
+    for (const session of this.sessions) {
+      if (session.protocolVersion === undefined || !session.logs(level)) continue;
+      session.sendShared(message);
+      sent++;
+    }
+    return sent;
   }
 
   /** Serves one client over `connection`: creates its session, tracks it in `sessions` and starts it. */
@@ -286,10 +311,9 @@ export class Server {
       // A session learns of a list only through the capabilities it was announced.
       const announced = session.serverCapabilities;
       if (!session.initialized || announced === undefined) continue;
-      if (kinds & TOOLS && announced.tools?.listChanged) session.notifySafely(Method.ToolListChanged);
-      if (kinds & RESOURCES && announced.resources?.listChanged)
-        session.notifySafely(Method.ResourceListChanged);
-      if (kinds & PROMPTS && announced.prompts?.listChanged) session.notifySafely(Method.PromptListChanged);
+      if (kinds & TOOLS && announced.tools?.listChanged) session.sendShared(TOOLS_CHANGED);
+      if (kinds & RESOURCES && announced.resources?.listChanged) session.sendShared(RESOURCES_CHANGED);
+      if (kinds & PROMPTS && announced.prompts?.listChanged) session.sendShared(PROMPTS_CHANGED);
     }
   };
 }

@@ -40,6 +40,12 @@ export interface Receiver {
 }
 
 /**
+ * What `Connection.send` may answer when the message was handed on at once: a caller that compares with it
+ * needs no promise of its own, so sending one message to thousands of sessions allocates none per session.
+ */
+export const SENT: Promise<void> = Promise.resolve();
+
+/**
  * One bidirectional JSON-RPC channel between two MCP peers: the contract every transport
  * implements and the only thing a session needs from one.
  *
@@ -47,6 +53,8 @@ export interface Receiver {
  * receiver in the order they arrived; once `closed` has been called on the receiver, `send`
  * rejects. Invalid input is answered by the transport itself (it knows its medium: a JSON-RPC
  * error line on stdio, an HTTP status on HTTP) and reported through `receiver.error`.
+ * Callers promise in turn not to change a message once it is passed to `send`, so that one message sent
+ * to many connections may be serialized once (`serialize`).
  */
 export interface Connection {
   /** Starts delivery to `receiver`. Called exactly once, before any `send`. */

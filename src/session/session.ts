@@ -239,9 +239,14 @@ export abstract class Session implements Receiver {
 
   /** Sends a notification. */
   notify(method: string, params?: Params, relatedRequestId?: RequestId): Promise<void> {
-    if (this.ended) return Promise.reject(new ConnectionClosedError('Session is closed', this.closedCause));
     const message: JsonRpcNotification =
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    return this.sendNotification(message, relatedRequestId);
+  }
+
+  /** Sends a notification the caller built (once, for many sessions): it must not change afterwards. */
+  protected sendNotification(message: JsonRpcNotification, relatedRequestId?: RequestId): Promise<void> {
+    if (this.ended) return Promise.reject(new ConnectionClosedError('Session is closed', this.closedCause));
     return this.connection.send(message, relatedRequestId);
   }
 

@@ -2,8 +2,9 @@ import type { EventStore } from '../../eventstore/event-store.js';
 import type { HttpExchange } from '../../http/exchange.js';
 import type { SseWriterOptions } from '../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../jsonrpc/errors.js';
+import { serialize } from '../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../jsonrpc/types.js';
-import type { Connection, Receiver } from '../../session/connection.js';
+import { type Connection, type Receiver, SENT } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
 import { without } from '../../session/without.js';
 import { StreamUnavailableError } from './errors.js';
@@ -93,13 +94,13 @@ export class StreamableServerConn implements Connection, StreamOwner {
     if (this.isClosed) return Promise.reject(new ConnectionClosedError('Session is closed'));
     let data: string;
     try {
-      data = JSON.stringify(message);
+      data = serialize(message);
     } catch (err) {
       return Promise.reject(err);
     }
     if (!('method' in message)) {
       this.respond(message, data);
-      return DONE;
+      return SENT;
     }
     const isRequest = 'id' in message;
     const owner = this.owner;
@@ -120,10 +121,10 @@ export class StreamableServerConn implements Connection, StreamOwner {
       const err = new StreamUnavailableError(message.method, 'no-get-stream', owner.jsonResponse);
       if (isRequest) return Promise.reject(err);
       if (related !== undefined) owner.report(err);
-      return DONE;
+      return SENT;
     }
     stream.send(data);
-    return DONE;
+    return SENT;
   }
 
   close(): Promise<void> {
