@@ -2,10 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, type HttpExchange } from './exchange.js';
 import { ExchangeBase } from './exchange-base.js';
 
+/** Bodies from this many UTF-16 units on are sent as one buffer (see `end`); smaller ones join the head. */
+const LARGE_BODY = 64 * 1024;
+
 /**
  * An exchange over node:http's own request and response objects, with no fetch objects in between:
  * this is the hot path. Status and headers are set on the response without sending them, so a body
- * given to `end` goes out in one write with a Content-Length.
+ * given to `end` goes out with its head in one system call, with a Content-Length.
  */
 export function fromNode(req: IncomingMessage, res: ServerResponse): HttpExchange {
   return new NodeExchange(req, res);
@@ -156,7 +159,9 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
     if (this.closed) return;
     this.wroteHead = true;
     if (body === undefined) this.res.end();
-    else this.res.end(body);
+    // A large body is encoded once, into a buffer the socket sends as is: given the string, node would
+    // flatten it once to measure it and again when it joins the head to it, before encoding it.
+    else this.res.end(body.length >= LARGE_BODY ? Buffer.from(body) : body);
     this.notifyClosed();
   }
 

@@ -284,6 +284,23 @@ describe('StreamableHTTPHandler: sessions', () => {
     return { handler, served };
   };
 
+  test('a large answer (sent as one buffer) arrives whole, multi-byte text included, in SSE and JSON', async () => {
+    const text = `${'é'.repeat(40_000)}${'x'.repeat(40_000)}🙂`;
+    for (const jsonResponse of [false, true]) {
+      const { served } = await serve({ jsonResponse });
+      try {
+        const sessionId = await openSession(served.url);
+        const res = await post(served.url, toolCall(2, 'echo', { text }), { sessionId });
+        const body = await res.text();
+        assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(body));
+        const answer = jsonResponse ? JSON.parse(body) : JSON.parse(parseSse(body).at(-1)!.data);
+        assert.equal(answer.result.content[0].text, text);
+      } finally {
+        await served.close();
+      }
+    }
+  });
+
   test('a failed initialize leaves no session behind and sends no session id', async () => {
     const { handler, served } = await serve();
     try {
