@@ -290,7 +290,16 @@ function row(
   label,
   key,
   metric,
-  { ceil, sdkName, oursName, unit = '', target, meets, ratios = true, ceilKey = key },
+  {
+    ceil = 'ceiling',
+    sdkName = 'sdk',
+    oursName = 'mcpwire',
+    unit = '',
+    target = '',
+    meets,
+    ratios = true,
+    ceilKey = key,
+  },
 ) {
   if (!runsOf[key]?.length) return;
   const c = ceil ? med(ceilKey, ceil, metric) : { v: null };
@@ -310,175 +319,100 @@ function row(
 const atLeast = (k) => (v, c) => c !== null && v / c >= k;
 const atMost = (k) => (v) => v <= k;
 
+// The servers of a row other than the defaults (ceiling, sdk, mcpwire).
+const SSE = { sdkName: 'sdk-sse', oursName: 'mcpwire-sse' };
+const JSON_ANSWERS = { sdkName: 'sdk-json', oursName: 'mcpwire-json' };
+const ms = { unit: ' ms' };
+const us = { unit: ' µs' };
+// Figures per session or per process: no ratio to the ceiling.
+const absolute = { ratios: false };
+
 row('calls, SSE answers, 32 sessions: calls/s', 'calls', 'calls_per_s', {
-  ceil: 'ceiling',
-  sdkName: 'sdk-sse',
-  oursName: 'mcpwire-sse',
+  ...SSE,
   target: '≥ 0.5× ceiling',
   meets: atLeast(0.5),
 });
-row('calls, SSE: p50 latency', 'calls', 'p50_ms', {
-  ceil: 'ceiling',
-  sdkName: 'sdk-sse',
-  oursName: 'mcpwire-sse',
-  unit: ' ms',
-  target: '',
-  ratios: false,
-});
-row('calls, SSE: p99 latency', 'calls', 'p99_ms', {
-  ceil: 'ceiling',
-  sdkName: 'sdk-sse',
-  oursName: 'mcpwire-sse',
-  unit: ' ms',
-  target: '',
-  ratios: false,
-});
-row('calls, SSE: server CPU (% of its core)', 'calls', 'server_cpu_pct', {
-  ceil: 'ceiling',
-  sdkName: 'sdk-sse',
-  oursName: 'mcpwire-sse',
-  target: '',
-  ratios: false,
-});
+row('calls, SSE: p50 latency', 'calls', 'p50_ms', { ...SSE, ...ms, ...absolute });
+row('calls, SSE: p99 latency', 'calls', 'p99_ms', { ...SSE, ...ms, ...absolute });
+row('calls, SSE: server CPU (% of its core)', 'calls', 'server_cpu_pct', { ...SSE, ...absolute });
 row('calls, SSE: load generator CPU (% of its core)', 'calls', 'client_cpu_pct', {
-  ceil: 'ceiling',
-  sdkName: 'sdk-sse',
-  oursName: 'mcpwire-sse',
+  ...SSE,
+  ...absolute,
   target: 'harness co-limits above ~85',
-  ratios: false,
 });
-row('calls, SSE: server CPU per call (µs)', 'calls', 'cpu_us_per_call', {
-  ceil: 'ceiling',
-  sdkName: 'sdk-sse',
-  oursName: 'mcpwire-sse',
-  unit: ' µs',
-  target: '',
-});
+row('calls, SSE: server CPU per call (µs)', 'calls', 'cpu_us_per_call', { ...SSE, ...us });
 row('calls, JSON-response mode: calls/s', 'calls', 'calls_per_s', {
-  ceil: 'ceiling',
-  sdkName: 'sdk-json',
-  oursName: 'mcpwire-json',
+  ...JSON_ANSWERS,
   target: '≥ 0.5× ceiling',
   meets: atLeast(0.5),
 });
-row('calls, JSON: server CPU per call (µs)', 'calls', 'cpu_us_per_call', {
-  ceil: 'ceiling',
-  sdkName: 'sdk-json',
-  oursName: 'mcpwire-json',
-  unit: ' µs',
-  target: '',
-});
-row('stateless: calls/s', 'stateless', 'calls_per_s', {
-  ceil: 'ceiling',
-  sdkName: 'sdk',
-  oursName: 'mcpwire',
-  target: '≥ 0.4× ceiling',
-  meets: atLeast(0.4),
-});
-row('stateless: server CPU per call (µs)', 'stateless', 'cpu_us_per_call', {
-  ceil: 'ceiling',
-  sdkName: 'sdk',
-  oursName: 'mcpwire',
-  unit: ' µs',
-  target: '',
-});
-// The memory rows of `sessions`: figures per session, no ratios; targets as issue 5 sets them.
-const memoryRow = (label, key, metric, target = '', meets = undefined) =>
-  row(label, key, metric, {
-    ceil: 'ceiling',
-    sdkName: 'sdk',
-    oursName: 'mcpwire',
-    ratios: false,
-    target,
-    meets,
-  });
-memoryRow('sessions: RSS per idle session (KB)', 'sessions', 'rss_per_session_kb', '≤ 5 KB', atMost(5));
-memoryRow('sessions: heap per idle session after GC (KB)', 'sessions', 'heap_per_session_kb');
-memoryRow(
+row('calls, JSON: server CPU per call (µs)', 'calls', 'cpu_us_per_call', { ...JSON_ANSWERS, ...us });
+row('stateless: calls/s', 'stateless', 'calls_per_s', { target: '≥ 0.4× ceiling', meets: atLeast(0.4) });
+row('stateless: server CPU per call (µs)', 'stateless', 'cpu_us_per_call', us);
+const fiveKb = { ...absolute, target: '≤ 5 KB', meets: atMost(5) };
+const oneKb = { ...absolute, target: '≤ 1 KB', meets: atMost(1) };
+row('sessions: RSS per idle session (KB)', 'sessions', 'rss_per_session_kb', fiveKb);
+row('sessions: heap per idle session after GC (KB)', 'sessions', 'heap_per_session_kb', absolute);
+row(
   'sessions: RSS retained per session after DELETE (KB)',
   'sessions',
   'retained_after_delete_kb_per_session',
-  '≤ 1 KB',
-  atMost(1),
+  oneKb,
 );
-memoryRow(
+row(
   'sessions: RSS retained per session 20 s after DELETE (KB)',
   'sessions',
   'retained_after_idle_kb_per_session',
+  absolute,
 );
-memoryRow(
+row(
   'sessions: heap retained per session after DELETE (KB)',
   'sessions',
   'heap_retained_after_delete_kb_per_session',
-  '≤ 1 KB',
-  atMost(1),
+  oneKb,
 );
-memoryRow(
+row(
   'sessions, warmed process (10,000 sessions before): RSS per idle session (KB)',
   'sessions-warm',
   'rss_per_session_kb',
-  '≤ 5 KB',
-  atMost(5),
+  fiveKb,
 );
-memoryRow(
+row(
   'sessions, warmed process: RSS retained per session after DELETE (KB)',
   'sessions-warm',
   'retained_after_delete_kb_per_session',
-  '≤ 1 KB',
-  atMost(1),
+  oneKb,
 );
 row('sessions: opened per second', 'sessions', 'open_per_s', {
-  ceil: 'ceiling',
-  sdkName: 'sdk',
-  oursName: 'mcpwire',
   target: '≥ 0.5× ceiling',
   meets: atLeast(0.5),
 });
 row('fanout, 1,000 GET streams: all delivered, median round (ms)', 'fanout', 'all_delivered_median_ms', {
-  ceil: 'ceiling',
-  sdkName: 'sdk',
-  oursName: 'mcpwire',
-  unit: ' ms',
+  ...ms,
   target: '≤ 1.5× ceiling',
   meets: (v, c) => c !== null && v / c <= 1.5,
 });
-row('fanout: delivery p50 (ms)', 'fanout', 'delivery_p50_ms', {
-  ceil: 'ceiling',
-  sdkName: 'sdk',
-  oursName: 'mcpwire',
-  unit: ' ms',
-  target: '',
-});
-row('payload 1 MiB, SSE: MiB/s (÷ SSE ceiling)', 'payload', 'mib_per_s', {
-  ceil: 'ceiling-sse',
-  sdkName: 'sdk-sse',
-  oursName: 'mcpwire-sse',
-  target: '≥ 0.95× ceiling',
-  meets: atLeast(0.95),
-});
-row('payload 1 MiB, JSON: MiB/s (÷ JSON ceiling)', 'payload', 'mib_per_s', {
-  ceil: 'ceiling-json',
-  sdkName: 'sdk-json',
-  oursName: 'mcpwire-json',
-  target: '≥ 0.95× ceiling',
-  meets: atLeast(0.95),
-});
-row('payload, SSE: peak RSS (MiB)', 'payload', 'rss_hwm_mib', {
-  ceil: 'ceiling-sse',
-  sdkName: 'sdk-sse',
-  oursName: 'mcpwire-sse',
-  target: '< 300 MB',
-  meets: atMost(286),
-  ratios: false,
-});
-row('payload, JSON: peak RSS (MiB)', 'payload', 'rss_hwm_mib', {
-  ceil: 'ceiling-json',
-  sdkName: 'sdk-json',
-  oursName: 'mcpwire-json',
-  target: '< 300 MB',
-  meets: atMost(286),
-  ratios: false,
-});
+row('fanout: delivery p50 (ms)', 'fanout', 'delivery_p50_ms', ms);
+// Each payload mode against the ceiling answering the same way.
+const PAYLOAD_MODES = [
+  ['SSE', { ceil: 'ceiling-sse', ...SSE }],
+  ['JSON', { ceil: 'ceiling-json', ...JSON_ANSWERS }],
+];
+for (const [mode, servers] of PAYLOAD_MODES) {
+  row(`payload 1 MiB, ${mode}: MiB/s (÷ ${mode} ceiling)`, 'payload', 'mib_per_s', {
+    ...servers,
+    target: '≥ 0.95× ceiling',
+    meets: atLeast(0.95),
+  });
+}
+for (const [mode, servers] of PAYLOAD_MODES) {
+  row(`payload, ${mode}: peak RSS (MiB)`, 'payload', 'rss_hwm_mib', {
+    ...servers,
+    ...absolute,
+    target: '< 300 MB',
+    meets: atMost(286),
+  });
+}
 for (const [variant, what] of [
   ['burst', 'burst (0 ms apart)'],
   ['paced', 'paced 2 ms, drop while running'],

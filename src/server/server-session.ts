@@ -130,9 +130,7 @@ export class ServerSession extends Session {
 
   /** @internal Sends a notification unless closed; a failure goes to `onerror`, never to the caller. */
   notifySafely(method: string, params?: Params, relatedRequestId?: RequestId): Promise<void> {
-    if (this.isClosed) return DONE;
-    const sent = this.notify(method, params, relatedRequestId);
-    return sent === SENT ? sent : sent.catch((err) => this.report(err));
+    return this.isClosed ? DONE : this.safely(this.notify(method, params, relatedRequestId));
   }
 
   /**
@@ -140,9 +138,12 @@ export class ServerSession extends Session {
    * a failure goes to `onerror`.
    */
   sendShared(message: JsonRpcNotification): void {
-    if (this.isClosed) return;
-    const sent = this.sendNotification(message);
-    if (sent !== SENT) sent.catch((err) => this.report(err));
+    if (!this.isClosed) this.safely(this.sendNotification(message));
+  }
+
+  /** `sent`, with its failure sent to `onerror`; no promise is made for one that left at once (`SENT`). */
+  private safely(sent: Promise<void>): Promise<void> {
+    return sent === SENT ? sent : sent.catch((err) => this.report(err));
   }
 
   override closed(cause?: Error): void {
