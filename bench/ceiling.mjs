@@ -4,7 +4,10 @@ import { randomUUID } from 'node:crypto';
 // fixed-shape JSON-RPC result. No MCP logic, no validation beyond a session-id map lookup. It
 // answers just enough for the bench scenarios (echo, blob, broadcast) so the same load can be
 // pointed at it; what it measures is Node's HTTP transport floor on this machine.
-//   node ceiling.mjs [--port 3000] [--sse]     (--sse: answer every request as a one-event SSE stream)
+//   node ceiling.mjs [--port 3000] [--sse] [--state]
+//   --sse: answer every request as a one-event SSE stream
+//   --state: keep, per session, what MCP requires a server to remember (the negotiated version and the
+//   client's capabilities and info, as parsed from initialize): the floor of memory for a stateful server
 import http from 'node:http';
 
 const arg = (name, dflt) => {
@@ -13,8 +16,15 @@ const arg = (name, dflt) => {
 };
 const PORT = Number(arg('--port', process.env.PORT ?? 3000));
 const SSE = process.argv.includes('--sse');
+const STATE = process.argv.includes('--state');
 
-const sessions = new Map(); // id -> standalone GET stream (ServerResponse) or null
+// id -> standalone GET stream (ServerResponse) or null; with --state, a record holding it as `stream`
+const sessions = new Map();
+const streamOf = (value) => (STATE ? value.stream : value);
+const setStream = (sid, res) => {
+  if (STATE) sessions.get(sid).stream = res;
+  else sessions.set(sid, res);
+};
 const blobs = new Map();
 const INIT = {
   protocolVersion: '2025-11-25',
@@ -54,11 +64,13 @@ function toolResult(name, args) {
     case 'broadcast': {
       const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { nonce: args.nonce } } })}\n\n`;
       let n = 0;
-      for (const res of sessions.values())
+      for (const value of sessions.values()) {
+        const res = streamOf(value);
         if (res) {
           res.write(frame);
           n++;
         }
+      }
       return { content: [{ type: 'text', text: String(n) }] };
     }
     case 'gc': // only with node --expose-gc; lets `sessions --gc-tool gc` read a post-GC heap figure
@@ -92,7 +104,8 @@ function onPost(req, res, raw) {
   } // notification
   if (msg.method === 'initialize') {
     const id = randomUUID();
-    sessions.set(id, null);
+    const { protocolVersion, capabilities, clientInfo } = msg.params ?? {};
+    sessions.set(id, STATE ? { stream: null, protocolVersion, capabilities, clientInfo } : null);
     reply(res, msg.id, INIT, { 'mcp-session-id': id });
     return;
   }
@@ -117,12 +130,12 @@ const server = http.createServer((req, res) => {
   if (req.method === 'GET') {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.flushHeaders();
-    sessions.set(sid, res);
+    setStream(sid, res);
     res.on('close', () => {
-      if (sessions.get(sid) === res) sessions.set(sid, null);
+      if (sessions.has(sid) && streamOf(sessions.get(sid)) === res) setStream(sid, null);
     });
   } else if (req.method === 'DELETE') {
-    sessions.get(sid)?.end();
+    streamOf(sessions.get(sid))?.end();
     sessions.delete(sid);
     res.writeHead(200).end();
   } else {

@@ -98,7 +98,14 @@ const sessionsArgs = [
   '--settle',
   quick ? '1' : '2',
 ];
-const withGc = [ceiling('ceiling', true), ours('mcpwire', true), sdk('sdk', true)];
+// ceiling-state keeps what MCP requires a server to remember per session (the negotiated version, the client's
+// capabilities and info): the least any stateful server can hold, beside the ceiling that holds nothing.
+const withGc = [
+  ceiling('ceiling', true),
+  ceiling('ceiling-state', true, ' --state'),
+  ours('mcpwire', true),
+  sdk('sdk', true),
+];
 /** One compare.mjs invocation per entry: scenario, bench args, servers. */
 const PLAN = {
   calls: [
@@ -382,6 +389,25 @@ row(
   'sessions-warm',
   'retained_after_delete_kb_per_session',
   oneKb,
+);
+/** A row of `ceiling-state` alone, in the ceiling's column: the floor of a server that keeps session state. */
+function stateFloor(label, key, metric, target) {
+  if (runsOf[key]?.some((r) => r.server === 'ceiling-state'))
+    rows.push([label, cell(med(key, 'ceiling-state', metric), ''), '–', '–', '–', '–', target, '']);
+}
+const floorOf = 'sessions, ceiling keeping each session’s version, capabilities and client info';
+stateFloor(`${floorOf}: heap per idle session after GC (KB)`, 'sessions', 'heap_per_session_kb', '');
+stateFloor(
+  `${floorOf}: RSS retained per session after DELETE (KB)`,
+  'sessions',
+  'retained_after_delete_kb_per_session',
+  '(≤ 1 KB)',
+);
+stateFloor(
+  `${floorOf}, warmed process: RSS retained per session after DELETE (KB)`,
+  'sessions-warm',
+  'retained_after_delete_kb_per_session',
+  '(≤ 1 KB)',
 );
 row('sessions: opened per second', 'sessions', 'open_per_s', {
   target: '≥ 0.5× ceiling',
