@@ -57,6 +57,21 @@ test('headers are "Name: value" and repeatable', () => {
   assert.throws(() => parse('http://h/mcp', 'ping', '--header', 'nocolon'), /--header takes "Name: value"/);
 });
 
+test('--elicit-reply takes an action or the form values; --log-level a level', () => {
+  const reply = (text: string) =>
+    parse('http://h/mcp', 'call', 'elicit_name', '--elicit-reply', text).elicitReply;
+  assert.deepEqual(reply('decline'), { action: 'decline' });
+  assert.deepEqual(reply('accept'), { action: 'accept' });
+  assert.deepEqual(reply('{"name":"Ada","tags":["x"],"n":1,"ok":true}'), {
+    action: 'accept',
+    content: { name: 'Ada', tags: ['x'], n: 1, ok: true },
+  });
+  const args = parse('http://h/mcp', 'tools', '--log-level', 'warning');
+  assert.equal(args.logLevel, 'warning');
+  assert.equal(args.elicitReply, undefined);
+  assert.equal(parse('http://h/mcp', 'tools').logLevel, undefined);
+});
+
 test('mistakes are UsageErrors that say what to change', () => {
   const cases: Array<[string[], RegExp]> = [
     [[], /needs a server/],
@@ -80,6 +95,19 @@ test('mistakes are UsageErrors that say what to change', () => {
     [['ping', '--transport', 'http', '--', 'node'], /--transport http needs a URL/],
     [['ping', '--'], /`--` must be followed by the command/],
     [['http://h/mcp', 'ping', '--timeout', '0'], /--timeout takes a positive number of milliseconds/],
+    [
+      ['http://h/mcp', 'ping', '--elicit-reply', 'acept'],
+      /--elicit-reply takes accept, decline, cancel, or .* not "acept"/,
+    ],
+    [['http://h/mcp', 'ping', '--elicit-reply', '{"a":'], /the values of --elicit-reply are not valid JSON/],
+    [
+      ['http://h/mcp', 'ping', '--elicit-reply', '{"a":{"b":1}}'],
+      /values of --elicit-reply must be strings, numbers, booleans or arrays of strings: "a" is \{"b":1\}/,
+    ],
+    [
+      ['http://h/mcp', 'ping', '--log-level', 'loud'],
+      /--log-level must be one of debug, info, .*emergency, not "loud"/,
+    ],
   ];
   for (const [argv, message] of cases) {
     assert.throws(

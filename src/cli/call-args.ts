@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { JsonObject } from '../protocol/types.js';
+import { type JsonObject, LOGGING_LEVELS, type LoggingLevel } from '../protocol/types.js';
+import type { ElicitReply } from './call-elicitation.js';
+import type { FieldValue } from './form-field.js';
 import { UsageError } from './usage-error.js';
 
 /** What `mcpwire call` asks the server. */
@@ -25,6 +27,9 @@ export interface CallArgs {
   /** The `file://` URIs of `--roots`, or undefined when none were given (roots not declared). */
   roots: string[] | undefined;
   samplingReply: string | undefined;
+  elicitReply: ElicitReply | undefined;
+  /** Sent as logging/setLevel right after connecting; undefined leaves the server's default. */
+  logLevel: LoggingLevel | undefined;
   json: boolean;
   timeout: number | undefined;
 }
@@ -51,6 +56,8 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
       header: { type: 'string', multiple: true, default: [] },
       roots: { type: 'string', multiple: true },
       'sampling-reply': { type: 'string' },
+      'elicit-reply': { type: 'string' },
+      'log-level': { type: 'string' },
       json: { type: 'boolean', default: false },
       timeout: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
@@ -91,6 +98,8 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     headers: parseHeaders(values.header),
     roots: values.roots?.map((path) => pathToFileURL(resolve(cwd, path)).href),
     samplingReply: values['sampling-reply'],
+    elicitReply: values['elicit-reply'] === undefined ? undefined : parseElicitReply(values['elicit-reply']),
+    logLevel: values['log-level'] === undefined ? undefined : parseLogLevel(values['log-level']),
     json: values.json,
     timeout: values.timeout === undefined ? undefined : parseTimeout(values.timeout),
   };
@@ -189,6 +198,35 @@ function stringValues(args: JsonObject | undefined, what: string): Record<string
     }
   }
   return args as Record<string, string>;
+}
+
+/** `accept`, `decline`, `cancel`, or the values of an accepted form as one JSON object. */
+function parseElicitReply(text: string): ElicitReply {
+  if (text === 'accept' || text === 'decline' || text === 'cancel') return { action: text };
+  if (!text.trimStart().startsWith('{')) {
+    throw new UsageError(
+      `--elicit-reply takes accept, decline, cancel, or the form's values as a JSON object such as '{"name":"Ada"}', not "${text}"`,
+    );
+  }
+  const content = jsonObject(text, 'the values of --elicit-reply')!;
+  for (const [key, value] of Object.entries(content)) {
+    const ok =
+      ['string', 'number', 'boolean'].includes(typeof value) ||
+      (Array.isArray(value) && value.every((v) => typeof v === 'string'));
+    if (!ok) {
+      throw new UsageError(
+        `The values of --elicit-reply must be strings, numbers, booleans or arrays of strings: "${key}" is ${JSON.stringify(value)}`,
+      );
+    }
+  }
+  return { action: 'accept', content: content as Record<string, FieldValue> };
+}
+
+function parseLogLevel(text: string): LoggingLevel {
+  if (!LOGGING_LEVELS.includes(text as LoggingLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOGGING_LEVELS.join(', ')}, not "${text}"`);
+  }
+  return text as LoggingLevel;
 }
 
 function parseHeaders(lines: readonly string[]): Record<string, string> {

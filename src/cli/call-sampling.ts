@@ -1,19 +1,13 @@
-import { createInterface } from 'node:readline/promises';
+import type { Interface } from 'node:readline/promises';
 import type { SamplingHandler } from '../client/client.js';
 import { McpError } from '../jsonrpc/errors.js';
 import type { CreateMessageRequestParams, CreateMessageResult, SamplingMessage } from '../protocol/types.js';
-import type { ProgressBar } from './progress-bar.js';
+import { type Converse, canAsk, type Terminal } from './terminal.js';
 
 /** The error code the spec gives a sampling request the user rejected. */
 const USER_REJECTED = -1;
 /** What `mcpwire call` names as the model in its sampling answers. */
 const MODEL = 'mcpwire-call';
-
-/** The terminal `mcpwire call` may ask on: stdin to read, stderr to prompt on. */
-export interface Terminal {
-  input: NodeJS.ReadableStream & { isTTY?: boolean };
-  output: NodeJS.WritableStream & { isTTY?: boolean };
-}
 
 /**
  * How `mcpwire call` answers `sampling/createMessage`: with `reply` when given; else by asking the
@@ -24,42 +18,33 @@ export interface Terminal {
 export function cliSampling(
   reply: string | undefined,
   terminal: Terminal,
-  bar: ProgressBar,
+  converse: Converse,
 ): SamplingHandler {
   if (reply !== undefined) return () => answer(reply);
-  let queue: Promise<unknown> = Promise.resolve();
   return (params, ctx) => {
-    if (!terminal.input.isTTY || !terminal.output.isTTY) {
+    if (!canAsk(terminal)) {
       throw new McpError(
         USER_REJECTED,
         'User rejected sampling request: mcpwire call was given no --sampling-reply and has no terminal to ask on',
       );
     }
-    const asked = queue.then(() => ask(params, terminal, bar, ctx.signal));
-    queue = asked.catch(() => {});
-    return asked;
+    return converse((rl) => ask(params, terminal, rl, ctx.signal));
   };
 }
 
 async function ask(
   params: CreateMessageRequestParams,
   terminal: Terminal,
-  bar: ProgressBar,
+  rl: Interface,
   signal: AbortSignal,
 ): Promise<CreateMessageResult> {
-  bar.clear();
   const lines = ['The server asks for a model reply (sampling):'];
   if (params.systemPrompt) lines.push(`  system: ${params.systemPrompt}`);
   for (const message of params.messages) lines.push(`  ${message.role}: ${messageText(message)}`);
   terminal.output.write(`${lines.join('\n')}\n`);
-  const rl = createInterface({ input: terminal.input, output: terminal.output, terminal: true });
-  try {
-    const text = await rl.question('Reply (an empty line declines): ', { signal });
-    if (text.trim() === '') throw new McpError(USER_REJECTED, 'User rejected sampling request');
-    return answer(text);
-  } finally {
-    rl.close();
-  }
+  const text = await rl.question('Reply (an empty line declines): ', { signal });
+  if (text.trim() === '') throw new McpError(USER_REJECTED, 'User rejected sampling request');
+  return answer(text);
 }
 
 function answer(text: string): CreateMessageResult {

@@ -1,10 +1,12 @@
 import { basename } from 'node:path';
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
+import type { LoggingLevel } from '../protocol/types.js';
 import type { RequestOptions } from '../session/session.js';
 import { connectUrl } from '../transport/connect-url.js';
 import { spawnStdio } from '../transport/stdio-client.js';
 import type { CallAction, CallArgs } from './call-args.js';
+import { cliElicitation } from './call-elicitation.js';
 import {
   formatLog,
   formatPromptResult,
@@ -17,6 +19,7 @@ import {
 } from './call-output.js';
 import { cliSampling } from './call-sampling.js';
 import { ProgressBar } from './progress-bar.js';
+import { conversations, type Terminal } from './terminal.js';
 
 /** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
 const INTERRUPTED = 130;
@@ -37,12 +40,16 @@ interface Outcome {
  */
 export async function call(args: CallArgs, clientVersion: string): Promise<number> {
   const bar = new ProgressBar(process.stderr);
+  const terminal: Terminal = { input: process.stdin, output: process.stderr };
+  // Sampling and elicitation ask one question at a time, in the order the server asked.
+  const converse = conversations(terminal, bar);
   const client = new Client(
     { name: 'mcpwire-call', version: clientVersion },
     {
       requestTimeout: args.timeout,
       roots: args.roots?.map((uri) => ({ uri, name: basename(new URL(uri).pathname) || uri })),
-      sampling: cliSampling(args.samplingReply, { input: process.stdin, output: process.stderr }, bar),
+      sampling: cliSampling(args.samplingReply, terminal, converse),
+      elicitation: cliElicitation(args.elicitReply, terminal, converse, (line) => bar.print(line)),
       onerror: (err) => bar.print(`mcpwire: ${err.message}\n`),
     },
   );
@@ -59,6 +66,7 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
     }
     session.on('log', (params) => bar.print(formatLog(params)));
     try {
+      if (args.logLevel !== undefined) await setLogLevel(session, args.logLevel, bar, interrupt.signal);
       const outcome = await perform(session, args.action, {
         signal: interrupt.signal,
         timeout: args.timeout,
@@ -78,6 +86,20 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
   } finally {
     process.off('SIGINT', onSigint);
   }
+}
+
+/** logging/setLevel before the action, when the server declares logging; said on stderr when it does not. */
+async function setLogLevel(
+  session: ClientSession,
+  level: LoggingLevel,
+  bar: ProgressBar,
+  signal: AbortSignal,
+): Promise<void> {
+  if (session.serverCapabilities.logging === undefined) {
+    bar.print('mcpwire: the server does not declare logging, so --log-level was not sent\n');
+    return;
+  }
+  await session.setLoggingLevel(level, { signal });
 }
 
 function open(client: Client, args: CallArgs, signal: AbortSignal): Promise<ClientSession> {

@@ -39,6 +39,10 @@ Commands:
     --sampling-reply TEXT
                      Answer sampling requests with TEXT (else ask on the terminal; without
                      one, refuse)
+    --elicit-reply accept|decline|cancel|JSON
+                     Answer elicitation requests so (JSON: the form's values, accepted); else
+                     ask on the terminal (a URL is shown, never opened); without one, cancel
+    --log-level L    Ask the server for log messages at level L and above (debug … emergency)
     --json           Print the raw result as JSON
     --timeout MS     Time allowed to connect, and for each answer (progress resets it)
     The command inherits only PATH, HOME and a few more variables of the environment:

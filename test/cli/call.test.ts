@@ -126,6 +126,31 @@ describe('mcpwire call against mcpwire serve', () => {
   );
 
   test(
+    '--elicit-reply answers the server form; without it nor a terminal the form is cancelled',
+    BOUND,
+    async () => {
+      const run = await mcpwire(['call', mcp, 'call', 'elicit_name', '--elicit-reply', '{"name":"Ada"}']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, 'Hello, Ada\n');
+      assert.match(
+        run.stderr,
+        /the server asks for input: "What is your name\?"; --elicit-reply answered accept/,
+      );
+      const unanswered = await mcpwire(['call', mcp, 'call', 'elicit_name']);
+      assert.equal(unanswered.code, 0, unanswered.stderr);
+      assert.equal(unanswered.stdout, 'The user chose to cancel\n');
+      assert.match(unanswered.stderr, /no terminal to ask on and no --elicit-reply: answered cancel/);
+    },
+  );
+
+  test('--log-level sets the level before the action: info messages no longer come', BOUND, async () => {
+    const run = await mcpwire(['call', mcp, 'call', 'echo', '{"message":"quiet"}', '--log-level', 'warning']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, 'Echo: quiet\n');
+    assert.equal(run.stderr, '');
+  });
+
+  test(
     '--transport sse speaks the legacy transport to /sse; auto falls back there by itself',
     BOUND,
     async () => {
