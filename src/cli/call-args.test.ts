@@ -57,6 +57,23 @@ test('headers are "Name: value" and repeatable', () => {
   assert.throws(() => parse('http://h/mcp', 'ping', '--header', 'nocolon'), /--header takes "Name: value"/);
 });
 
+test('complete: prompt:NAME or a resource template, the argument, what is typed so far, the chosen ones', () => {
+  assert.deepEqual(parse('http://h/mcp', 'complete', 'prompt:greet', 'name', 'A').action, {
+    kind: 'complete',
+    ref: { type: 'ref/prompt', name: 'greet' },
+    argument: { name: 'name', value: 'A' },
+    context: undefined,
+  });
+  assert.deepEqual(parse('http://h/mcp', 'complete', 'demo://items/{id}', 'id', '', '{"kind":"x"}').action, {
+    kind: 'complete',
+    ref: { type: 'ref/resource', uri: 'demo://items/{id}' },
+    argument: { name: 'id', value: '' },
+    context: { kind: 'x' },
+  });
+  const bare = parse('http://h/mcp', 'complete', 'prompt:greet', 'name').action;
+  assert.deepEqual(bare.kind === 'complete' && bare.argument, { name: 'name', value: '' });
+});
+
 test('--elicit-reply takes an action or the form values; --log-level a level', () => {
   const reply = (text: string) =>
     parse('http://h/mcp', 'call', 'elicit_name', '--elicit-reply', text).elicitReply;

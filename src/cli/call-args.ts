@@ -1,7 +1,13 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type JsonObject, LOGGING_LEVELS, type LoggingLevel } from '../protocol/types.js';
+import {
+  type JsonObject,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+  type PromptReference,
+  type ResourceTemplateReference,
+} from '../protocol/types.js';
 import type { ElicitReply } from './call-elicitation.js';
 import type { FieldValue } from './form-field.js';
 import { UsageError } from './usage-error.js';
@@ -11,7 +17,14 @@ export type CallAction =
   | { kind: 'tools' | 'resources' | 'templates' | 'prompts' | 'ping' }
   | { kind: 'call'; name: string; args: JsonObject | undefined }
   | { kind: 'read'; uri: string }
-  | { kind: 'prompt'; name: string; args: Record<string, string> | undefined };
+  | { kind: 'prompt'; name: string; args: Record<string, string> | undefined }
+  | {
+      kind: 'complete';
+      ref: PromptReference | ResourceTemplateReference;
+      argument: { name: string; value: string };
+      /** Arguments already chosen, which the server may narrow its suggestions by. */
+      context: Record<string, string> | undefined;
+    };
 
 /** Where the server is: a URL, or a command to spawn and speak to over stdio. */
 export type CallTarget = { kind: 'url'; url: URL } | { kind: 'command'; command: string; args: string[] };
@@ -35,7 +48,7 @@ export interface CallArgs {
 }
 
 const TRANSPORTS: readonly CallTransport[] = ['auto', 'http', 'sse', 'stdio'];
-const ACTIONS = ['tools', 'call', 'resources', 'read', 'templates', 'prompts', 'prompt', 'ping'];
+const ACTIONS = ['tools', 'call', 'resources', 'read', 'templates', 'prompts', 'prompt', 'complete', 'ping'];
 
 /**
  * Parses the arguments after `mcpwire call`, or returns 'help'. Throws UsageError with a message that
@@ -167,6 +180,20 @@ function parseAction(words: readonly string[]): CallAction {
       arity(1, 2, 'a prompt name: prompt NAME [JSON]');
       const what = `the arguments of prompt "${args[0]}"`;
       return { kind, name: args[0], args: stringValues(jsonObject(args[1], what), what) };
+    }
+    case 'complete': {
+      arity(2, 4, 'what to complete: complete prompt:NAME|URI_TEMPLATE ARGUMENT [VALUE] [JSON]');
+      const [target, name, value = '', context] = args;
+      const what = `the arguments already chosen for ${target}`;
+      return {
+        kind,
+        // `prompt:NAME` names a prompt; anything else is a resource template (or a URI).
+        ref: target.startsWith('prompt:')
+          ? { type: 'ref/prompt', name: target.slice('prompt:'.length) }
+          : { type: 'ref/resource', uri: target },
+        argument: { name, value },
+        context: stringValues(jsonObject(context, what), what),
+      };
     }
     default:
       throw new UsageError(`Unknown action "${kind}"; the actions are ${ACTIONS.join(', ')}`);

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { formatContent, formatLog, formatReadResult, formatToolResult, formatTools } from './call-output.js';
+import {
+  formatCompletion,
+  formatContent,
+  formatLog,
+  formatReadResult,
+  formatToolResult,
+  formatTools,
+} from './call-output.js';
 
 test('tools: name and description, then required and optional arguments with their types', () => {
   const text = formatTools([
@@ -58,4 +65,11 @@ test('read: one text content as it is; several under a header each', () => {
 test('log messages: level, logger, and data as text or JSON', () => {
   assert.equal(formatLog({ level: 'info', logger: 'demo', data: 'hi' }), '[info] demo: hi\n');
   assert.equal(formatLog({ level: 'error', data: { code: 1 } }), '[error] {"code":1}\n');
+});
+
+test('completion: one suggestion a line, then how many more the server has', () => {
+  assert.equal(formatCompletion({ completion: { values: ['Ada', 'Alan'] } }), 'Ada\nAlan\n');
+  assert.equal(formatCompletion({ completion: { values: ['a'], total: 3, hasMore: true } }), 'a\n(2 more)\n');
+  assert.equal(formatCompletion({ completion: { values: ['a'], hasMore: true } }), 'a\n(more)\n');
+  assert.equal(formatCompletion({ completion: { values: [] } }), 'No suggestions\n');
 });

@@ -1,5 +1,6 @@
 import type {
   CallToolResult,
+  CompleteResult,
   ContentBlock,
   GetPromptResult,
   LoggingMessageNotificationParams,
@@ -87,6 +88,15 @@ export function formatPromptResult(result: GetPromptResult): string {
 }
 
 /** One content block: text as it is, binary content as `[image: mime, N bytes]`. */
+/** The suggested values, one a line, and how many more the server has when it says so. */
+export function formatCompletion(result: CompleteResult): string {
+  const { values, total, hasMore } = result.completion;
+  let out = values.length === 0 ? 'No suggestions\n' : values.map((v) => `${v}\n`).join('');
+  if (total !== undefined && total > values.length) out += `(${total - values.length} more)\n`;
+  else if (hasMore === true) out += '(more)\n';
+  return out;
+}
+
 export function formatContent(block: ContentBlock): string {
   switch (block.type) {
     case 'text':

@@ -8,6 +8,7 @@ import { spawnStdio } from '../transport/stdio-client.js';
 import type { CallAction, CallArgs } from './call-args.js';
 import { cliElicitation } from './call-elicitation.js';
 import {
+  formatCompletion,
   formatLog,
   formatPromptResult,
   formatPrompts,
@@ -152,6 +153,11 @@ async function perform(
       const result = await session.getPrompt(action.name, action.args, options);
       return { result, text: formatPromptResult(result), failed: false };
     }
+    case 'complete': {
+      const context = action.context === undefined ? undefined : { arguments: action.context };
+      const result = await session.complete(action.ref, action.argument, context, options);
+      return { result, text: formatCompletion(result), failed: false };
+    }
     case 'ping': {
       const started = performance.now();
       await session.ping(options);
@@ -175,6 +181,8 @@ function describe(action: CallAction): string {
       return `read ${action.uri}`;
     case 'prompt':
       return `prompt "${action.name}"`;
+    case 'complete':
+      return `completing "${action.argument.name}"`;
     default:
       return action.kind;
   }

@@ -30,7 +30,8 @@ Commands:
   call <action> [args] [options] -- <command> [args…]
                      The same with a server started as a command, over stdio
     Actions: tools, call NAME [JSON], resources, read URI, templates, prompts,
-             prompt NAME [JSON], ping          (JSON: the arguments, as one object)
+             prompt NAME [JSON], complete prompt:NAME|URI_TEMPLATE ARG [VALUE] [JSON],
+             ping          (JSON: the arguments, or those already chosen, as one object)
     --transport T    auto (the default for a URL: Streamable HTTP, falling back to HTTP+SSE),
                      http, sse; stdio (the default with a command)
     --header K:V     Send this header with every HTTP request (repeatable)

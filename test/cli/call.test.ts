@@ -88,6 +88,18 @@ describe('mcpwire call against mcpwire serve', () => {
     assert.equal(run.stdout, 'Greeting for Ada\n\nuser: Please greet Ada warmly.\n');
   });
 
+  test('complete: the suggestions for a prompt argument and for a template variable', BOUND, async () => {
+    const names = await mcpwire(['call', mcp, 'complete', 'prompt:greet', 'name', 'a']);
+    assert.equal(names.code, 0, names.stderr);
+    assert.equal(names.stdout, 'Ada\nAlan\n');
+    const ids = await mcpwire(['call', mcp, 'complete', 'demo://items/{id}', 'id', '4', '--json']);
+    assert.equal(ids.code, 0, ids.stderr);
+    assert.deepEqual(JSON.parse(ids.stdout).completion.values, ['42']);
+    const unknown = await mcpwire(['call', mcp, 'complete', 'prompt:nope', 'name']);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /completing "name" failed: .*nope/);
+  });
+
   test('ping', BOUND, async () => {
     const run = await mcpwire(['call', mcp, 'ping']);
     assert.equal(run.code, 0, run.stderr);
