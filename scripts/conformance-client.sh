@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance client scenarios that need no authorization (initialize, tools_call,
-# elicitation-sep1034-client-defaults, sse-retry) against the fixture client in examples/conformance.
+# Runs the official MCP conformance client scenarios against the fixture client in examples/conformance:
+# those that need no authorization one by one (initialize, tools_call, elicitation-sep1034-client-defaults,
+# sse-retry), then the auth suite (14 scenarios of OAuth 2.1 authorization) and the draft suite (3: a
+# resource that names another server, SEP-2207's refresh tokens), the way the shared run-client.sh does.
+# The backcompat suite (2025-03-26 authorization without Protected Resource Metadata) is not run: the
+# OAuthClient implements the 2025-06-18 discovery only.
 #   usage: scripts/conformance-client.sh [extra conformance args, e.g. --verbose]
 # Needs the shared harness at <repo>/../shared/conformance and the pinned CLI with Node 22 in
-# tools/conformance. The shared run-client.sh always adds the auth suite, which this client does not
-# implement, so the scenarios are run here one by one the way run-client.sh runs them, with its helpers.
-# Last line: "N passed, M failed" (scenarios); exit 0 iff all of them passed.
+# tools/conformance. Last line: "N passed, M failed" (scenarios); exit 0 iff all of them passed.
 set -uo pipefail
 
 SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+SUITES=(auth draft)
+# Scenarios in all: the four above, 14 in auth, 3 in draft.
+EXPECTED=21
 
 ROOT=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel) || exit 2
 SHARED=$(cd "$ROOT/.." && pwd)/shared/conformance
@@ -29,19 +34,27 @@ CMD="exec node --import tsx $ROOT/examples/conformance/client.ts"
 MS=${CLIENT_TIMEOUT_MS:-30000}
 
 passed=0 failed=0 checks_passed=0 checks_failed=0 warnings=0
-for s in "${SCENARIOS[@]}"; do
-  log=$OUT_DIR/client-$s.log
-  echo "=== scenario $s" | tee "$log"
+run() { # run LOG ARGS...: one CLI run, then add its tally to the totals
+  local log=$1
+  shift
   # The outer timeout kills the whole process group should the CLI hang (see FIXTURE.md §2.1).
   timeout -k 5 $((MS / 1000 + 30)) "$NODE22_BIN" --require "$HERE/loopback.cjs" "$CLI" \
-    client --command "$CMD" --timeout "$MS" -o "$OUT_DIR" --scenario "$s" "$@" 2>&1 | tee -a "$log"
+    client --command "$CMD" --timeout "$MS" -o "$OUT_DIR" "$@" 2>&1 | tee -a "$log"
   close_log "$log" 'OVERALL: '
   read -r sp sf cp cf cw < <(tally client "$log")
   passed=$((passed + sp)) failed=$((failed + sf))
   checks_passed=$((checks_passed + cp)) checks_failed=$((checks_failed + cf)) warnings=$((warnings + cw))
+}
+for s in "${SCENARIOS[@]}"; do
+  echo "=== scenario $s" | tee "$OUT_DIR/client-$s.log"
+  run "$OUT_DIR/client-$s.log" --scenario "$s" "$@"
+done
+for suite in "${SUITES[@]}"; do
+  echo "=== suite $suite" | tee "$OUT_DIR/suite-$suite.log"
+  run "$OUT_DIR/suite-$suite.log" --suite "$suite" "$@"
 done
 
 echo "results: $OUT_DIR"
 echo "checks: $checks_passed passed, $checks_failed failed, $warnings warnings"
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ "$passed" -eq "${#SCENARIOS[@]}" ]
+[ "$failed" -eq 0 ] && [ "$passed" -eq "$EXPECTED" ]

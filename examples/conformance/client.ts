@@ -1,5 +1,6 @@
 // The client fixture of the official MCP conformance suite (../shared/conformance/FIXTURE.md §2):
-// our Client over the Streamable HTTP client transport, doing what each non-auth scenario asks.
+// our Client over the Streamable HTTP client transport, doing what each scenario asks; the auth/ ones
+// through an OAuthClient whose user signs in at once (the mock authorization server redirects at once).
 //   usage: MCP_CONFORMANCE_SCENARIO=<scenario> npm run fixture:client -- <server-url>
 // The conformance CLI appends the server URL, so it is the last argument. Exits 0 once the scenario's
 // work is done and the session is closed, 1 when anything failed (the reason goes to stderr).
@@ -7,6 +8,7 @@
 import { Client } from '../../src/client/client.js';
 import type { ClientSession } from '../../src/client/client-session.js';
 import type { CallToolResult } from '../../src/protocol/types.js';
+import { OAuthClient, type OAuthClientInformation } from '../../src/transport/oauth/index.js';
 import { StreamableHttpClientConnection } from '../../src/transport/streamable/client-transport.js';
 
 /** Bounds every request well inside the CLI's 30 s per-scenario timeout, so a hang becomes an error. */
@@ -34,6 +36,61 @@ const SCENARIOS: Record<string, Scenario> = {
     report(await expectSuccess(session.callTool('test_reconnection')));
   },
 };
+
+/** Every auth/ scenario: sign in as the 401 asks, list the tools, call test-tool (step-up on the way where asked). */
+const authorized: Scenario = async (session) => {
+  await session.listTools();
+  report(await expectSuccess(session.callTool('test-tool', {})));
+};
+const AUTH_SCENARIOS = [
+  'metadata-default',
+  'metadata-var1',
+  'metadata-var2',
+  'metadata-var3',
+  'basic-cimd',
+  'scope-from-www-authenticate',
+  'scope-from-scopes-supported',
+  'scope-omitted-when-undefined',
+  'scope-step-up',
+  'scope-retry-limit',
+  'token-endpoint-auth-basic',
+  'token-endpoint-auth-post',
+  'token-endpoint-auth-none',
+  'pre-registration',
+  // draft: the resource's metadata names another server (the client must stop), and SEP-2207's refresh tokens
+  'resource-mismatch',
+  'offline-access-scope',
+  'offline-access-not-supported',
+];
+for (const name of AUTH_SCENARIOS) SCENARIOS[`auth/${name}`] = authorized;
+
+/**
+ * What the auth scenarios sign in with: a redirect URI nothing listens on, the CIMD URL the suite expects,
+ * pre-registered credentials where the scenario gives them (MCP_CONFORMANCE_CONTEXT), and a "user" who
+ * approves at once: the authorization URL is requested and the redirect it answers is where the code is.
+ */
+function oauthFor(scenario: string): OAuthClient | undefined {
+  if (!scenario.startsWith('auth/')) return undefined;
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>;
+  const preRegistered: OAuthClientInformation | undefined =
+    context.client_id === undefined
+      ? undefined
+      : { client_id: context.client_id, client_secret: context.client_secret };
+  return new OAuthClient({
+    redirectUri: 'http://127.0.0.1:1/callback',
+    clientName: 'mcpwire-conformance-client',
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+    client: preRegistered,
+    authorize: async (url) => {
+      const response = await fetch(url, { redirect: 'manual' });
+      const location = response.headers.get('location');
+      await response.body?.cancel();
+      if (location === null)
+        throw new Error(`the authorization endpoint answered ${response.status}, no redirect`);
+      return new URL(location, url);
+    },
+  });
+}
 
 const client = new Client(
   { name: 'mcpwire-conformance-client', version: '0.1.0' },
@@ -64,7 +121,8 @@ async function main(): Promise<number> {
     log(`usage: MCP_CONFORMANCE_SCENARIO=<scenario> client.ts <server-url> (got ${JSON.stringify(url)})`);
     return 1;
   }
-  const session = await client.connect(new StreamableHttpClientConnection(url));
+  const oauth = oauthFor(name);
+  const session = await client.connect(new StreamableHttpClientConnection(url, { fetch: oauth?.fetch }));
   log(`connected to ${session.serverInfo.name} (protocol ${session.protocolVersion})`);
   try {
     await scenario(session);

@@ -1,5 +1,6 @@
 export * from './connect-url.js';
 export * from './memory.js';
+export * from './oauth/index.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay, retryPolicy } from './retry-policy.js';
 export * from './sse/index.js';
 export * from './stdio-client.js';

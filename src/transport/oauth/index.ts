@@ -1,0 +1,16 @@
+export {
+  type AuthorizationServerMetadata,
+  discoverAuthorizationServer,
+  discoverProtectedResource,
+  type ProtectedResourceMetadata,
+} from './metadata.js';
+export {
+  OAuthClient,
+  type OAuthClientInformation,
+  type OAuthClientOptions,
+  type OAuthState,
+  type OAuthStore,
+  type OAuthTokens,
+} from './oauth-client.js';
+export { OAuthError } from './oauth-error.js';
+export { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';

@@ -1,0 +1,139 @@
+import { OAuthError } from './oauth-error.js';
+
+/** Protected Resource Metadata (RFC 9728 §2), as far as a client uses it. */
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  scopes_supported?: string[];
+  [field: string]: unknown;
+}
+
+/** Authorization Server Metadata (RFC 8414 §2, or OpenID Connect discovery), as far as a client uses it. */
+export interface AuthorizationServerMetadata {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  registration_endpoint?: string;
+  scopes_supported?: string[];
+  code_challenge_methods_supported?: string[];
+  token_endpoint_auth_methods_supported?: string[];
+  /** The server takes a Client ID Metadata Document URL as `client_id`. */
+  client_id_metadata_document_supported?: boolean;
+  [field: string]: unknown;
+}
+
+/**
+ * The metadata of the protected resource that `serverUrl` is part of (RFC 9728 §3): from `named` (the
+ * challenge's `resource_metadata`) when given, else from the well-known URL with the server's path, then
+ * the one at the root. Rejects with an OAuthError when none answers with metadata, or when the metadata's
+ * `resource` does not cover `serverUrl` (another origin, or a path the server is not under): a token
+ * obtained for it must never be sent here.
+ */
+export async function discoverProtectedResource(
+  serverUrl: URL,
+  named: string | undefined,
+  fetchFn: typeof fetch,
+): Promise<ProtectedResourceMetadata> {
+  const path = serverUrl.pathname === '/' ? '' : serverUrl.pathname.replace(/\/$/, '');
+  const candidates =
+    named !== undefined
+      ? [new URL(named, serverUrl)]
+      : [
+          ...(path ? [new URL(`/.well-known/oauth-protected-resource${path}`, serverUrl)] : []),
+          new URL('/.well-known/oauth-protected-resource', serverUrl),
+        ];
+  const { url, body } = await firstJson(
+    candidates,
+    fetchFn,
+    `the Protected Resource Metadata of ${serverUrl}`,
+  );
+  const meta = body as Partial<ProtectedResourceMetadata>;
+  if (typeof meta.resource !== 'string' || !URL.canParse(meta.resource)) {
+    throw new OAuthError(`The Protected Resource Metadata at ${url} has no valid "resource"`);
+  }
+  if (!covers(new URL(meta.resource), serverUrl)) {
+    throw new OAuthError(
+      `The Protected Resource Metadata at ${url} is for ${meta.resource}, which ${serverUrl} is not part of; ` +
+        'refusing to authorize for it',
+    );
+  }
+  const servers = meta.authorization_servers;
+  if (!Array.isArray(servers) || servers.length === 0 || !servers.every((s) => typeof s === 'string')) {
+    throw new OAuthError(`The Protected Resource Metadata at ${url} names no authorization server`);
+  }
+  return meta as ProtectedResourceMetadata;
+}
+
+/**
+ * The metadata of the authorization server `issuer` (RFC 8414 §3.1 with the issuer's path inserted after
+ * the well-known prefix, then OpenID Connect discovery both ways). Rejects with an OAuthError when none
+ * answers, when the endpoints are missing, or when the metadata names another issuer.
+ */
+export async function discoverAuthorizationServer(
+  issuer: string,
+  fetchFn: typeof fetch,
+): Promise<AuthorizationServerMetadata> {
+  const base = new URL(issuer);
+  const path = base.pathname === '/' ? '' : base.pathname.replace(/\/$/, '');
+  const candidates = path
+    ? [
+        `/.well-known/oauth-authorization-server${path}`,
+        `/.well-known/openid-configuration${path}`,
+        `${path}/.well-known/openid-configuration`,
+      ]
+    : ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'];
+  const { url, body } = await firstJson(
+    candidates.map((p) => new URL(p, base)),
+    fetchFn,
+    `the metadata of the authorization server ${issuer}`,
+  );
+  const meta = body as Partial<AuthorizationServerMetadata>;
+  for (const field of ['authorization_endpoint', 'token_endpoint'] as const) {
+    if (typeof meta[field] !== 'string' || !URL.canParse(meta[field])) {
+      throw new OAuthError(`The authorization server metadata at ${url} has no valid "${field}"`);
+    }
+  }
+  if (typeof meta.issuer !== 'string' || meta.issuer.replace(/\/$/, '') !== issuer.replace(/\/$/, '')) {
+    throw new OAuthError(
+      `The authorization server metadata at ${url} names the issuer ${JSON.stringify(meta.issuer)}, not ${issuer}`,
+    );
+  }
+  return meta as AuthorizationServerMetadata;
+}
+
+/** Whether a token for `resource` may be sent to `url`: same origin, and `url`'s path at or under its path. */
+function covers(resource: URL, url: URL): boolean {
+  if (resource.origin !== url.origin) return false;
+  const base = resource.pathname.replace(/\/$/, '');
+  return url.pathname === base || url.pathname.startsWith(`${base}/`);
+}
+
+/** The first of `urls` that answers 200 with a JSON object; a network failure stops the search. */
+async function firstJson(
+  urls: URL[],
+  fetchFn: typeof fetch,
+  what: string,
+): Promise<{ url: URL; body: Record<string, unknown> }> {
+  const tried: string[] = [];
+  for (const url of urls) {
+    let response: Response;
+    try {
+      response = await fetchFn(url, { headers: { accept: 'application/json' } });
+    } catch (err) {
+      throw new OAuthError(`Could not fetch ${what} from ${url}: ${(err as Error).message}`, undefined, {
+        cause: err,
+      });
+    }
+    if (response.ok) {
+      const body: unknown = await response.json().catch(() => undefined);
+      if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+        return { url, body: body as Record<string, unknown> };
+      }
+      tried.push(`${url} (not a JSON object)`);
+    } else {
+      await response.body?.cancel();
+      tried.push(`${url} (HTTP ${response.status})`);
+    }
+  }
+  throw new OAuthError(`Found no ${what}; tried ${tried.join(', ')}`);
+}
