@@ -1,4 +1,11 @@
 export {
+  ProtectedResource,
+  type ProtectedResourceOptions,
+  type Refusal,
+  type TokenGrant,
+  type TokenVerifier,
+} from '../../http/protected-resource.js';
+export {
   type AuthorizationServerMetadata,
   discoverAuthorizationServer,
   discoverProtectedResource,

@@ -14,6 +14,7 @@ import {
 import type { JsonErrorOptions } from '../../http/json-error.js';
 import { writeJsonError } from '../../http/json-error.js';
 import { fromNode } from '../../http/node-adapter.js';
+import type { ProtectedResource } from '../../http/protected-resource.js';
 import type { SseWriterOptions } from '../../http/sse-writer.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
@@ -95,6 +96,13 @@ export interface StreamableHTTPOptions {
   maxBufferedBytes?: number;
   /** The `retry:` of priming events and of responses ended before their stream. Default 1000 ms. */
   retryMs?: number;
+  /**
+   * Serve only requests with an OAuth access token this resource grants (spec: authorization): others get
+   * 401 or 403 with a `WWW-Authenticate` challenge naming its metadata, which the application serves at
+   * `auth.metadataPath`. A granted request's principal is the grant's, so sessions are bound to it.
+   * Default: none (requests are not authorized here; an outer layer may still set `exchange.principal`).
+   */
+  auth?: ProtectedResource;
   /** Timers for idle sessions, keep-alives and the shutdown deadline. Default: the system clock. */
   clock?: Clock;
   /** Hears every failure: refused requests (`HttpRejectionError`), store and handler errors, dropped messages. */
@@ -142,6 +150,7 @@ export class StreamableHTTPHandler implements TransportHost {
   readonly maxBodyBytes: number;
   readonly directory: SessionDirectory | undefined;
   private readonly policy: HostOriginPolicy | undefined;
+  private readonly auth: ProtectedResource | undefined;
   private readonly onerror: ((err: Error) => void) | undefined;
   private readonly sessions = new Map<string, StreamableServerTransport>();
   /** Shared sessions being loaded, so that concurrent requests for one make one replica. */
@@ -184,6 +193,7 @@ export class StreamableHTTPHandler implements TransportHost {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const policy = options.dnsRebindingProtection;
     this.policy = policy === false ? undefined : (policy ?? defaultLoopbackPolicy());
+    this.auth = options.auth;
     this.onerror = options.onerror;
     cluster?.bind(this);
   }
@@ -284,6 +294,23 @@ export class StreamableHTTPHandler implements TransportHost {
       const refused = checkHostAndOrigin(exchange, this.policy);
       if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
     }
+    if (this.auth !== undefined) return this.authorized(exchange, this.auth);
+    return this.dispatch(exchange);
+  }
+
+  /** Serves the request once its token is granted, as its grant's principal. */
+  private async authorized(exchange: HttpExchange, auth: ProtectedResource): Promise<void> {
+    const checked = await auth.check(exchange);
+    if ('status' in checked) {
+      return this.refuse(exchange, checked.status, checked.message, {
+        headers: { 'www-authenticate': checked.challenge },
+      });
+    }
+    exchange.principal = checked.principal;
+    return this.dispatch(exchange);
+  }
+
+  private dispatch(exchange: HttpExchange): void | Promise<void> {
     if (this.directory !== undefined) {
       const why = this.directory.unavailable();
       if (why !== undefined) return this.refuse(exchange, 503, `Service Unavailable: ${why}`);

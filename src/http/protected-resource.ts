@@ -1,0 +1,150 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HttpExchange } from './exchange.js';
+import { writeJsonError } from './json-error.js';
+import { fromNode } from './node-adapter.js';
+import { fromWeb } from './web-adapter.js';
+
+/** What a valid access token grants: who it was issued to, and its scopes. */
+export interface TokenGrant {
+  /** Whoever the token stands for: sessions are bound to it, and handlers see it as `ctx.transport.principal`. */
+  principal: string;
+  scopes: readonly string[];
+}
+
+/**
+ * Checks the access tokens of an MCP server (spec: authorization, "Token Handling"): it must answer a grant
+ * only for a token issued for this server (its audience or `resource` is this server), unexpired and not
+ * revoked, and undefined for any other. It may look tokens up remotely (RFC 7662 introspection) or verify
+ * them locally (a JWT and the issuer's keys); it must not throw for a bad token.
+ */
+export interface TokenVerifier {
+  verify(token: string): TokenGrant | undefined | Promise<TokenGrant | undefined>;
+}
+
+export interface ProtectedResourceOptions {
+  /** This server's canonical URL, e.g. `https://mcp.example.com/mcp`: the audience of its tokens. */
+  resource: string;
+  /** The issuers of the authorization servers whose tokens it takes. */
+  authorizationServers: readonly string[];
+  verifier: TokenVerifier;
+  /** Scopes every request's token must have; asked for in the challenge. Default none. */
+  requiredScopes?: readonly string[];
+  /** Scopes published in the metadata, for clients to ask for. Default: `requiredScopes`. */
+  scopesSupported?: readonly string[];
+}
+
+/** A request the resource refuses: the status, the challenge for `WWW-Authenticate`, and why, for a person. */
+export interface Refusal {
+  status: 401 | 403;
+  challenge: string;
+  message: string;
+}
+
+/**
+ * An MCP server as an OAuth 2.1 protected resource (spec: basic/authorization; RFC 9728, RFC 6750): give it
+ * to `StreamableHTTPHandler` (`auth`), and serve its metadata at `metadataPath` (`node()` / `fetch()`).
+ *
+ * Promises: a request without a Bearer token, or with one the verifier does not grant, gets 401 with a
+ * challenge that names the metadata URL (and the required scopes); one whose grant lacks a required scope
+ * gets 403 `insufficient_scope` naming them; both with a JSON-RPC error body. A granted request's principal
+ * is the grant's. Tokens are read from the Authorization header only, never from the URL.
+ */
+export class ProtectedResource {
+  /** Where the metadata is served: `/.well-known/oauth-protected-resource` followed by the resource's path. */
+  readonly metadataPath: string;
+  /** The metadata URL clients are sent to. */
+  readonly metadataUrl: string;
+  /** The metadata document, serialized once. */
+  private readonly document: string;
+  private readonly required: readonly string[];
+  private readonly scopeParam: string;
+
+  constructor(private readonly options: ProtectedResourceOptions) {
+    const resource = new URL(options.resource);
+    if (resource.hash !== '') throw new Error(`The resource ${options.resource} must not have a fragment`);
+    if (options.authorizationServers.length === 0) {
+      throw new Error('A protected resource needs at least one authorization server');
+    }
+    const path = resource.pathname === '/' ? '' : resource.pathname.replace(/\/$/, '');
+    this.metadataPath = `/.well-known/oauth-protected-resource${path}`;
+    this.metadataUrl = new URL(this.metadataPath, resource).href;
+    this.required = options.requiredScopes ?? [];
+    const supported = options.scopesSupported ?? options.requiredScopes;
+    this.document = JSON.stringify({
+      resource: options.resource,
+      authorization_servers: options.authorizationServers,
+      ...(supported !== undefined && supported.length > 0 && { scopes_supported: supported }),
+      bearer_methods_supported: ['header'],
+    });
+    this.scopeParam = this.required.length > 0 ? `, scope="${this.required.join(' ')}"` : '';
+  }
+
+  /** The grant of the request's token, or why it is refused. */
+  async check(exchange: HttpExchange): Promise<TokenGrant | Refusal> {
+    const header = exchange.header('authorization');
+    const match = header === undefined ? null : /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+    if (match === null) {
+      return {
+        status: 401,
+        challenge: `Bearer resource_metadata="${this.metadataUrl}"${this.scopeParam}`,
+        message:
+          header === undefined
+            ? `Unauthorized: this server needs an OAuth access token (Authorization: Bearer …); its metadata is at ${this.metadataUrl}`
+            : 'Unauthorized: the Authorization header must be "Bearer" and an access token',
+      };
+    }
+    let grant: TokenGrant | undefined;
+    try {
+      grant = await this.options.verifier.verify(match[1]);
+    } catch {
+      grant = undefined;
+    }
+    if (grant === undefined) {
+      return {
+        status: 401,
+        challenge:
+          `Bearer error="invalid_token", error_description="The access token is not valid for this server", ` +
+          `resource_metadata="${this.metadataUrl}"${this.scopeParam}`,
+        message:
+          'Unauthorized: the access token is not valid for this server (unknown, expired or for another); obtain a new one',
+      };
+    }
+    const missing = this.required.filter((scope) => !grant.scopes.includes(scope));
+    if (missing.length > 0) {
+      const wanted = [...new Set([...grant.scopes, ...this.required])].join(' ');
+      return {
+        status: 403,
+        challenge: `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${this.metadataUrl}"`,
+        message: `Forbidden: the access token lacks the scope ${missing.join(', ')}; authorize again asking for "${wanted}"`,
+      };
+    }
+    return grant;
+  }
+
+  /** Serves the metadata document (GET; any origin may read it) for node:http, at `metadataPath`. */
+  node(): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => this.serveMetadata(fromNode(req, res));
+  }
+
+  /** The same for web-standard runtimes. */
+  fetch(request: Request): Promise<Response> {
+    const { exchange, response } = fromWeb(request);
+    this.serveMetadata(exchange);
+    return response;
+  }
+
+  private serveMetadata(exchange: HttpExchange): void {
+    if (exchange.method !== 'GET' && exchange.method !== 'HEAD') {
+      writeJsonError(exchange, 405, 'Method Not Allowed: the metadata is read with GET', {
+        headers: { allow: 'GET, HEAD' },
+      });
+      return;
+    }
+    exchange.writeHead(200, {
+      'content-type': 'application/json',
+      'access-control-allow-origin': '*',
+      'cache-control': 'max-age=3600',
+    });
+    exchange.end(exchange.method === 'HEAD' ? undefined : this.document);
+  }
+}

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type LoopbackServer, listenLoopback, readBody } from './http-loopback.js';
+
+/** What a test authorization server was asked, and the tokens it issued. */
+export interface AuthorizationServerLog {
+  /** The query of each authorization request. */
+  authorizations: URLSearchParams[];
+  /** The form of each token request, with its Authorization header as `authorization`. */
+  tokenRequests: URLSearchParams[];
+  registrations: number;
+}
+
+/** An OAuth 2.1 authorization server on loopback whose user approves every request at once. */
+export interface TestAuthorizationServer extends LoopbackServer {
+  readonly issuer: string;
+  readonly log: AuthorizationServerLog;
+  /** The access tokens issued and not revoked, with their scopes and the resource they are for. */
+  readonly tokens: Map<string, { scopes: string[]; resource: string | null }>;
+  /** Fields that replace those of its metadata (e.g. `code_challenge_methods_supported`). */
+  metadata: Record<string, unknown>;
+  /** Forgets what it was asked, the tokens and the overrides. */
+  reset(): void;
+}
+
+const send = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+};
+
+/**
+ * Starts a test authorization server: RFC 8414 metadata, dynamic registration (every client is
+ * `registered` / `s3cret`), an authorization endpoint that redirects at once with a code, and a token
+ * endpoint that checks PKCE (S256) and the refresh tokens it issued. Tokens get the scopes the
+ * authorization asked for, refreshed ones the same.
+ */
+export async function startAuthorizationServer(): Promise<TestAuthorizationServer> {
+  const log: AuthorizationServerLog = { authorizations: [], tokenRequests: [], registrations: 0 };
+  const tokens = new Map<string, { scopes: string[]; resource: string | null }>();
+  /** Each code's PKCE challenge, scopes and resource. */
+  const codes = new Map<string, { challenge: string; scopes: string[]; resource: string | null }>();
+  const refreshTokens = new Map<string, { scopes: string[]; resource: string | null }>();
+  let issued = 0;
+  let issuer = '';
+  const server = await listenLoopback(async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url!, issuer);
+    if (url.pathname === '/.well-known/oauth-authorization-server') {
+      return send(res, 200, {
+        issuer,
+        authorization_endpoint: `${issuer}/authorize`,
+        token_endpoint: `${issuer}/token`,
+        registration_endpoint: `${issuer}/register`,
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        code_challenge_methods_supported: ['S256'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        ...handle.metadata,
+      });
+    }
+    if (url.pathname === '/register' && req.method === 'POST') {
+      log.registrations++;
+      const asked = JSON.parse(await readBody(req)) as Record<string, unknown>;
+      return send(res, 201, { ...asked, client_id: 'registered', client_secret: 's3cret' });
+    }
+    if (url.pathname === '/authorize') {
+      const query = url.searchParams;
+      log.authorizations.push(query);
+      const code = `code-${log.authorizations.length}`;
+      codes.set(code, {
+        challenge: query.get('code_challenge') ?? '',
+        scopes: query.get('scope')?.split(' ') ?? [],
+        resource: query.get('resource'),
+      });
+      const back = new URL(query.get('redirect_uri')!);
+      back.searchParams.set('code', code);
+      if (query.has('state')) back.searchParams.set('state', query.get('state')!);
+      res.writeHead(302, { location: back.href }).end();
+      return;
+    }
+    if (url.pathname === '/token' && req.method === 'POST') {
+      const form = new URLSearchParams(await readBody(req));
+      form.set('authorization', req.headers.authorization ?? '');
+      log.tokenRequests.push(form);
+      let grant: { scopes: string[]; resource: string | null } | undefined;
+      if (form.get('grant_type') === 'authorization_code') {
+        const code = codes.get(form.get('code') ?? '');
+        const verifier = form.get('code_verifier') ?? '';
+        if (
+          code !== undefined &&
+          createHash('sha256').update(verifier).digest('base64url') === code.challenge
+        ) {
+          codes.delete(form.get('code')!);
+          grant = code;
+        }
+      } else if (form.get('grant_type') === 'refresh_token') {
+        grant = refreshTokens.get(form.get('refresh_token') ?? '');
+      }
+      if (grant === undefined) return send(res, 400, { error: 'invalid_grant' });
+      const token = `token-${++issued}`;
+      tokens.set(token, grant);
+      refreshTokens.set(`refresh-${issued}`, grant);
+      return send(res, 200, {
+        access_token: token,
+        token_type: 'Bearer',
+        expires_in: 3600,
+        refresh_token: `refresh-${issued}`,
+        ...(grant.scopes.length > 0 && { scope: grant.scopes.join(' ') }),
+      });
+    }
+    send(res, 404, { error: 'not_found' });
+  });
+  issuer = `http://127.0.0.1:${server.port}`;
+  const handle: TestAuthorizationServer = {
+    port: server.port,
+    close: () => server.close(),
+    issuer,
+    log,
+    tokens,
+    metadata: {},
+    reset() {
+      log.authorizations = [];
+      log.tokenRequests = [];
+      log.registrations = 0;
+      tokens.clear();
+      codes.clear();
+      refreshTokens.clear();
+      handle.metadata = {};
+    },
+  };
+  return handle;
+}
