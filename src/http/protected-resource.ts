@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpExchange } from './exchange.js';
-import { writeJsonError } from './json-error.js';
+import { type JsonErrorOptions, writeJsonError } from './json-error.js';
 import { fromNode } from './node-adapter.js';
 import { fromWeb } from './web-adapter.js';
 
@@ -119,6 +119,25 @@ export class ProtectedResource {
       };
     }
     return grant;
+  }
+
+  /**
+   * Lets the request in as its grant's principal and resolves true; or answers it with `refuse` (the
+   * transport's own way to refuse, which reports it) and the challenge, and resolves false.
+   */
+  async admit(
+    exchange: HttpExchange,
+    refuse: (exchange: HttpExchange, status: number, message: string, options: JsonErrorOptions) => void,
+  ): Promise<boolean> {
+    const checked = await this.check(exchange);
+    if ('status' in checked) {
+      refuse(exchange, checked.status, checked.message, {
+        headers: { 'www-authenticate': checked.challenge },
+      });
+      return false;
+    }
+    exchange.principal = checked.principal;
+    return true;
   }
 
   /** Serves the metadata document (GET; any origin may read it) for node:http, at `metadataPath`. */

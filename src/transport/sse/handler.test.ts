@@ -3,6 +3,7 @@ import { type IncomingMessage, request } from 'node:http';
 import { describe, test } from 'node:test';
 import { defaultLoopbackPolicy } from '../../http/guards.js';
 import { fromNode } from '../../http/node-adapter.js';
+import { ProtectedResource, type TokenGrant } from '../../http/protected-resource.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { Server } from '../../server/server.js';
 import { listenLoopback } from '../../test-support/http-loopback.js';
@@ -640,5 +641,56 @@ describe('LegacySseHandler: beside other handlers', () => {
       await handler.close();
     }
     assert.equal(handler.sessionCount, 0);
+  });
+});
+
+describe('LegacySseHandler: with a ProtectedResource', () => {
+  test("the GET and every POST need a granted token; the session answers its token's principal only", async () => {
+    const grants: Record<string, TokenGrant> = {
+      ada: { principal: 'ada', scopes: [] },
+      bob: { principal: 'bob', scopes: [] },
+    };
+    const resource = new ProtectedResource({
+      resource: 'http://127.0.0.1/sse',
+      authorizationServers: ['https://auth.example.com'],
+      verifier: { verify: (token) => grants[token] },
+    });
+    const handler = new LegacySseHandler(new Server({ name: 'protected', version: '1' }), { auth: resource });
+    const sse = (headers: Record<string, string> = {}) =>
+      handler.fetch(
+        new Request('http://127.0.0.1/sse', { headers: { accept: 'text/event-stream', ...headers } }),
+      );
+    try {
+      const refused = await sse();
+      assert.equal(refused.status, 401);
+      assert.equal(
+        refused.headers.get('www-authenticate'),
+        'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/sse"',
+      );
+      await refused.text();
+      const response = await sse({ authorization: 'Bearer ada' });
+      assert.equal(response.status, 200);
+      const reader = response.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      const uri = /^event: endpoint\ndata: (.*)\n\n$/.exec(first)?.[1];
+      assert.ok(uri, first);
+      const post = (token?: string) =>
+        handler.fetch(
+          new Request(`http://127.0.0.1${uri}`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+            },
+            body: initialize(1),
+          }),
+        );
+      assert.equal((await post()).status, 401);
+      assert.equal((await post('bob')).status, 404);
+      assert.equal((await post('ada')).status, 202);
+      await reader.cancel();
+    } finally {
+      await handler.close();
+    }
   });
 });

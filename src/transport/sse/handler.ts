@@ -10,6 +10,7 @@ import {
 } from '../../http/guards.js';
 import { type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
 import { fromNode } from '../../http/node-adapter.js';
+import type { ProtectedResource } from '../../http/protected-resource.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import { parseMessage } from '../../jsonrpc/parse.js';
@@ -36,6 +37,11 @@ export interface LegacySseHandlerOptions {
    * that checks them.
    */
   dnsRebindingProtection?: HostOriginPolicy | false;
+  /**
+   * Serve only requests (the GET and every POST) with an OAuth access token this resource grants, as the
+   * Streamable HTTP handler's `auth`; the session is bound to the token's principal.
+   */
+  auth?: ProtectedResource;
   /** Interval of the SSE keep-alive comment; 0 turns it off. Default 15 s. */
   keepAliveMs?: number;
   /** Bytes a client that stopped reading may cost before its stream (and so its session) is dropped. */
@@ -71,6 +77,7 @@ export class LegacySseHandler {
   private readonly maxSessions: number;
   private readonly maxBodyBytes: number;
   private readonly policy: HostOriginPolicy | undefined;
+  private readonly auth: ProtectedResource | undefined;
   private readonly writerOptions: { keepAliveMs?: number; maxBufferedBytes?: number };
   private readonly onerror: ((err: Error) => void) | undefined;
   private readonly connections = new Map<string, SseServerConnection>();
@@ -86,6 +93,7 @@ export class LegacySseHandler {
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const policy = options.dnsRebindingProtection;
     this.policy = policy === false ? undefined : (policy ?? defaultLoopbackPolicy());
+    this.auth = options.auth;
     this.writerOptions = { keepAliveMs: options.keepAliveMs, maxBufferedBytes: options.maxBufferedBytes };
     this.onerror = options.onerror;
   }
@@ -108,13 +116,8 @@ export class LegacySseHandler {
     try {
       const refused = this.policy === undefined ? undefined : checkHostAndOrigin(exchange, this.policy);
       if (refused !== undefined) this.refuse(exchange, refused.status, refused.message);
-      else if (isSse && exchange.method === 'GET') this.open(exchange);
-      else if (isMessages && exchange.method === 'POST') await this.post(exchange);
-      else {
-        const allow = isSse && isMessages ? 'GET, POST' : isSse ? 'GET' : 'POST';
-        this.refuse(exchange, 405, `Method Not Allowed: ${path} accepts ${allow} only`, {
-          headers: { allow },
-        });
+      else if (this.auth === undefined || (await this.auth.admit(exchange, this.refuser))) {
+        await this.serve(exchange, isSse, isMessages);
       }
     } catch (err) {
       this.report(err);
@@ -126,6 +129,17 @@ export class LegacySseHandler {
       );
     }
     return true;
+  }
+
+  private async serve(exchange: HttpExchange, isSse: boolean, isMessages: boolean): Promise<void> {
+    if (isSse && exchange.method === 'GET') this.open(exchange);
+    else if (isMessages && exchange.method === 'POST') await this.post(exchange);
+    else {
+      const allow = isSse && isMessages ? 'GET, POST' : isSse ? 'GET' : 'POST';
+      this.refuse(exchange, 405, `Method Not Allowed: ${exchange.path} accepts ${allow} only`, {
+        headers: { allow },
+      });
+    }
   }
 
   /** A node:http request listener; paths other than the two it serves get 404. */
@@ -269,6 +283,14 @@ export class LegacySseHandler {
     this.report(new Error(message));
     writeJsonError(exchange, status, message, options);
   }
+
+  /** `refuse`, for `ProtectedResource.admit`. */
+  private readonly refuser = (
+    exchange: HttpExchange,
+    status: number,
+    message: string,
+    options?: JsonErrorOptions,
+  ) => this.refuse(exchange, status, message, options);
 
   private report(err: unknown): void {
     this.onerror?.(err instanceof Error ? err : new Error(String(err)));

@@ -300,15 +300,16 @@ export class StreamableHTTPHandler implements TransportHost {
 
   /** Serves the request once its token is granted, as its grant's principal. */
   private async authorized(exchange: HttpExchange, auth: ProtectedResource): Promise<void> {
-    const checked = await auth.check(exchange);
-    if ('status' in checked) {
-      return this.refuse(exchange, checked.status, checked.message, {
-        headers: { 'www-authenticate': checked.challenge },
-      });
-    }
-    exchange.principal = checked.principal;
-    return this.dispatch(exchange);
+    if (await auth.admit(exchange, this.refuser)) return this.dispatch(exchange);
   }
+
+  /** `refuse`, for `ProtectedResource.admit`. */
+  private readonly refuser = (
+    exchange: HttpExchange,
+    status: number,
+    message: string,
+    options?: JsonErrorOptions,
+  ) => this.refuse(exchange, status, message, options);
 
   private dispatch(exchange: HttpExchange): void | Promise<void> {
     if (this.directory !== undefined) {
