@@ -19,6 +19,8 @@ export interface TestAuthorizationServer extends LoopbackServer {
   readonly tokens: Map<string, { scopes: string[]; resource: string | null }>;
   /** Fields that replace those of its metadata (e.g. `code_challenge_methods_supported`). */
   metadata: Record<string, unknown>;
+  /** The `expires_in` of the tokens it issues, in seconds. Default 3600. */
+  expiresIn: number;
   /** Forgets what it was asked, the tokens and the overrides. */
   reset(): void;
 }
@@ -101,7 +103,7 @@ export async function startAuthorizationServer(): Promise<TestAuthorizationServe
       return send(res, 200, {
         access_token: token,
         token_type: 'Bearer',
-        expires_in: 3600,
+        expires_in: handle.expiresIn,
         refresh_token: `refresh-${issued}`,
         ...(grant.scopes.length > 0 && { scope: grant.scopes.join(' ') }),
       });
@@ -116,6 +118,7 @@ export async function startAuthorizationServer(): Promise<TestAuthorizationServe
     log,
     tokens,
     metadata: {},
+    expiresIn: 3600,
     reset() {
       log.authorizations = [];
       log.tokenRequests = [];
@@ -124,6 +127,7 @@ export async function startAuthorizationServer(): Promise<TestAuthorizationServe
       codes.clear();
       refreshTokens.clear();
       handle.metadata = {};
+      handle.expiresIn = 3600;
     },
   };
   return handle;

@@ -9,6 +9,7 @@ import { createDemoServer } from '../../demo/demo-server.js';
 import { ProtectedResource } from '../../http/protected-resource.js';
 import { startAuthorizationServer } from '../../test-support/authorization-server.js';
 import { type Served, serveOn } from '../../test-support/mcp-http.js';
+import { until } from '../../test-support/time-limit.js';
 import { toolText } from '../../test-support/tool-text.js';
 import { StreamableHttpClientConnection } from '../streamable/client-transport.js';
 import { StreamableHTTPHandler } from '../streamable/handler.js';
@@ -16,8 +17,8 @@ import { OAuthClient, type OAuthClientOptions, type OAuthState } from './oauth-c
 import { OAuthError } from './oauth-error.js';
 
 const as = await startAuthorizationServer();
-/** Every request that reached the MCP server, with the Authorization header it carried. */
-let mcpAuthorization: Array<string | undefined> = [];
+/** Every request that reached the MCP server: its method and the Authorization header it carried. */
+let mcpAuthorization: string[] = [];
 /** The metadata served in place of the resource's own, when a test sets it. */
 let metadata: ProtectedResource | undefined;
 
@@ -25,7 +26,7 @@ let resource: ProtectedResource;
 let handler: StreamableHTTPHandler;
 const served: Served = await serveOn((req, res) => {
   if (req.url === resource.metadataPath) return (metadata ?? resource).node()(req, res);
-  mcpAuthorization.push(req.headers.authorization);
+  mcpAuthorization.push(`${req.method} ${req.headers.authorization ?? '-'}`);
   handler.node()(req, res);
 });
 const serverUrl = served.url;
@@ -96,9 +97,9 @@ describe('OAuthClient', { timeout: 20_000 }, () => {
     );
     // The first request went without a token; every one after it carried the one issued.
     const token = (await auth.tokens())?.access_token;
-    assert.equal(mcpAuthorization[0], undefined);
+    assert.equal(mcpAuthorization[0], 'POST -');
     assert.ok(
-      mcpAuthorization.slice(1).every((a) => a === `Bearer ${token}`),
+      mcpAuthorization.slice(1).every((a) => a.endsWith(` Bearer ${token}`)),
       String(mcpAuthorization),
     );
   });
@@ -119,6 +120,27 @@ describe('OAuthClient', { timeout: 20_000 }, () => {
     assert.equal(as.log.authorizations.length, 1);
     const now = (await auth.tokens())?.access_token;
     assert.ok(now !== first && as.tokens.has(now!), `${first} was replaced by a token the server accepts`);
+    await session.close();
+  });
+
+  test('a token about to expire is refreshed before it is sent, not after the server refuses it', async () => {
+    let now = 1_000_000;
+    const auth = oauth({ clock: { now: () => now } });
+    const session = await connect(auth);
+    // The standalone GET stream is open: nothing else is on its way.
+    await until(() => mcpAuthorization.some((a) => a.startsWith('GET')), 5000, 'the GET stream');
+    const issued = as.log.tokenRequests.length;
+    // An hour later, 5 s before the token expires.
+    now += 3_595_000;
+    mcpAuthorization = [];
+    assert.equal(toolText(await session.callTool('echo', { message: 'fresh' })), 'Echo: fresh');
+    assert.deepEqual(
+      as.log.tokenRequests.slice(issued).map((r) => r.get('grant_type')),
+      ['refresh_token'],
+    );
+    // Every request since (tools/list, then the call) went once, with the refreshed token.
+    const token = (await auth.tokens())?.access_token;
+    assert.deepEqual(mcpAuthorization, [`POST Bearer ${token}`, `POST Bearer ${token}`]);
     await session.close();
   });
 

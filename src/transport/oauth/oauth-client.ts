@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type Clock, systemClock } from '../../session/clock.js';
 import {
   type AuthorizationServerMetadata,
   discoverAuthorizationServer,
@@ -58,18 +59,23 @@ export interface OAuthClientOptions {
   store?: OAuthStore;
   /** The fetch that reaches the MCP and authorization servers. Default: the global fetch. */
   fetch?: typeof fetch;
+  /** What token expiry is read against. Default: the system clock. */
+  clock?: Pick<Clock, 'now'>;
 }
 
 /** How many times one request is sent at most: once, then after each of up to two authorizations. */
 const MAX_SENDS = 3;
+/** An access token this close to its expiry is refreshed before it is sent, rather than refused after. */
+const EXPIRY_MARGIN_MS = 10_000;
 
 /**
  * OAuth 2.1 authorization for the HTTP transports of one MCP server (spec: basic/authorization), as a
  * `fetch` to give them (`new StreamableHttpClientConnection(url, { fetch: oauth.fetch })`, or
  * `connectUrl(client, url, { fetch: oauth.fetch })`).
  *
- * Promises: requests to the MCP server's origin carry the access token; nothing else does. A 401 is
- * answered by refreshing the token when there is a refresh token, else by authorizing: the Protected
+ * Promises: requests to the MCP server's origin carry the access token; nothing else does. A token about to
+ * expire is refreshed before it is sent. A 401 is answered by refreshing the token when there is a refresh
+ * token, else by authorizing: the Protected
  * Resource Metadata (RFC 9728) names the authorization server, whose metadata (RFC 8414) must offer PKCE
  * with S256; the client is the pre-registered one, its CIMD URL, or registers itself (RFC 7591); the
  * authorization request carries PKCE, `state` and `resource` (RFC 8707), and the scopes of the challenge,
@@ -81,6 +87,7 @@ export class OAuthClient {
   /** The fetch for the MCP server's transports. */
   readonly fetch: typeof fetch;
   private readonly base: typeof fetch;
+  private readonly clock: Pick<Clock, 'now'>;
   private state: OAuthState | undefined;
   /** The MCP server's URL: the first request's. */
   private serverUrl: URL | undefined;
@@ -92,6 +99,7 @@ export class OAuthClient {
 
   constructor(private readonly options: OAuthClientOptions) {
     this.base = options.fetch ?? globalThis.fetch;
+    this.clock = options.clock ?? systemClock;
     this.fetch = (input, init) => this.send(input, init);
   }
 
@@ -105,6 +113,12 @@ export class OAuthClient {
     this.serverUrl ??= url;
     if (url.origin !== this.serverUrl.origin) return this.base(input, init);
     const again = () => (input instanceof Request ? input.clone() : input);
+    const held = (await this.current()).tokens;
+    if (held?.refresh_token !== undefined && held.expires_at !== undefined) {
+      if (held.expires_at - this.clock.now() < EXPIRY_MARGIN_MS) {
+        await this.authorizeOnce(held.access_token, undefined, undefined, true);
+      }
+    }
     for (let sent = 1; ; sent++) {
       const token = (await this.current()).tokens?.access_token;
       const response = await this.base(again(), withBearer(init, token));
@@ -297,7 +311,8 @@ export class OAuthClient {
       typeof answer.refresh_token === 'string' ? answer.refresh_token : previous?.refresh_token;
     if (refreshToken !== undefined) tokens.refresh_token = refreshToken;
     if (typeof answer.scope === 'string') tokens.scope = answer.scope;
-    if (typeof answer.expires_in === 'number') tokens.expires_at = Date.now() + answer.expires_in * 1000;
+    if (typeof answer.expires_in === 'number')
+      tokens.expires_at = this.clock.now() + answer.expires_in * 1000;
     await this.update({ tokens });
   }
 
