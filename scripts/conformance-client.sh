@@ -1,19 +1,18 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance client scenarios against the fixture client in examples/conformance:
 # those that need no authorization one by one (initialize, tools_call, elicitation-sep1034-client-defaults,
-# sse-retry), then the auth suite (14 scenarios of OAuth 2.1 authorization) and the draft suite (3: a
-# resource that names another server, SEP-2207's refresh tokens), the way the shared run-client.sh does.
-# The backcompat suite (2025-03-26 authorization without Protected Resource Metadata) is not run: the
-# OAuthClient implements the 2025-06-18 discovery only.
+# sse-retry), then the auth suite (14 scenarios of OAuth 2.1 authorization), the draft suite (3: a resource
+# that names another server, SEP-2207's refresh tokens) and the backcompat suite (2: 2025-03-26 servers
+# without Protected Resource Metadata), the way the shared run-client.sh does.
 #   usage: scripts/conformance-client.sh [extra conformance args, e.g. --verbose]
 # Needs the shared harness at <repo>/../shared/conformance and the pinned CLI with Node 22 in
 # tools/conformance. Last line: "N passed, M failed" (scenarios); exit 0 iff all of them passed.
 set -uo pipefail
 
 SCENARIOS=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
-SUITES=(auth draft)
-# Scenarios in all: the four above, 14 in auth, 3 in draft.
-EXPECTED=21
+SUITES=(auth draft backcompat)
+# Scenarios in all: the four above, 14 in auth, 3 in draft, 2 in backcompat.
+EXPECTED=23
 
 ROOT=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel) || exit 2
 SHARED=$(cd "$ROOT/.." && pwd)/shared/conformance

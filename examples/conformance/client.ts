@@ -57,6 +57,9 @@ const AUTH_SCENARIOS = [
   'token-endpoint-auth-post',
   'token-endpoint-auth-none',
   'pre-registration',
+  // backcompat: a 2025-03-26 server, with authorization server metadata at its own origin or none at all
+  '2025-03-26-oauth-metadata-backcompat',
+  '2025-03-26-oauth-endpoint-fallback',
   // draft: the resource's metadata names another server (the client must stop), and SEP-2207's refresh tokens
   'resource-mismatch',
   'offline-access-scope',

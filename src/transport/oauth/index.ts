@@ -8,6 +8,7 @@ export {
 export {
   type AuthorizationServerMetadata,
   discoverAuthorizationServer,
+  discoverLegacyAuthorizationServer,
   discoverProtectedResource,
   type ProtectedResourceMetadata,
 } from './metadata.js';

@@ -25,15 +25,16 @@ export interface AuthorizationServerMetadata {
 /**
  * The metadata of the protected resource that `serverUrl` is part of (RFC 9728 §3): from `named` (the
  * challenge's `resource_metadata`) when given, else from the well-known URL with the server's path, then
- * the one at the root. Rejects with an OAuthError when none answers with metadata, or when the metadata's
- * `resource` does not cover `serverUrl` (another origin, or a path the server is not under): a token
- * obtained for it must never be sent here.
+ * the one at the root; undefined when neither of those exists (a server older than 2025-06-18). Rejects
+ * with an OAuthError when the named one does not answer with metadata, or when the metadata's `resource`
+ * does not cover `serverUrl` (another origin, or a path the server is not under): a token obtained for it
+ * must never be sent here.
  */
 export async function discoverProtectedResource(
   serverUrl: URL,
   named: string | undefined,
   fetchFn: typeof fetch,
-): Promise<ProtectedResourceMetadata> {
+): Promise<ProtectedResourceMetadata | undefined> {
   const path = serverUrl.pathname === '/' ? '' : serverUrl.pathname.replace(/\/$/, '');
   const candidates =
     named !== undefined
@@ -42,11 +43,13 @@ export async function discoverProtectedResource(
           ...(path ? [new URL(`/.well-known/oauth-protected-resource${path}`, serverUrl)] : []),
           new URL('/.well-known/oauth-protected-resource', serverUrl),
         ];
-  const { url, body } = await firstJson(
-    candidates,
-    fetchFn,
-    `the Protected Resource Metadata of ${serverUrl}`,
-  );
+  const what = `the Protected Resource Metadata of ${serverUrl}`;
+  const found = await firstJson(candidates, fetchFn, what);
+  if (found === undefined) {
+    if (named === undefined) return undefined;
+    throw new OAuthError(`Found no ${what} at ${named}, where the server's challenge said it is`);
+  }
+  const { url, body } = found;
   const meta = body as Partial<ProtectedResourceMetadata>;
   if (typeof meta.resource !== 'string' || !URL.canParse(meta.resource)) {
     throw new OAuthError(`The Protected Resource Metadata at ${url} has no valid "resource"`);
@@ -82,18 +85,53 @@ export async function discoverAuthorizationServer(
         `${path}/.well-known/openid-configuration`,
       ]
     : ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'];
-  const { url, body } = await firstJson(
-    candidates.map((p) => new URL(p, base)),
-    fetchFn,
-    `the metadata of the authorization server ${issuer}`,
-  );
+  const what = `the metadata of the authorization server ${issuer}`;
+  const urls = candidates.map((p) => new URL(p, base));
+  const found = await firstJson(urls, fetchFn, what);
+  if (found === undefined) throw new OAuthError(`Found no ${what}; tried ${urls.join(', ')}`);
+  return checked(found, issuer);
+}
+
+/**
+ * The authorization server of an MCP server without Protected Resource Metadata (spec 2025-03-26): the MCP
+ * server's origin, with its RFC 8414 metadata there, or else the default endpoints `/authorize`, `/token`
+ * and `/register` at that origin, with PKCE S256 (which that revision requires of every server).
+ */
+export async function discoverLegacyAuthorizationServer(
+  serverUrl: URL,
+  fetchFn: typeof fetch,
+): Promise<AuthorizationServerMetadata> {
+  const issuer = serverUrl.origin;
+  const what = `the metadata of the authorization server ${issuer}`;
+  const found = await firstJson([new URL('/.well-known/oauth-authorization-server', issuer)], fetchFn, what);
+  // The metadata was found from the MCP server's own URL, not from an issuer, so its issuer is not checked.
+  if (found !== undefined) return checked(found, undefined);
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    registration_endpoint: `${issuer}/register`,
+    code_challenge_methods_supported: ['S256'],
+  };
+}
+
+/**
+ * Authorization server metadata that names its endpoints and, when `issuer` is given, that issuer (RFC 8414
+ * §3.3); or the OAuthError saying what is wrong.
+ */
+function checked(
+  { url, body }: { url: URL; body: Record<string, unknown> },
+  issuer: string | undefined,
+): AuthorizationServerMetadata {
   const meta = body as Partial<AuthorizationServerMetadata>;
   for (const field of ['authorization_endpoint', 'token_endpoint'] as const) {
     if (typeof meta[field] !== 'string' || !URL.canParse(meta[field])) {
       throw new OAuthError(`The authorization server metadata at ${url} has no valid "${field}"`);
     }
   }
-  if (typeof meta.issuer !== 'string' || meta.issuer.replace(/\/$/, '') !== issuer.replace(/\/$/, '')) {
+  if (typeof meta.issuer !== 'string')
+    throw new OAuthError(`The authorization server metadata at ${url} names no issuer`);
+  if (issuer !== undefined && meta.issuer.replace(/\/$/, '') !== issuer.replace(/\/$/, '')) {
     throw new OAuthError(
       `The authorization server metadata at ${url} names the issuer ${JSON.stringify(meta.issuer)}, not ${issuer}`,
     );
@@ -108,13 +146,12 @@ function covers(resource: URL, url: URL): boolean {
   return url.pathname === base || url.pathname.startsWith(`${base}/`);
 }
 
-/** The first of `urls` that answers 200 with a JSON object; a network failure stops the search. */
+/** The first of `urls` that answers 200 with a JSON object; undefined when none does. A network failure stops the search. */
 async function firstJson(
   urls: URL[],
   fetchFn: typeof fetch,
   what: string,
-): Promise<{ url: URL; body: Record<string, unknown> }> {
-  const tried: string[] = [];
+): Promise<{ url: URL; body: Record<string, unknown> } | undefined> {
   for (const url of urls) {
     let response: Response;
     try {
@@ -124,16 +161,14 @@ async function firstJson(
         cause: err,
       });
     }
-    if (response.ok) {
-      const body: unknown = await response.json().catch(() => undefined);
-      if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-        return { url, body: body as Record<string, unknown> };
-      }
-      tried.push(`${url} (not a JSON object)`);
-    } else {
+    if (!response.ok) {
       await response.body?.cancel();
-      tried.push(`${url} (HTTP ${response.status})`);
+      continue;
+    }
+    const body: unknown = await response.json().catch(() => undefined);
+    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      return { url, body: body as Record<string, unknown> };
     }
   }
-  throw new OAuthError(`Found no ${what}; tried ${tried.join(', ')}`);
+  return undefined;
 }

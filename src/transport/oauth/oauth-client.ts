@@ -3,8 +3,8 @@ import { type Clock, systemClock } from '../../session/clock.js';
 import {
   type AuthorizationServerMetadata,
   discoverAuthorizationServer,
+  discoverLegacyAuthorizationServer,
   discoverProtectedResource,
-  type ProtectedResourceMetadata,
 } from './metadata.js';
 import { OAuthError } from './oauth-error.js';
 import { createPkce } from './pkce.js';
@@ -63,6 +63,11 @@ export interface OAuthClientOptions {
   clock?: Pick<Clock, 'now'>;
 }
 
+interface Target {
+  resource: string | undefined;
+  scopes: string[] | undefined;
+}
+
 /** How many times one request is sent at most: once, then after each of up to two authorizations. */
 const MAX_SENDS = 3;
 /** An access token this close to its expiry is refreshed before it is sent, rather than refused after. */
@@ -72,6 +77,9 @@ const EXPIRY_MARGIN_MS = 10_000;
  * OAuth 2.1 authorization for the HTTP transports of one MCP server (spec: basic/authorization), as a
  * `fetch` to give them (`new StreamableHttpClientConnection(url, { fetch: oauth.fetch })`, or
  * `connectUrl(client, url, { fetch: oauth.fetch })`).
+ *
+ * A server without Protected Resource Metadata is taken for a 2025-03-26 one: its origin is the authorization
+ * server, with RFC 8414 metadata there or the default endpoints, and no `resource` is sent.
  *
  * Promises: requests to the MCP server's origin carry the access token; nothing else does. A token about to
  * expire is refreshed before it is sent. A 401 is answered by refreshing the token when there is a refresh
@@ -91,7 +99,8 @@ export class OAuthClient {
   private state: OAuthState | undefined;
   /** The MCP server's URL: the first request's. */
   private serverUrl: URL | undefined;
-  private resource: ProtectedResourceMetadata | undefined;
+  /** What authorization is for, once discovered: the RFC 8707 resource (none for a 2025-03-26 server), its scopes. */
+  private target: Target | undefined;
   private issuer: AuthorizationServerMetadata | undefined;
   /** The scopes of the last authorization request. */
   private requested: string | undefined;
@@ -161,7 +170,7 @@ export class OAuthClient {
       const refreshed = await this.refresh(state.tokens.refresh_token).catch(() => false);
       if (refreshed) return;
     }
-    const resource = await this.discover(challenge);
+    const target = await this.discover(challenge);
     const issuer = this.issuer!;
     if (!issuer.code_challenge_methods_supported?.includes('S256')) {
       throw new OAuthError(
@@ -169,7 +178,7 @@ export class OAuthClient {
           'which MCP requires: not authorizing',
       );
     }
-    const wanted = scope ?? resource.scopes_supported?.join(' ');
+    const wanted = scope ?? target.scopes?.join(' ');
     const client = await this.clientAt(issuer);
     const pkce = createPkce();
     const nonce = randomBytes(16).toString('base64url');
@@ -181,7 +190,7 @@ export class OAuthClient {
     query.set('code_challenge', pkce.challenge);
     query.set('code_challenge_method', 'S256');
     query.set('state', nonce);
-    query.set('resource', resource.resource);
+    if (target.resource !== undefined) query.set('resource', target.resource);
     if (wanted) query.set('scope', wanted);
     this.requested = wanted;
     const back = new URL(String(await this.options.authorize(url)), this.options.redirectUri);
@@ -197,34 +206,41 @@ export class OAuthClient {
     }
     const code = back.searchParams.get('code');
     if (code === null) throw new OAuthError('The authorization response carries no code');
-    await this.token(issuer, client, {
+    await this.token(issuer, client, target, {
       grant_type: 'authorization_code',
       code,
       redirect_uri: this.options.redirectUri,
       code_verifier: pkce.verifier,
-      resource: resource.resource,
     });
   }
 
   /** Trades the refresh token for new tokens; false when the server refused it. */
   private async refresh(refreshToken: string): Promise<boolean> {
-    const resource = await this.discover(undefined);
+    const target = await this.discover(undefined);
     const client = await this.clientAt(this.issuer!);
-    await this.token(this.issuer!, client, {
+    await this.token(this.issuer!, client, target, {
       grant_type: 'refresh_token',
       refresh_token: refreshToken,
-      resource: resource.resource,
     });
     return true;
   }
 
-  /** The resource's metadata and its authorization server's, found once (again when a challenge names another). */
-  private async discover(challenge: BearerChallenge | undefined): Promise<ProtectedResourceMetadata> {
-    if (this.resource !== undefined && challenge?.resourceMetadata === undefined) return this.resource;
-    const resource = await discoverProtectedResource(this.serverUrl!, challenge?.resourceMetadata, this.base);
-    this.issuer = await discoverAuthorizationServer(resource.authorization_servers[0], this.base);
-    this.resource = resource;
-    return resource;
+  /**
+   * The resource's metadata and its authorization server's, found once (again when a challenge names other
+   * metadata); a server without the metadata is a 2025-03-26 one, authorized by its own origin.
+   */
+  private async discover(challenge: BearerChallenge | undefined): Promise<Target> {
+    if (this.target !== undefined && challenge?.resourceMetadata === undefined) return this.target;
+    const url = this.serverUrl!;
+    const resource = await discoverProtectedResource(url, challenge?.resourceMetadata, this.base);
+    if (resource === undefined) {
+      this.issuer = await discoverLegacyAuthorizationServer(url, this.base);
+      this.target = { resource: undefined, scopes: undefined };
+    } else {
+      this.issuer = await discoverAuthorizationServer(resource.authorization_servers[0], this.base);
+      this.target = { resource: resource.resource, scopes: resource.scopes_supported };
+    }
+    return this.target;
   }
 
   /** Who the client is at `issuer`: pre-registered, registered before, its CIMD URL, or registered now. */
@@ -273,9 +289,11 @@ export class OAuthClient {
   private async token(
     issuer: AuthorizationServerMetadata,
     client: OAuthClientInformation,
+    target: Target,
     params: Record<string, string>,
   ): Promise<void> {
     const body = new URLSearchParams(params);
+    if (target.resource !== undefined) body.set('resource', target.resource);
     const headers: Record<string, string> = {
       'content-type': 'application/x-www-form-urlencoded',
       accept: 'application/json',
