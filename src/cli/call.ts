@@ -7,6 +7,7 @@ import { connectUrl } from '../transport/connect-url.js';
 import { spawnStdio } from '../transport/stdio-client.js';
 import type { CallAction, CallArgs } from './call-args.js';
 import { cliElicitation } from './call-elicitation.js';
+import { cliSignIn } from './call-oauth.js';
 import {
   formatCompletion,
   formatLog,
@@ -20,7 +21,7 @@ import {
 } from './call-output.js';
 import { cliSampling } from './call-sampling.js';
 import { ProgressBar } from './progress-bar.js';
-import { conversations, type Terminal } from './terminal.js';
+import { canAsk, conversations, type Terminal } from './terminal.js';
 
 /** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
 const INTERRUPTED = 130;
@@ -57,10 +58,15 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort(new Error('interrupted (Ctrl-C)'));
   process.once('SIGINT', onSigint);
+  // A token given by hand is the person's choice; otherwise a server that wants OAuth gets a sign-in.
+  const signIn =
+    args.target.kind === 'url' && !Object.keys(args.headers).some((h) => h.toLowerCase() === 'authorization')
+      ? await cliSignIn(clientVersion, canAsk(terminal), (text) => bar.print(text))
+      : undefined;
   try {
     let session: ClientSession;
     try {
-      session = await open(client, args, interrupt.signal);
+      session = await open(client, args, interrupt.signal, signIn?.oauth.fetch);
     } catch (err) {
       if (interrupt.signal.aborted) return INTERRUPTED;
       throw new Error(`Could not connect to ${where(args)}: ${(err as Error).message}`, { cause: err });
@@ -86,6 +92,7 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
     }
   } finally {
     process.off('SIGINT', onSigint);
+    await signIn?.close();
   }
 }
 
@@ -103,7 +110,12 @@ async function setLogLevel(
   await session.setLoggingLevel(level, { signal });
 }
 
-function open(client: Client, args: CallArgs, signal: AbortSignal): Promise<ClientSession> {
+function open(
+  client: Client,
+  args: CallArgs,
+  signal: AbortSignal,
+  fetch: typeof globalThis.fetch | undefined,
+): Promise<ClientSession> {
   const target = args.target;
   if (target.kind === 'command') {
     // The child's stderr is the person's to read; its environment is the library's allow-list
@@ -114,6 +126,7 @@ function open(client: Client, args: CallArgs, signal: AbortSignal): Promise<Clie
   return connectUrl(client, target.url, {
     transport: args.transport as 'auto' | 'http' | 'sse',
     headers: args.headers,
+    fetch,
     signal,
     timeout: args.timeout,
   });

@@ -46,6 +46,8 @@ Commands:
     --log-level L    Ask the server for log messages at level L and above (debug … emergency)
     --json           Print the raw result as JSON
     --timeout MS     Time allowed to connect, and for each answer (progress resets it)
+    A server that wants an OAuth token gets a sign-in on the terminal: open the URL printed,
+    and the browser comes back to mcpwire on 127.0.0.1 (--header passes a token instead).
     The command inherits only PATH, HOME and a few more variables of the environment:
     \`-- env KEY=VALUE command…\` passes more. Exit status: 0 done, 1 the call or the
     server failed, 2 a usage mistake.

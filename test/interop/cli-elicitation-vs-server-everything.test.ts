@@ -3,46 +3,12 @@
 // text with and without formats, boolean, integer and number with bounds and defaults, and the five kinds
 // of enum. A person's mistakes are asked again; Enter takes a default; the server checks what it gets.
 import assert from 'node:assert/strict';
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { after, test } from 'node:test';
 import { CLI } from '../../src/test-support/cli-run.js';
+import { killTerminalRuns, onTerminal } from '../../src/test-support/pseudo-terminal.js';
 import { EVERYTHING } from '../../src/test-support/server-everything.js';
-import { until } from '../../src/test-support/time-limit.js';
 
-const children: ChildProcessWithoutNullStreams[] = [];
-after(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
-
-/** `argv` run on a pseudo-terminal: what it has shown (escape sequences and carriage returns left out). */
-function onTerminal(argv: string[]) {
-  const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-  const child = spawn('script', ['--quiet', '--return', '--flush', '--command', quoted, '/dev/null'], {
-    env: { PATH: process.env.PATH ?? '', TERM: 'dumb' },
-  });
-  children.push(child);
-  let shown = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequences
-    shown += chunk.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replaceAll('\r', '');
-  });
-  const closed = new Promise<number | null>((resolve) => child.once('close', resolve));
-  let answeredAt = 0;
-  return {
-    shown: () => shown,
-    closed,
-    /** Waits until what was shown since the last answer matches `question`, then types `text` and Enter. */
-    async answer(question: RegExp, text: string) {
-      await until(() => question.test(shown.slice(answeredAt)), 10_000, `the question ${question}`).catch(
-        (err: Error) => {
-          throw new Error(`${err.message}; the terminal shows:\n${shown.slice(answeredAt)}`);
-        },
-      );
-      answeredAt = shown.length;
-      child.stdin.write(`${text}\r`);
-    },
-  };
-}
+after(killTerminalRuns);
 
 test('the whole form of server-everything, field by field, on a terminal', { timeout: 60_000 }, async () => {
   const terminal = onTerminal([

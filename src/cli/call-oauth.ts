@@ -1,0 +1,92 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { OAuthClient } from '../transport/oauth/oauth-client.js';
+import { OAuthError } from '../transport/oauth/oauth-error.js';
+
+/** How long `mcpwire call` waits for the person to finish signing in. */
+const SIGN_IN_TIMEOUT_MS = 5 * 60 * 1000;
+
+const PAGE = (text: string) => `<!doctype html><meta charset="utf-8"><title>mcpwire</title><p>${text}</p>`;
+
+/** Sign-in for `mcpwire call`: the OAuthClient its HTTP transports use, and the end of its redirect listener. */
+export interface CliSignIn {
+  readonly oauth: OAuthClient;
+  close(): Promise<void>;
+}
+
+/**
+ * An OAuthClient for `mcpwire call`, for servers that want an OAuth token (it does nothing for the others):
+ * the person signs in in their browser at the URL printed by `say`, and the authorization server sends the
+ * browser back to a listener on 127.0.0.1 (a loopback redirect URI, RFC 8252 §7.3) bound here on a free
+ * port. `interactive` false (no terminal) refuses to sign in, with an error that says what to do instead.
+ * Nothing is kept after the run: each run signs in again.
+ */
+export async function cliSignIn(
+  clientVersion: string,
+  interactive: boolean,
+  say: (text: string) => void,
+): Promise<CliSignIn> {
+  let waiting: ((url: URL) => void) | undefined;
+  const listener: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/callback' || waiting === undefined) {
+      res
+        .writeHead(404, { 'content-type': 'text/html; charset=utf-8' })
+        .end(PAGE('Nothing is waiting here.'));
+      return;
+    }
+    const error = url.searchParams.get('error');
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end(PAGE(error === null ? 'Signed in: you can close this tab.' : `Sign-in failed: ${escape(error)}.`));
+    // The query is what counts (code and state, or error): the OAuthClient checks it.
+    waiting(url);
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(0, '127.0.0.1', resolve);
+  });
+  const redirectUri = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`;
+  const oauth = new OAuthClient({
+    redirectUri,
+    clientName: `mcpwire call ${clientVersion}`,
+    authorize: (url) => {
+      if (!interactive) {
+        return Promise.reject(
+          new OAuthError(
+            'The server wants you to sign in (OAuth), which mcpwire call does only on a terminal; run it on one, ' +
+              'or give a token with --header "Authorization: Bearer …"',
+          ),
+        );
+      }
+      say(
+        `The server wants you to sign in at ${url.host}. Open this URL in a browser:\n  ${url.href}\n` +
+          'Waiting for the browser to come back (Ctrl-C gives up)…\n',
+      );
+      return new Promise<URL>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting = undefined;
+          reject(new OAuthError(`Nobody signed in within ${SIGN_IN_TIMEOUT_MS / 60_000} minutes`));
+        }, SIGN_IN_TIMEOUT_MS);
+        timer.unref();
+        waiting = (back) => {
+          clearTimeout(timer);
+          waiting = undefined;
+          resolve(back);
+        };
+      });
+    },
+  });
+  return {
+    oauth,
+    close: () =>
+      new Promise<void>((resolve) => {
+        listener.closeAllConnections();
+        listener.close(() => resolve());
+      }),
+  };
+}
+
+function escape(text: string): string {
+  return text.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
