@@ -38,7 +38,9 @@ export async function cliSignIn(
     const error = url.searchParams.get('error');
     res
       .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-      .end(PAGE(error === null ? 'Signed in: you can close this tab.' : `Sign-in failed: ${escape(error)}.`));
+      .end(
+        PAGE(error === null ? 'Signed in: you can close this tab.' : `Sign-in failed: ${escapeHtml(error)}.`),
+      );
     // The query is what counts (code and state, or error): the OAuthClient checks it.
     waiting(url);
   });
@@ -87,6 +89,6 @@ export async function cliSignIn(
   };
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
