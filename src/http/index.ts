@@ -1,5 +1,6 @@
 export * from './exchange.js';
 export * from './guards.js';
+export * from './introspection-verifier.js';
 export * from './json-error.js';
 export * from './node-adapter.js';
 export * from './protected-resource.js';

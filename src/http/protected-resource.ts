@@ -14,8 +14,9 @@ export interface TokenGrant {
 /**
  * Checks the access tokens of an MCP server (spec: authorization, "Token Handling"): it must answer a grant
  * only for a token issued for this server (its audience or `resource` is this server), unexpired and not
- * revoked, and undefined for any other. It may look tokens up remotely (RFC 7662 introspection) or verify
- * them locally (a JWT and the issuer's keys); it must not throw for a bad token.
+ * revoked, and undefined for any other. It may look tokens up remotely (RFC 7662 introspection,
+ * `introspectionVerifier`) or verify them locally (a JWT and the issuer's keys). It rejects only when it
+ * cannot tell (the authorization server is unreachable): the request then gets 503, not 401.
  */
 export interface TokenVerifier {
   verify(token: string): TokenGrant | undefined | Promise<TokenGrant | undefined>;
@@ -33,10 +34,13 @@ export interface ProtectedResourceOptions {
   scopesSupported?: readonly string[];
 }
 
-/** A request the resource refuses: the status, the challenge for `WWW-Authenticate`, and why, for a person. */
+/**
+ * A request the resource refuses: the status, the challenge for `WWW-Authenticate` (none when the token
+ * could not be checked), and why, for a person.
+ */
 export interface Refusal {
-  status: 401 | 403;
-  challenge: string;
+  status: 401 | 403 | 503;
+  challenge: string | undefined;
   message: string;
 }
 
@@ -46,7 +50,8 @@ export interface Refusal {
  *
  * Promises: a request without a Bearer token, or with one the verifier does not grant, gets 401 with a
  * challenge that names the metadata URL (and the required scopes); one whose grant lacks a required scope
- * gets 403 `insufficient_scope` naming them; both with a JSON-RPC error body. A granted request's principal
+ * gets 403 `insufficient_scope` naming them; one whose token the verifier could not check gets 503; all with a
+ * JSON-RPC error body. A granted request's principal
  * is the grant's. Tokens are read from the Authorization header only, never from the URL.
  */
 export class ProtectedResource {
@@ -96,8 +101,12 @@ export class ProtectedResource {
     let grant: TokenGrant | undefined;
     try {
       grant = await this.options.verifier.verify(match[1]);
-    } catch {
-      grant = undefined;
+    } catch (err) {
+      return {
+        status: 503,
+        challenge: undefined,
+        message: `Service Unavailable: the access token could not be checked (${(err as Error)?.message ?? err}); retry later`,
+      };
     }
     if (grant === undefined) {
       return {
@@ -131,8 +140,9 @@ export class ProtectedResource {
   ): Promise<boolean> {
     const checked = await this.check(exchange);
     if ('status' in checked) {
+      const challenge = checked.challenge;
       refuse(exchange, checked.status, checked.message, {
-        headers: { 'www-authenticate': checked.challenge },
+        headers: challenge === undefined ? { 'retry-after': '5' } : { 'www-authenticate': challenge },
       });
       return false;
     }

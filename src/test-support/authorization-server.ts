@@ -9,6 +9,8 @@ export interface AuthorizationServerLog {
   /** The form of each token request, with its Authorization header as `authorization`. */
   tokenRequests: URLSearchParams[];
   registrations: number;
+  /** Introspection requests (RFC 7662), each with the credentials it carried as `authorization`. */
+  introspections: URLSearchParams[];
 }
 
 /** An OAuth 2.1 authorization server on loopback whose user approves every request at once. */
@@ -33,10 +35,16 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
  * Starts a test authorization server: RFC 8414 metadata, dynamic registration (every client is
  * `registered` / `s3cret`), an authorization endpoint that redirects at once with a code, and a token
  * endpoint that checks PKCE (S256) and the refresh tokens it issued. Tokens get the scopes the
- * authorization asked for, refreshed ones the same.
+ * authorization asked for, refreshed ones the same. Its introspection endpoint (`/introspect`) answers the
+ * resource server `resource-server` / `rs-secret` about them, with `sub` "ada" and `aud` their resource.
  */
 export async function startAuthorizationServer(): Promise<TestAuthorizationServer> {
-  const log: AuthorizationServerLog = { authorizations: [], tokenRequests: [], registrations: 0 };
+  const log: AuthorizationServerLog = {
+    authorizations: [],
+    tokenRequests: [],
+    registrations: 0,
+    introspections: [],
+  };
   const tokens = new Map<string, { scopes: string[]; resource: string | null }>();
   /** Each code's PKCE challenge, scopes and resource. */
   const codes = new Map<string, { challenge: string; scopes: string[]; resource: string | null }>();
@@ -108,6 +116,25 @@ export async function startAuthorizationServer(): Promise<TestAuthorizationServe
         ...(grant.scopes.length > 0 && { scope: grant.scopes.join(' ') }),
       });
     }
+    if (url.pathname === '/introspect' && req.method === 'POST') {
+      const form = new URLSearchParams(await readBody(req));
+      form.set('authorization', req.headers.authorization ?? '');
+      log.introspections.push(form);
+      if (
+        req.headers.authorization !== `Basic ${Buffer.from('resource-server:rs-secret').toString('base64')}`
+      ) {
+        return send(res, 401, { error: 'invalid_client' });
+      }
+      const grant = tokens.get(form.get('token') ?? '');
+      if (grant === undefined) return send(res, 200, { active: false });
+      return send(res, 200, {
+        active: true,
+        sub: 'ada',
+        scope: grant.scopes.join(' '),
+        aud: grant.resource,
+        exp: Math.floor(Date.now() / 1000) + handle.expiresIn,
+      });
+    }
     send(res, 404, { error: 'not_found' });
   });
   issuer = `http://127.0.0.1:${server.port}`;
@@ -123,6 +150,7 @@ export async function startAuthorizationServer(): Promise<TestAuthorizationServe
       log.authorizations = [];
       log.tokenRequests = [];
       log.registrations = 0;
+      log.introspections = [];
       tokens.clear();
       codes.clear();
       refreshTokens.clear();

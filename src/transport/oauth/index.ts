@@ -1,3 +1,4 @@
+export { type IntrospectionOptions, introspectionVerifier } from '../../http/introspection-verifier.js';
 export {
   ProtectedResource,
   type ProtectedResourceOptions,

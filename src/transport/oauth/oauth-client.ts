@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { basicCredentials } from '../../http/basic-credentials.js';
 import { type Clock, systemClock } from '../../session/clock.js';
 import {
   type AuthorizationServerMetadata,
@@ -300,9 +301,7 @@ export class OAuthClient {
     };
     const method = client.token_endpoint_auth_method ?? authMethod(client, issuer);
     if (method === 'client_secret_basic' && client.client_secret !== undefined) {
-      // RFC 6749 §2.3.1: each part form-encoded before they are joined.
-      const pair = `${formEncode(client.client_id)}:${formEncode(client.client_secret)}`;
-      headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
+      headers.authorization = basicCredentials(client.client_id, client.client_secret);
     } else {
       body.set('client_id', client.client_id);
       if (method === 'client_secret_post' && client.client_secret !== undefined) {
@@ -381,10 +380,6 @@ function authMethod(client: OAuthClientInformation, issuer: AuthorizationServerM
   // RFC 8414 §2: without the field, client_secret_basic is the default.
   if (offered === undefined || offered.includes('client_secret_basic')) return 'client_secret_basic';
   return offered.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
-}
-
-function formEncode(text: string): string {
-  return new URLSearchParams({ x: text }).toString().slice(2);
 }
 
 /** The space-separated scopes of both, each once, in the order first seen. */

@@ -34,7 +34,12 @@ describe('StreamableHTTPHandler with a ProtectedResource', () => {
       resource: served.url,
       authorizationServers: ['https://auth.example.com'],
       requiredScopes: ['mcp:tools'],
-      verifier: { verify: (token) => GRANTS[token] },
+      verifier: {
+        verify: (token) => {
+          if (token === 'outage') throw new Error('the authorization server is unreachable');
+          return GRANTS[token];
+        },
+      },
     });
     handler = new StreamableHTTPHandler(createDemoServer(), {
       auth: resource,
@@ -93,6 +98,17 @@ describe('StreamableHTTPHandler with a ProtectedResource', () => {
       `Bearer error="insufficient_scope", scope="profile mcp:tools", resource_metadata="${resource.metadataUrl}"`,
     );
     assert.match((await errorOf(response)).message, /lacks the scope mcp:tools/);
+  });
+
+  test('a token the verifier cannot check (its authorization server is down): 503, no challenge', async () => {
+    const response = await post(served.url, initializeRequest(), { headers: bearer('outage') });
+    assert.equal(response.status, 503);
+    assert.equal(response.headers.get('www-authenticate'), null);
+    assert.equal(response.headers.get('retry-after'), '5');
+    assert.match(
+      (await errorOf(response)).message,
+      /could not be checked \(the authorization server is unreachable\)/,
+    );
   });
 
   test("a granted token opens a session; another principal's token cannot use it", async () => {

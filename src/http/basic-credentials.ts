@@ -1,0 +1,11 @@
+/**
+ * The `Authorization` value of OAuth client_secret_basic (RFC 6749 §2.3.1): the id and the secret each
+ * form-encoded, joined by a colon, in base64; so that a colon or a non-ASCII character in either survives.
+ */
+export function basicCredentials(id: string, secret: string): string {
+  return `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`).toString('base64')}`;
+}
+
+function formEncode(text: string): string {
+  return new URLSearchParams({ x: text }).toString().slice(2);
+}
