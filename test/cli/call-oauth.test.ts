@@ -3,50 +3,30 @@
 // the browser to come back to its loopback listener; off one it says what to do instead.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { createDemoServer } from '../../src/demo/demo-server.js';
-import { ProtectedResource } from '../../src/http/protected-resource.js';
 import {
   startAuthorizationServer,
   type TestAuthorizationServer,
 } from '../../src/test-support/authorization-server.js';
 import { CLI, killCliRuns, runCli } from '../../src/test-support/cli-run.js';
-import { type Served, serveOn } from '../../src/test-support/mcp-http.js';
+import { type ProtectedDemo, serveProtectedDemo } from '../../src/test-support/protected-demo.js';
 import { killTerminalRuns, onTerminal } from '../../src/test-support/pseudo-terminal.js';
 import { until } from '../../src/test-support/time-limit.js';
-import { StreamableHTTPHandler } from '../../src/transport/streamable/handler.js';
 
 const SIGN_IN = /Open this URL in a browser:\n {2}(\S+)\n/;
 
 describe('mcpwire call signs in to a server that wants OAuth', { timeout: 30_000 }, () => {
   let as: TestAuthorizationServer;
-  let served: Served;
-  let handler: StreamableHTTPHandler;
+  let demo: ProtectedDemo;
 
   before(async () => {
     as = await startAuthorizationServer();
-    let resource: ProtectedResource | undefined;
-    served = await serveOn((req, res) => {
-      if (req.url === resource!.metadataPath) resource!.node()(req, res);
-      else handler.node()(req, res);
-    });
-    resource = new ProtectedResource({
-      resource: served.url,
-      authorizationServers: [as.issuer],
-      verifier: {
-        verify: (token) => {
-          const grant = as.tokens.get(token);
-          return grant?.resource === served.url ? { principal: 'ada', scopes: grant.scopes } : undefined;
-        },
-      },
-    });
-    handler = new StreamableHTTPHandler(createDemoServer(), { auth: resource });
+    demo = await serveProtectedDemo(as);
   });
   beforeEach(() => as.reset());
   after(async () => {
     killTerminalRuns();
     killCliRuns();
-    await handler.close({ deadlineMs: 0 });
-    await served.close();
+    await demo.close();
     await as.close();
   });
 
@@ -55,7 +35,7 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 30_000
       process.execPath,
       CLI,
       'call',
-      served.url,
+      demo.url,
       'call',
       'echo',
       '{"message":"signed in"}',
@@ -75,11 +55,11 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 30_000
     const [authorization] = as.log.authorizations;
     assert.match(authorization.get('redirect_uri')!, /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     assert.equal(authorization.get('code_challenge_method'), 'S256');
-    assert.equal(authorization.get('resource'), served.url);
+    assert.equal(authorization.get('resource'), demo.url);
   });
 
   test('off a terminal it does not wait for a browser: it says how to go on', async () => {
-    const run = runCli(['call', served.url, 'call', 'echo', '{"message":"x"}']);
+    const run = runCli(['call', demo.url, 'call', 'echo', '{"message":"x"}']);
     run.child.stdin.end();
     assert.equal(await run.exit(15_000), 1);
     assert.match(run.stderr(), /wants you to sign in \(OAuth\), which mcpwire call does only on a terminal/);
@@ -88,10 +68,10 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 30_000
   });
 
   test('a token given with --header is used as it is: no sign-in', async () => {
-    as.tokens.set('by-hand', { scopes: [], resource: served.url });
+    as.tokens.set('by-hand', { scopes: [], resource: demo.url });
     const run = runCli([
       'call',
-      served.url,
+      demo.url,
       'call',
       'echo',
       '{"message":"by hand"}',

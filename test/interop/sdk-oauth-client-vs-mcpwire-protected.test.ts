@@ -1,5 +1,5 @@
 // The official SDK's OAuth client (StreamableHTTPClientTransport with an authProvider) against a
-// StreamableHTTPHandler guarded by mcpwire's ProtectedResource: the SDK finds the authorization server from
+// StreamableHTTPHandler guarded by mcpwire's ProtectedResource (requiring the scope mcp:tools): the SDK finds the authorization server from
 // our 401 challenge and metadata, signs in, and its token is what our verifier sees.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -12,15 +12,12 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { createDemoServer } from '../../src/demo/demo-server.js';
-import { ProtectedResource } from '../../src/http/protected-resource.js';
 import {
   startAuthorizationServer,
   type TestAuthorizationServer,
 } from '../../src/test-support/authorization-server.js';
-import { type Served, serveOn } from '../../src/test-support/mcp-http.js';
+import { type ProtectedDemo, serveProtectedDemo } from '../../src/test-support/protected-demo.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { StreamableHTTPHandler } from '../../src/transport/streamable/handler.js';
 
 const REDIRECT = 'http://127.0.0.1:1/callback';
 
@@ -63,44 +60,26 @@ class ApprovingProvider implements OAuthClientProvider {
 
 describe('official SDK OAuth client ↔ mcpwire ProtectedResource', { timeout: 20_000 }, () => {
   let as: TestAuthorizationServer;
-  let served: Served;
-  let handler: StreamableHTTPHandler;
+  let demo: ProtectedDemo;
 
   before(async () => {
     as = await startAuthorizationServer();
-    let resource: ProtectedResource | undefined;
-    served = await serveOn((req, res) => {
-      if (req.url?.startsWith('/.well-known/oauth-protected-resource')) resource!.node()(req, res);
-      else handler.node()(req, res);
-    });
-    resource = new ProtectedResource({
-      resource: served.url,
-      authorizationServers: [as.issuer],
-      requiredScopes: ['mcp:tools'],
-      verifier: {
-        verify: (token) => {
-          const grant = as.tokens.get(token);
-          return grant?.resource === served.url ? { principal: 'sdk-user', scopes: grant.scopes } : undefined;
-        },
-      },
-    });
-    handler = new StreamableHTTPHandler(createDemoServer(), { auth: resource });
+    demo = await serveProtectedDemo(as, ['mcp:tools']);
   });
   after(async () => {
-    await handler.close({ deadlineMs: 0 });
-    await served.close();
+    await demo.close();
     await as.close();
   });
 
   test('401, discovery through our challenge and metadata, sign-in, then the whole call with the token', async () => {
     const provider = new ApprovingProvider();
     const client = new Client({ name: 'sdk-interop', version: '1.0.0' });
-    const first = new StreamableHTTPClientTransport(new URL(served.url), { authProvider: provider });
+    const first = new StreamableHTTPClientTransport(new URL(demo.url), { authProvider: provider });
     await assert.rejects(client.connect(first), UnauthorizedError);
     assert.ok(provider.code, 'the SDK sent its user to our authorization server');
     await first.finishAuth(provider.code!);
 
-    const transport = new StreamableHTTPClientTransport(new URL(served.url), { authProvider: provider });
+    const transport = new StreamableHTTPClientTransport(new URL(demo.url), { authProvider: provider });
     await client.connect(transport);
     assert.equal(toolText(await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })), '5');
     await client.close();
@@ -108,7 +87,7 @@ describe('official SDK OAuth client ↔ mcpwire ProtectedResource', { timeout: 2
     // The SDK asked for the scope our challenge named, for the resource our metadata named.
     const [authorization] = as.log.authorizations;
     assert.equal(authorization.get('scope'), 'mcp:tools');
-    assert.equal(authorization.get('resource'), served.url);
+    assert.equal(authorization.get('resource'), demo.url);
     assert.equal(authorization.get('code_challenge_method'), 'S256');
   });
 });

@@ -116,7 +116,7 @@ export class LegacySseHandler {
     try {
       const refused = this.policy === undefined ? undefined : checkHostAndOrigin(exchange, this.policy);
       if (refused !== undefined) this.refuse(exchange, refused.status, refused.message);
-      else if (this.auth === undefined || (await this.auth.admit(exchange, this.refuser))) {
+      else if (this.auth === undefined || (await this.auth.admit(exchange, this.refuse))) {
         await this.serve(exchange, isSse, isMessages);
       }
     } catch (err) {
@@ -279,18 +279,16 @@ export class LegacySseHandler {
     );
   }
 
-  private refuse(exchange: HttpExchange, status: number, message: string, options?: JsonErrorOptions): void {
-    this.report(new Error(message));
-    writeJsonError(exchange, status, message, options);
-  }
-
-  /** `refuse`, for `ProtectedResource.admit`. */
-  private readonly refuser = (
+  /** A field, not a method, so that `ProtectedResource.admit` can refuse the way every refusal here goes. */
+  private readonly refuse = (
     exchange: HttpExchange,
     status: number,
     message: string,
     options?: JsonErrorOptions,
-  ) => this.refuse(exchange, status, message, options);
+  ): void => {
+    this.report(new Error(message));
+    writeJsonError(exchange, status, message, options);
+  };
 
   private report(err: unknown): void {
     this.onerror?.(err instanceof Error ? err : new Error(String(err)));

@@ -300,16 +300,8 @@ export class StreamableHTTPHandler implements TransportHost {
 
   /** Serves the request once its token is granted, as its grant's principal. */
   private async authorized(exchange: HttpExchange, auth: ProtectedResource): Promise<void> {
-    if (await auth.admit(exchange, this.refuser)) return this.dispatch(exchange);
+    if (await auth.admit(exchange, this.refuse)) return this.dispatch(exchange);
   }
-
-  /** `refuse`, for `ProtectedResource.admit`. */
-  private readonly refuser = (
-    exchange: HttpExchange,
-    status: number,
-    message: string,
-    options?: JsonErrorOptions,
-  ) => this.refuse(exchange, status, message, options);
 
   private dispatch(exchange: HttpExchange): void | Promise<void> {
     if (this.directory !== undefined) {
@@ -552,9 +544,13 @@ export class StreamableHTTPHandler implements TransportHost {
     );
   }
 
-  private refuse(exchange: HttpExchange, status: number, message: string, options?: JsonErrorOptions): void {
-    reject(exchange, status, message, this.report, options);
-  }
+  /** A field, not a method, so that `ProtectedResource.admit` can refuse the way every refusal here goes. */
+  private readonly refuse = (
+    exchange: HttpExchange,
+    status: number,
+    message: string,
+    options?: JsonErrorOptions,
+  ): void => reject(exchange, status, message, this.report, options);
 
   private fail(exchange: HttpExchange, err: unknown): void {
     this.report(err);
