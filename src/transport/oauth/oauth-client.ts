@@ -113,7 +113,7 @@ export class OAuthClient {
     this.fetch = (input, init) => this.send(input, init);
   }
 
-  /** The current tokens, if any (after `load` from the store). */
+  /** The tokens held now, if any (read from the store on first use). */
   async tokens(): Promise<OAuthTokens | undefined> {
     return (await this.current()).tokens;
   }
