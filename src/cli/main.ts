@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { call } from './call.js';
 import { parseCallArgs } from './call-args.js';
-import { serve } from './serve.js';
+import { type ServeOAuth, serve } from './serve.js';
 import { UsageError } from './usage-error.js';
 import { parseWorkers } from './workers.js';
 
@@ -24,6 +24,13 @@ Commands:
                      any process serving with the same URL can answer any request of any session
     --workers N      Serve from N processes sharing the port, restarted when one dies;
                      N > 1 needs --redis (shared sessions) unless --stateless
+    --oauth-issuer URL --oauth-introspection URL
+                     Take only OAuth access tokens of that authorization server, checked at its
+                     introspection endpoint (RFC 7662) with the credentials in the environment
+                     variables MCPWIRE_INTROSPECTION_CLIENT_ID and MCPWIRE_INTROSPECTION_CLIENT_SECRET
+    --oauth-scope S  A scope every token must have (repeatable)
+    --oauth-resource URL
+                     The server's public URL, which tokens must be for (default: the bound one)
 
   call <url> <action> [args] [options]
                      Connect to an MCP server, run one action, print its result
@@ -64,6 +71,57 @@ function version(): string {
   return pkg.version;
 }
 
+/** The OAuth options of `mcpwire serve`, or undefined when none are given; UsageError when they are incomplete. */
+function parseServeOAuth(
+  values: {
+    'oauth-issuer'?: string;
+    'oauth-introspection'?: string;
+    'oauth-scope': string[];
+    'oauth-resource'?: string;
+  },
+  stdio: boolean | undefined,
+): ServeOAuth | undefined {
+  const issuer = values['oauth-issuer'];
+  const introspection = values['oauth-introspection'];
+  if (issuer === undefined && introspection === undefined) {
+    if (values['oauth-scope'].length > 0 || values['oauth-resource'] !== undefined) {
+      throw new UsageError(
+        '--oauth-scope and --oauth-resource need --oauth-issuer and --oauth-introspection',
+      );
+    }
+    return undefined;
+  }
+  if (stdio) throw new UsageError('--oauth-issuer protects HTTP endpoints; --stdio has none');
+  if (issuer === undefined || introspection === undefined) {
+    throw new UsageError(
+      '--oauth-issuer and --oauth-introspection go together: whose tokens, and where to check them',
+    );
+  }
+  for (const [flag, url] of [
+    ['--oauth-issuer', issuer],
+    ['--oauth-introspection', introspection],
+    ['--oauth-resource', values['oauth-resource']],
+  ] as const) {
+    if (url !== undefined && !URL.canParse(url)) throw new UsageError(`${flag} takes a URL, not "${url}"`);
+  }
+  const clientId = process.env.MCPWIRE_INTROSPECTION_CLIENT_ID;
+  const clientSecret = process.env.MCPWIRE_INTROSPECTION_CLIENT_SECRET;
+  if (!clientId || !clientSecret) {
+    throw new UsageError(
+      "Introspection needs this server's credentials at the authorization server: set MCPWIRE_INTROSPECTION_CLIENT_ID " +
+        'and MCPWIRE_INTROSPECTION_CLIENT_SECRET (kept out of the command line, where other users can read them)',
+    );
+  }
+  return {
+    issuer,
+    introspection,
+    clientId,
+    clientSecret,
+    resource: values['oauth-resource'],
+    requiredScopes: values['oauth-scope'],
+  };
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
@@ -88,6 +146,10 @@ async function main(argv: string[]): Promise<number> {
         stdio: { type: 'boolean', default: false },
         redis: { type: 'string' },
         workers: { type: 'string' },
+        'oauth-issuer': { type: 'string' },
+        'oauth-introspection': { type: 'string' },
+        'oauth-scope': { type: 'string', multiple: true, default: [] },
+        'oauth-resource': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -106,6 +168,7 @@ async function main(argv: string[]): Promise<number> {
       );
     }
     return serve({
+      oauth: parseServeOAuth(values, values.stdio),
       redis: values.redis,
       stdio: values.stdio,
       host: values.host,

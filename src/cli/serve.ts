@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { RedisCluster } from '../cluster/redis-cluster.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import { type HostOriginPolicy, isLoopbackAddress } from '../http/guards.js';
+import { introspectionVerifier } from '../http/introspection-verifier.js';
 import { writeJsonError } from '../http/json-error.js';
 import { fromNode } from '../http/node-adapter.js';
+import { ProtectedResource } from '../http/protected-resource.js';
 import type { Server } from '../server/server.js';
 import { LegacySseHandler } from '../transport/sse/handler.js';
 import { stdioServerConnection } from '../transport/stdio-server.js';
@@ -30,6 +32,19 @@ export interface ServeOptions {
   redis?: string;
   /** Serve from this many processes sharing the port (node:cluster); more than 1 needs `redis` or `stateless`. */
   workers?: number;
+  /** Take only OAuth access tokens from this authorization server, checked by introspection. */
+  oauth?: ServeOAuth;
+}
+
+/** How `mcpwire serve --oauth-issuer …` checks access tokens (RFC 7662 introspection). */
+export interface ServeOAuth {
+  issuer: string;
+  introspection: string;
+  clientId: string;
+  clientSecret: string;
+  /** The server's canonical URL; default: `http://host:port/mcp` as bound. */
+  resource?: string;
+  requiredScopes: string[];
 }
 
 /** How long requests in flight may finish after Ctrl-C. */
@@ -81,21 +96,34 @@ async function serveHttp(server: Server, options: ServeOptions): Promise<number>
   const dnsRebindingProtection = rebindingPolicy(options);
   const onerror = (err: Error) => log(err.message);
   const cluster = options.redis === undefined ? undefined : await joinCluster(options.redis);
+  // Listening first: the resource a token must be for names the port actually bound. No request can arrive
+  // before the listener below is attached, in the same turn.
+  const http = createServer();
+  await listen(http, options.port, options.host);
+  const { port } = http.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const auth =
+    options.oauth === undefined ? undefined : protectedResource(options.oauth, `http://${host}:${port}/mcp`);
   const streamable = new StreamableHTTPHandler(server, {
     stateless: options.stateless,
     jsonResponse: options.json,
     dnsRebindingProtection,
     cluster,
+    auth,
     onerror,
   });
   const legacy = options.legacySse
-    ? new LegacySseHandler(server, { dnsRebindingProtection, onerror })
+    ? new LegacySseHandler(server, { dnsRebindingProtection, auth, onerror })
     : undefined;
 
-  const http = createServer((req, res) => {
+  http.on('request', (req, res) => {
     const exchange = fromNode(req, res);
     if (exchange.path === '/mcp') {
       streamable.handle(exchange);
+      return;
+    }
+    if (auth !== undefined && exchange.path === auth.metadataPath) {
+      auth.node()(req, res);
       return;
     }
     (legacy ? legacy.handle(exchange) : Promise.resolve(false)).then((served) => {
@@ -105,9 +133,6 @@ async function serveHttp(server: Server, options: ServeOptions): Promise<number>
       }
     });
   });
-  await listen(http, options.port, options.host);
-  const { port } = http.address() as AddressInfo;
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const mode = [options.stateless && 'stateless', options.json && 'JSON responses']
     .filter(Boolean)
     .join(', ');
@@ -129,6 +154,23 @@ async function serveHttp(server: Server, options: ServeOptions): Promise<number>
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+  });
+}
+
+/** The server as a protected resource of `oauth.issuer`, its tokens introspected. */
+function protectedResource(oauth: ServeOAuth, bound: string): ProtectedResource {
+  const resource = oauth.resource ?? bound;
+  log(`taking OAuth access tokens of ${oauth.issuer} for ${resource}, checked at ${oauth.introspection}`);
+  return new ProtectedResource({
+    resource,
+    authorizationServers: [oauth.issuer],
+    requiredScopes: oauth.requiredScopes,
+    verifier: introspectionVerifier({
+      endpoint: oauth.introspection,
+      clientId: oauth.clientId,
+      clientSecret: oauth.clientSecret,
+      resource,
+    }),
   });
 }
 

@@ -1,0 +1,115 @@
+// `mcpwire serve --oauth-issuer … --oauth-introspection …`: the demo server taking only the access tokens of a
+// (test) authorization server, each checked at its introspection endpoint; and the mistakes of its flags.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  startAuthorizationServer,
+  type TestAuthorizationServer,
+} from '../../src/test-support/authorization-server.js';
+import { type CliRun, killCliRuns, runCli } from '../../src/test-support/cli-run.js';
+import { initializeRequest, post } from '../../src/test-support/mcp-http.js';
+import { until } from '../../src/test-support/time-limit.js';
+
+const CREDENTIALS = {
+  MCPWIRE_INTROSPECTION_CLIENT_ID: 'resource-server',
+  MCPWIRE_INTROSPECTION_CLIENT_SECRET: 'rs-secret',
+};
+
+/** `mcpwire serve …args` with `env` added to the environment, stdin closed. */
+function serveWith(args: string[], env: Record<string, string>): CliRun {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    const run = runCli(['serve', ...args]);
+    run.child.stdin.end();
+    return run;
+  } finally {
+    for (const key of Object.keys(env)) {
+      if (saved[key] === undefined) delete process.env[key];
+      else process.env[key] = saved[key];
+    }
+  }
+}
+
+describe('mcpwire serve with OAuth', { timeout: 30_000 }, () => {
+  let as: TestAuthorizationServer;
+  let serve: CliRun;
+  let url: string;
+
+  before(async () => {
+    as = await startAuthorizationServer();
+    serve = serveWith(
+      [
+        '--port',
+        '0',
+        '--no-legacy-sse',
+        '--oauth-issuer',
+        as.issuer,
+        '--oauth-introspection',
+        `${as.issuer}/introspect`,
+      ],
+      CREDENTIALS,
+    );
+    await until(
+      () => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(serve.stdout()),
+      10_000,
+      'the URL on stdout',
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; stderr: ${serve.stderr()}`);
+    });
+    url = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(serve.stdout())![0];
+  });
+  after(async () => {
+    killCliRuns();
+    await as.close();
+  });
+
+  test('no token: 401 naming the metadata, which names the issuer and this server', async () => {
+    const refused = await post(url, initializeRequest());
+    assert.equal(refused.status, 401);
+    const metadataUrl = `${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`;
+    assert.equal(refused.headers.get('www-authenticate'), `Bearer resource_metadata="${metadataUrl}"`);
+    await refused.text();
+    const metadata = (await (await fetch(metadataUrl)).json()) as Record<string, unknown>;
+    assert.equal(metadata.resource, url);
+    assert.deepEqual(metadata.authorization_servers, [as.issuer]);
+    assert.match(serve.stderr(), new RegExp(`taking OAuth access tokens of ${as.issuer} for ${url}`));
+  });
+
+  test('a token the authorization server vouches for, for this server, is taken; one for another is not', async () => {
+    as.tokens.set('mine', { scopes: [], resource: url });
+    as.tokens.set('theirs', { scopes: [], resource: 'https://elsewhere.example/mcp' });
+    const taken = await post(url, initializeRequest(), { headers: { authorization: 'Bearer mine' } });
+    assert.equal(taken.status, 200);
+    assert.ok(taken.headers.get('mcp-session-id'));
+    await taken.text();
+    const refused = await post(url, initializeRequest(), { headers: { authorization: 'Bearer theirs' } });
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get('www-authenticate')!, /error="invalid_token"/);
+    await refused.text();
+    // Each was introspected with the server's own credentials.
+    assert.ok(as.log.introspections.some((r) => r.get('token') === 'mine'));
+  });
+
+  test('incomplete OAuth flags, or no credentials, are usage mistakes that say what is missing', async () => {
+    const cases: Array<[string[], Record<string, string>, RegExp]> = [
+      [['--oauth-issuer', as.issuer], CREDENTIALS, /--oauth-issuer and --oauth-introspection go together/],
+      [
+        ['--oauth-issuer', as.issuer, '--oauth-introspection', `${as.issuer}/introspect`],
+        {},
+        /set MCPWIRE_INTROSPECTION_CLIENT_ID and MCPWIRE_INTROSPECTION_CLIENT_SECRET/,
+      ],
+      [['--oauth-scope', 'mcp:tools'], CREDENTIALS, /--oauth-scope and --oauth-resource need --oauth-issuer/],
+      [
+        ['--oauth-issuer', 'nope', '--oauth-introspection', 'x'],
+        CREDENTIALS,
+        /--oauth-issuer takes a URL, not "nope"/,
+      ],
+    ];
+    for (const [args, env, message] of cases) {
+      const run = serveWith(['--port', '0', ...args], env);
+      assert.equal(await run.exit(10_000), 2, args.join(' '));
+      assert.match(run.stderr(), message);
+    }
+  });
+});
