@@ -7,7 +7,7 @@ import { connectUrl } from '../transport/connect-url.js';
 import { spawnStdio } from '../transport/stdio-client.js';
 import type { CallAction, CallArgs } from './call-args.js';
 import { cliElicitation } from './call-elicitation.js';
-import { cliSignIn } from './call-oauth.js';
+import { type CliSignIn, cliSignIn } from './call-oauth.js';
 import {
   formatCompletion,
   formatLog,
@@ -58,12 +58,15 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort(new Error('interrupted (Ctrl-C)'));
   process.once('SIGINT', onSigint);
-  // A token given by hand is the person's choice; otherwise a server that wants OAuth gets a sign-in.
-  const signIn =
-    args.target.kind === 'url' && !Object.keys(args.headers).some((h) => h.toLowerCase() === 'authorization')
-      ? await cliSignIn(clientVersion, canAsk(terminal), (text) => bar.print(text))
-      : undefined;
+  let signIn: CliSignIn | undefined;
   try {
+    // A token given by hand is the person's choice; otherwise a server that wants OAuth gets a sign-in.
+    if (
+      args.target.kind === 'url' &&
+      !Object.keys(args.headers).some((h) => h.toLowerCase() === 'authorization')
+    ) {
+      signIn = await cliSignIn(clientVersion, canAsk(terminal), (text) => bar.print(text));
+    }
     let session: ClientSession;
     try {
       session = await open(client, args, interrupt.signal, signIn?.oauth.fetch);

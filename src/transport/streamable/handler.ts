@@ -99,7 +99,8 @@ export interface StreamableHTTPOptions {
   /**
    * Serve only requests with an OAuth access token this resource grants (spec: authorization): others get
    * 401 or 403 with a `WWW-Authenticate` challenge naming its metadata, which the application serves at
-   * `auth.metadataPath`. A granted request's principal is the grant's, so sessions are bound to it.
+   * `auth.metadataPath` (503 when the token cannot be checked). A granted request's principal is the
+   * grant's, so sessions are bound to it.
    * Default: none (requests are not authorized here; an outer layer may still set `exchange.principal`).
    */
   auth?: ProtectedResource;
