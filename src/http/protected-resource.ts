@@ -4,6 +4,9 @@ import { type JsonErrorOptions, writeJsonError } from './json-error.js';
 import { fromNode } from './node-adapter.js';
 import { fromWeb } from './web-adapter.js';
 
+/** `Authorization: Bearer <token>` (RFC 6750 §2.1): the scheme in any case, the token a b64token. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
 /** What a valid access token grants: who it was issued to, and its scopes. */
 export interface TokenGrant {
   /** Whoever the token stands for: sessions are bound to it, and handlers see it as `ctx.transport.principal`. */
@@ -87,7 +90,7 @@ export class ProtectedResource {
   /** The grant of the request's token, or why it is refused. */
   async check(exchange: HttpExchange): Promise<TokenGrant | Refusal> {
     const header = exchange.header('authorization');
-    const match = header === undefined ? null : /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+    const match = header === undefined ? null : BEARER.exec(header);
     if (match === null) {
       return {
         status: 401,

@@ -260,11 +260,10 @@ export class OAuthClient {
           (cimd === undefined ? ' or a `clientMetadataUrl`' : ''),
       );
     }
-    const methods = issuer.token_endpoint_auth_methods_supported;
-    const method = methods?.includes('none')
+    // A public client where the server takes one; else one with a secret, sent as the server prefers.
+    const method = issuer.token_endpoint_auth_methods_supported?.includes('none')
       ? 'none'
-      : (methods?.find((m) => m === 'client_secret_basic' || m === 'client_secret_post') ??
-        'client_secret_basic');
+      : secretMethod(issuer);
     const answer = await this.postJson(issuer.registration_endpoint, 'Client registration', {
       client_name: this.options.clientName ?? 'mcpwire',
       redirect_uris: [this.options.redirectUri],
@@ -375,7 +374,11 @@ export class OAuthClient {
 
 /** The token endpoint authentication of a client registered without saying: by its secret, as the server offers. */
 function authMethod(client: OAuthClientInformation, issuer: AuthorizationServerMetadata): string {
-  if (client.client_secret === undefined) return 'none';
+  return client.client_secret === undefined ? 'none' : secretMethod(issuer);
+}
+
+/** How a client with a secret authenticates at `issuer`'s token endpoint: Basic where offered, else in the body. */
+function secretMethod(issuer: AuthorizationServerMetadata): string {
   const offered = issuer.token_endpoint_auth_methods_supported;
   // RFC 8414 §2: without the field, client_secret_basic is the default.
   if (offered === undefined || offered.includes('client_secret_basic')) return 'client_secret_basic';
