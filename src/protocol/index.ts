@@ -1,4 +1,6 @@
+export * from './envelope.js';
+export * from './header-annotations.js';
+export * from './mcp-headers.js';
 export * from './types.js';
 export * from './validate.js';
 export * from './versions.js';
-export * from './envelope.js';
