@@ -72,7 +72,7 @@ test('after a restart the client initializes anew, fails what was lost and resen
     return { content: [] };
   });
   server.tool({ name: 'count', description: 'which session answered' }, (_args, ctx) => ({
-    content: [{ type: 'text', text: String(conn.sessions.indexOf(ctx.session)) }],
+    content: [{ type: 'text', text: String(conn.sessions.indexOf(ctx.session!)) }],
   }));
   const conn = new SwappableEnd(server);
   const client = new Client({ name: 'c', version: '1' }, { roots: [{ uri: 'file:///tmp', name: 'tmp' }] });

@@ -37,7 +37,7 @@ import {
   type Tool,
 } from '../protocol/types.js';
 import { validateInitializeResult } from '../protocol/validate.js';
-import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { isLegacyVersion, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { type CompiledSchema, compileSchema } from '../server/schema.js';
 import type { Connection } from '../session/connection.js';
 import { CapabilityError } from '../session/errors.js';
@@ -170,11 +170,11 @@ export class ClientSession extends Session {
     if (problem !== undefined) {
       throw new McpError(ErrorCode.InvalidRequest, `The server's initialize result is invalid: ${problem}`);
     }
-    if (!isSupportedVersion(result.protocolVersion)) {
+    if (!isLegacyVersion(result.protocolVersion)) {
       throw new McpError(
         ErrorCode.InvalidRequest,
         `The server chose protocol version "${result.protocolVersion}", which this client does not support ` +
-          `(it asked for "${this.client.protocolVersion}"; it supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+          `(it asked for "${this.client.protocolVersion}"; it supports ${LEGACY_PROTOCOL_VERSIONS.join(', ')})`,
       );
     }
     this.initializeResult = result;

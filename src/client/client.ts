@@ -10,11 +10,7 @@ import type {
   InitializeRequestParams,
   Root,
 } from '../protocol/types.js';
-import {
-  isSupportedVersion,
-  LATEST_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '../protocol/versions.js';
+import { isLegacyVersion, LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { Connection } from '../session/connection.js';
 import type { SessionOptions } from '../session/session.js';
 import { type ClientContext, ClientSession } from './client-session.js';
@@ -82,9 +78,9 @@ export class Client {
     readonly options: ClientOptions = {},
   ) {
     const version = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
-    if (!isSupportedVersion(version)) {
+    if (!isLegacyVersion(version)) {
       throw new Error(
-        `Protocol version "${version}" is not supported; choose one of ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+        `Protocol version "${version}" is not supported; choose one of ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
       );
     }
     if (options.roots !== undefined) checkRoots(options.roots);

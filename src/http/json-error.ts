@@ -1,5 +1,5 @@
 import { errorResponse } from '../jsonrpc/errors.js';
-import type { RequestId } from '../jsonrpc/types.js';
+import type { JsonRpcErrorObject, RequestId } from '../jsonrpc/types.js';
 import type { HttpExchange } from './exchange.js';
 
 /** The JSON-RPC "server error" code the transports use for rejections that have no better code. */
@@ -12,6 +12,8 @@ export interface JsonErrorOptions {
   code?: number;
   /** The id of the request this answers, when it could be read; null otherwise. */
   id?: RequestId | null;
+  /** The error's `data`, when it has any. */
+  data?: unknown;
   /** Extra response headers, e.g. `allow` for a 405. */
   headers?: Readonly<Record<string, string>>;
 }
@@ -32,9 +34,9 @@ export function writeJsonError(
     exchange.end();
     return;
   }
-  const body = JSON.stringify(
-    errorResponse(options?.id ?? null, { code: options?.code ?? HTTP_REJECTION_CODE, message }),
-  );
+  const error: JsonRpcErrorObject = { code: options?.code ?? HTTP_REJECTION_CODE, message };
+  if (options?.data !== undefined) error.data = options.data;
+  const body = JSON.stringify(errorResponse(options?.id ?? null, error));
   exchange.writeHead(
     status,
     options?.headers === undefined ? JSON_HEADERS : { ...options.headers, ...JSON_HEADERS },

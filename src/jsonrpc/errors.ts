@@ -15,6 +15,12 @@ export const ErrorCode = {
   ConnectionClosed: -32000,
   /** MCP: resources/read for a URI the server does not know. */
   ResourceNotFound: -32002,
+  /** MCP 2026-07-28: an HTTP header disagrees with the body, or a required one is missing (HTTP 400). */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: serving needs a client capability the request did not declare (`data.requiredCapabilities`). */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the protocol version the request claims is not served (`data.supported`, `data.requested`). */
+  UnsupportedProtocolVersion: -32022,
   /** MCP 2025-11-25: the request needs a URL-mode elicitation to complete first. */
   UrlElicitationRequired: -32042,
 } as const;

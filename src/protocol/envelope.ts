@@ -1,5 +1,6 @@
 import type { ClientCapabilities, Implementation, LoggingLevel } from './types.js';
 import { isLoggingLevel } from './validate.js';
+import { FIRST_MODERN_VERSION } from './versions.js';
 
 /*
  * The modern era's per-request `_meta` envelope (spec 2026-07-28, basic/index §_meta): every request says
@@ -37,7 +38,7 @@ export interface EnvelopeProblem {
 }
 
 /** The revision whose envelope rules this file applies; named in every problem's message. */
-const RULES_REVISION = '2026-07-28';
+const RULES_REVISION = FIRST_MODERN_VERSION;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

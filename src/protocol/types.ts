@@ -20,6 +20,10 @@ export const Method = {
   PromptsList: 'prompts/list',
   PromptsGet: 'prompts/get',
   CompletionComplete: 'completion/complete',
+  /** Modern era: what the server serves, instead of initialize. */
+  ServerDiscover: 'server/discover',
+  /** Modern era: a stream of the list changes and resource updates the client asked for. */
+  SubscriptionsListen: 'subscriptions/listen',
   LoggingSetLevel: 'logging/setLevel',
   // Requests, server to client.
   SamplingCreateMessage: 'sampling/createMessage',
@@ -38,6 +42,8 @@ export const Method = {
   ToolListChanged: 'notifications/tools/list_changed',
   PromptListChanged: 'notifications/prompts/list_changed',
   ElicitationComplete: 'notifications/elicitation/complete',
+  /** Modern era: the first message of a listen stream, with the honoured filter. */
+  SubscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
 } as const;
 
 /** Any MCP method name known to this library. */

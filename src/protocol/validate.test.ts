@@ -6,10 +6,10 @@ import { LOGGING_LEVELS, Method } from './types.js';
 import { assertValidParams, isLoggingLevel, validateInitializeResult, validateParams } from './validate.js';
 import {
   acceptsBatches,
-  isSupportedVersion,
+  isLegacyVersion,
   LATEST_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
   negotiateVersion,
-  SUPPORTED_PROTOCOL_VERSIONS,
 } from './versions.js';
 
 interface Case {
@@ -86,9 +86,17 @@ const cases: Record<Method, Case> = {
       [{ name: 'echo', arguments: [1] }, 'params.arguments must be an object'],
       [{ name: 'echo', arguments: 'x' }, 'params.arguments must be an object'],
       [{ name: 'echo', _meta: { progressToken: true } }, 'params._meta.progressToken'],
+      [{ name: 'echo', inputResponses: [] }, 'params.inputResponses must be an object'],
+      [{ name: 'echo', requestState: 1 }, 'params.requestState must be a string'],
     ],
   },
-  [Method.ResourcesRead]: resourceUriCase,
+  [Method.ResourcesRead]: {
+    valid: [...resourceUriCase.valid, { uri: 'x', inputResponses: { a: {} }, requestState: 's' }],
+    invalid: [
+      ...resourceUriCase.invalid,
+      [{ uri: 'x', requestState: {} }, 'params.requestState must be a string'],
+    ],
+  },
   [Method.ResourcesSubscribe]: resourceUriCase,
   [Method.ResourcesUnsubscribe]: resourceUriCase,
   [Method.PromptsGet]: {
@@ -396,6 +404,23 @@ const cases: Record<Method, Case> = {
       [{ elicitationId: 1 }, 'params.elicitationId must be a string'],
     ],
   },
+  [Method.ServerDiscover]: requestMetaCase,
+  [Method.SubscriptionsListen]: {
+    valid: [
+      { notifications: {} },
+      { notifications: { toolsListChanged: true, resourceSubscriptions: ['a://b'], taskIds: ['t'] } },
+    ],
+    invalid: [
+      [undefined, 'params.notifications must be an object (the subscription filter)'],
+      [{ notifications: [] }, 'params.notifications must be an object'],
+      [{ notifications: { toolsListChanged: 1 } }, 'params.notifications.toolsListChanged must be a boolean'],
+      [
+        { notifications: { resourceSubscriptions: 'a' } },
+        'params.notifications.resourceSubscriptions must be an array of strings',
+      ],
+    ],
+  },
+  [Method.SubscriptionsAcknowledged]: notificationMetaCase,
 };
 
 describe('validateParams', () => {
@@ -511,10 +536,10 @@ describe('logging levels', () => {
 describe('versions', () => {
   test('supports the four revisions, latest first', () => {
     assert.equal(LATEST_PROTOCOL_VERSION, '2025-11-25');
-    assert.deepEqual(SUPPORTED_PROTOCOL_VERSIONS, ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
-    for (const v of SUPPORTED_PROTOCOL_VERSIONS) assert.equal(isSupportedVersion(v), true);
-    assert.equal(isSupportedVersion('2024-10-07'), false);
-    assert.equal(isSupportedVersion(''), false);
+    assert.deepEqual(LEGACY_PROTOCOL_VERSIONS, ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']);
+    for (const v of LEGACY_PROTOCOL_VERSIONS) assert.equal(isLegacyVersion(v), true);
+    assert.equal(isLegacyVersion('2024-10-07'), false);
+    assert.equal(isLegacyVersion(''), false);
   });
 
   test('negotiation keeps a supported request and otherwise offers the latest', () => {

@@ -273,16 +273,38 @@ function paginated(p: Params): Problem {
 }
 
 function callTool(p: Params): Problem {
-  return requiredString(p, 'name') ?? optionalObject(p, 'arguments') ?? requestMeta(p);
+  return requiredString(p, 'name') ?? optionalObject(p, 'arguments') ?? roundTrip(p) ?? requestMeta(p);
 }
 
-/** resources/read, resources/subscribe, resources/unsubscribe. */
+/** resources/subscribe, resources/unsubscribe. */
 function resourceUri(p: Params): Problem {
   return requiredString(p, 'uri') ?? requestMeta(p);
 }
 
+function readResource(p: Params): Problem {
+  return requiredString(p, 'uri') ?? roundTrip(p) ?? requestMeta(p);
+}
+
 function getPrompt(p: Params): Problem {
-  return requiredString(p, 'name') ?? optionalStringMap(p, 'arguments') ?? requestMeta(p);
+  return requiredString(p, 'name') ?? optionalStringMap(p, 'arguments') ?? roundTrip(p) ?? requestMeta(p);
+}
+
+/** The retry of a multi-round-trip request (modern era): the client's answers and the state it echoes. */
+function roundTrip(p: Params): Problem {
+  return optionalObject(p, 'inputResponses') ?? optionalString(p, 'requestState');
+}
+
+/** subscriptions/listen: `notifications` is required (modern era; `taskIds` is the Tasks extension's). */
+function listen(p: Params): Problem {
+  const filter = p.notifications;
+  if (!isObject(filter)) return '.notifications must be an object (the subscription filter)';
+  const problem =
+    optionalBoolean(filter, 'toolsListChanged') ??
+    optionalBoolean(filter, 'promptsListChanged') ??
+    optionalBoolean(filter, 'resourcesListChanged') ??
+    optionalStringArray(filter, 'resourceSubscriptions') ??
+    optionalStringArray(filter, 'taskIds');
+  return problem === undefined ? requestMeta(p) : '.notifications' + problem;
 }
 
 function complete(p: Params): Problem {
@@ -400,12 +422,14 @@ const checks: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(
   [Method.ToolsCall]: callTool,
   [Method.ResourcesList]: paginated,
   [Method.ResourcesTemplatesList]: paginated,
-  [Method.ResourcesRead]: resourceUri,
+  [Method.ResourcesRead]: readResource,
   [Method.ResourcesSubscribe]: resourceUri,
   [Method.ResourcesUnsubscribe]: resourceUri,
   [Method.PromptsList]: paginated,
   [Method.PromptsGet]: getPrompt,
   [Method.CompletionComplete]: complete,
+  [Method.ServerDiscover]: requestMeta,
+  [Method.SubscriptionsListen]: listen,
   [Method.LoggingSetLevel]: setLevel,
   [Method.SamplingCreateMessage]: createMessage,
   [Method.ElicitationCreate]: elicit,
@@ -420,6 +444,7 @@ const checks: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(
   [Method.ToolListChanged]: notificationMeta,
   [Method.PromptListChanged]: notificationMeta,
   [Method.ElicitationComplete]: elicitationComplete,
+  [Method.SubscriptionsAcknowledged]: notificationMeta,
 } satisfies Record<Method, ParamsCheck>);
 
 /**

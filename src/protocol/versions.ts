@@ -1,17 +1,42 @@
-/** The protocol revision this library implements and offers first. */
+/**
+ * The two eras of MCP, kept apart: a legacy revision is negotiated once per session by `initialize`; a
+ * modern one is claimed by every request in its `_meta` (spec 2026-07-28, basic/versioning).
+ */
+export type Era = 'legacy' | 'modern';
+
+/** The legacy revision this library implements and offers first at initialize. */
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 
-/** Every revision a peer may negotiate with us, newest first. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
+/** Every legacy revision a peer may negotiate with us at initialize, newest first. */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = [
   LATEST_PROTOCOL_VERSION,
   '2025-06-18',
   '2025-03-26',
   '2024-11-05',
 ];
 
-/** True when `version` is one this library speaks. */
-export function isSupportedVersion(version: string): boolean {
-  return SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+/** The first modern revision: every revision that sorts at or after it is modern (the spec's rule). */
+export const FIRST_MODERN_VERSION = '2026-07-28';
+
+/** Every modern revision this library serves, newest first: what `server/discover` and -32022 list. */
+export const MODERN_PROTOCOL_VERSIONS: readonly string[] = [FIRST_MODERN_VERSION];
+
+/** True when `version` is one this library speaks with a session (after initialize). */
+export function isLegacyVersion(version: string): boolean {
+  return LEGACY_PROTOCOL_VERSIONS.includes(version);
+}
+
+/**
+ * The era a revision string claims. Revisions compare as strings, so anything sorting at or after the first
+ * modern one is modern, served or not (a client probing with "v999" is answered -32022, not as legacy).
+ */
+export function eraOf(version: string): Era {
+  return version >= FIRST_MODERN_VERSION ? 'modern' : 'legacy';
+}
+
+/** True when `version` is a modern revision this library serves. */
+export function isModernVersion(version: string): boolean {
+  return MODERN_PROTOCOL_VERSIONS.includes(version);
 }
 
 /**
@@ -19,7 +44,7 @@ export function isSupportedVersion(version: string): boolean {
  * otherwise the latest (the client then decides whether it can speak it).
  */
 export function negotiateVersion(requested: string): string {
-  return isSupportedVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
+  return isLegacyVersion(requested) ? requested : LATEST_PROTOCOL_VERSION;
 }
 
 /**

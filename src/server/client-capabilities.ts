@@ -48,3 +48,22 @@ export function clientCallProblem(
       return undefined;
   }
 }
+
+/**
+ * The capabilities a client must declare for the server to send `method` with `params`, as a
+ * ClientCapabilities object (the `data.requiredCapabilities` of a -32021 error).
+ */
+export function requiredCapabilities(method: string, params: Params | undefined): ClientCapabilities {
+  switch (method) {
+    case Method.RootsList:
+      return { roots: {} };
+    case Method.SamplingCreateMessage: {
+      const sampling: Record<string, object> = {};
+      if (params?.tools !== undefined || params?.toolChoice !== undefined) sampling.tools = {};
+      if (params?.includeContext !== undefined && params.includeContext !== 'none') sampling.context = {};
+      return { sampling };
+    }
+    default:
+      return { elicitation: params?.mode === 'url' ? { url: {} } : { form: {} } };
+  }
+}

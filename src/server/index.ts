@@ -1,7 +1,10 @@
 export type { Completer } from './completion.js';
-export { ServerContext } from './context.js';
+export type { ClientScope } from './client-scope.js';
+export type { ServerContext } from './context.js';
+export { InputRequired, inputRequired } from './input-required.js';
 export type { GetPrompt, PromptArgumentDef, PromptDef, PromptUpdate } from './prompts.js';
 export type { Handle } from './registry.js';
+export type { RequestStateKey } from './request-state.js';
 export type {
   ReadResource,
   ResourceDef,
@@ -22,12 +25,14 @@ export {
   type PromptHandle,
   type ResourceHandle,
   type ResourceTemplateHandle,
+  type CacheHints,
   Server,
   type ServerConnectOptions,
   type ServerOptions,
   type SharedSessions,
   type ToolHandle,
 } from './server.js';
+export type { ServerEvent, ServerEventListener } from './server-events.js';
 export { type PreinitializedState, ServerSession } from './server-session.js';
 export type { ToolArgs, ToolDef, ToolHandler, ToolResult, ToolUpdate } from './tools.js';
 export { UriTemplate, type UriTemplateMatch, type UriTemplateVariables } from './uri-template.js';

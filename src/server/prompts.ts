@@ -2,6 +2,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { GetPromptResult, Icon, Meta, Prompt, PromptArgument } from '../protocol/types.js';
 import type { Completer } from './completion.js';
 import type { ServerContext } from './context.js';
+import type { InputRequired } from './input-required.js';
 import type { Entry } from './registry.js';
 
 /** A prompt argument as declared; `complete` offers values for completion/complete. */
@@ -22,11 +23,11 @@ export interface PromptDef {
   complete?: { [argument: string]: Completer };
 }
 
-/** Builds a prompt's messages; required arguments are known to be present. */
+/** Builds a prompt's messages (or asks the client first: `inputRequired`); required arguments are present. */
 export type GetPrompt = (
   args: Record<string, string>,
   ctx: ServerContext,
-) => GetPromptResult | Promise<GetPromptResult>;
+) => GetPromptResult | InputRequired | Promise<GetPromptResult | InputRequired>;
 
 /** The fields a prompt's `update` may change, including its `get`. */
 export type PromptUpdate = Partial<PromptDef> & { get?: GetPrompt };
@@ -87,7 +88,7 @@ export function getPrompt(
   entry: PromptEntry,
   args: Record<string, string> | undefined,
   ctx: ServerContext,
-): GetPromptResult | Promise<GetPromptResult> {
+): ReturnType<GetPrompt> {
   for (const name of entry.required) {
     if (typeof args?.[name] !== 'string') {
       throw new McpError(

@@ -9,6 +9,7 @@ import type {
 } from '../protocol/types.js';
 import type { Completer } from './completion.js';
 import type { ServerContext } from './context.js';
+import type { InputRequired } from './input-required.js';
 import { decodeCursor, encodeCursor, firstAtOrAfter, type Page, pageOf } from './pagination.js';
 import type { Entry, Registry } from './registry.js';
 import { UriTemplate, type UriTemplateMatch } from './uri-template.js';
@@ -28,11 +29,11 @@ export interface ResourceDef {
   _meta?: Meta;
 }
 
+/** What reading a resource answers: its contents, or that the client is needed first (`inputRequired`). */
+export type ReadOutcome = ReadResourceResult | InputRequired | Promise<ReadResourceResult | InputRequired>;
+
 /** Reads a static resource. */
-export type ReadResource = (
-  uri: string,
-  ctx: ServerContext,
-) => ReadResourceResult | Promise<ReadResourceResult>;
+export type ReadResource = (uri: string, ctx: ServerContext) => ReadOutcome;
 
 /** The fields a resource's `update` may change, including its reader. */
 export type ResourceUpdate = Partial<ResourceDef> & { read?: ReadResource };
@@ -58,11 +59,7 @@ export interface ResourceTemplateDef {
 /** What a template does: read a matching URI, and optionally list concrete resources and complete variables. */
 export interface ResourceTemplateCallbacks {
   /** Reads a URI that matches the template; `variables` are its percent-decoded values. */
-  read(
-    uri: string,
-    variables: UriTemplateMatch,
-    ctx: ServerContext,
-  ): ReadResourceResult | Promise<ReadResourceResult>;
+  read(uri: string, variables: UriTemplateMatch, ctx: ServerContext): ReadOutcome;
   /** Resources of this template to include in resources/list (called for each page that reaches them). */
   list?(ctx: ServerContext): Resource[] | Promise<Resource[]>;
   /** Completers by variable name, for completion/complete with a `ref/resource` reference. */
@@ -153,7 +150,7 @@ export function readResource(
   templates: Registry<TemplateEntry, ResourceTemplate>,
   uri: string,
   ctx: ServerContext,
-): ReadResourceResult | Promise<ReadResourceResult> {
+): ReadOutcome {
   const entry = resources.find(uri);
   if (entry !== undefined) return entry.read(uri, ctx);
   for (const t of templates.list().entries) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode } from '../jsonrpc/errors.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { CapabilityError } from '../session/errors.js';
 import { FakeClient } from '../test-support/fake-client.js';
 import { Server } from './server.js';
@@ -14,7 +14,7 @@ function newServer(options = {}) {
 }
 
 describe('initialize', () => {
-  for (const version of SUPPORTED_PROTOCOL_VERSIONS) {
+  for (const version of LEGACY_PROTOCOL_VERSIONS) {
     test(`answers a client asking for ${version} with ${version}`, async () => {
       const client = new FakeClient(newServer());
       const result = await client.initialize({}, version);

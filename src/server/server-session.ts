@@ -25,20 +25,9 @@ import {
   Session,
 } from '../session/session.js';
 import { clientCallProblem } from './client-capabilities.js';
-import { ServerContext } from './context.js';
+import { atLeast, type ClientScope } from './client-scope.js';
+import { LegacyContext } from './context.js';
 import type { Server } from './server.js';
-
-/** Severity rank of each logging level (RFC 5424 order, least severe first). */
-const SEVERITY: Readonly<Record<LoggingLevel, number>> = {
-  debug: 0,
-  info: 1,
-  notice: 2,
-  warning: 3,
-  error: 4,
-  critical: 5,
-  alert: 6,
-  emergency: 7,
-};
 
 const DONE: Promise<void> = Promise.resolve();
 
@@ -58,7 +47,7 @@ export interface PreinitializedState {
  * -32600. Calls to the client (`listRoots`, `createMessage`, `elicit`) reject with CapabilityError,
  * sending nothing, when the client did not declare the capability they need.
  */
-export class ServerSession extends Session {
+export class ServerSession extends Session implements ClientScope {
   /** The client's identity, from initialize. */
   clientInfo: Implementation | undefined;
   /** What the client declared it supports, from initialize. */
@@ -89,6 +78,10 @@ export class ServerSession extends Session {
       this.serverCapabilities = server.capabilities;
       this.initialized = true;
     }
+  }
+
+  get era(): 'legacy' {
+    return 'legacy';
   }
 
   /** @internal Starts reading from the connection; called by `Server.connect`. */
@@ -125,7 +118,7 @@ export class ServerSession extends Session {
   /** Whether a log message at `level` goes to this client: the server declares logging, and it is at its level or above. */
   logs(level: LoggingLevel): boolean {
     const threshold = this.logLevel;
-    return this.server.logging && (threshold === undefined || SEVERITY[level] >= SEVERITY[threshold]);
+    return this.server.logging && (threshold === undefined || atLeast(level, threshold));
   }
 
   /** @internal Sends a notification unless closed; a failure goes to `onerror`, never to the caller. */
@@ -156,7 +149,7 @@ export class ServerSession extends Session {
     running: RunningRequest,
     info: MessageInfo | undefined,
   ): HandlerContext<this> {
-    return new ServerContext(
+    return new LegacyContext(
       this,
       request,
       running,
@@ -173,7 +166,7 @@ export class ServerSession extends Session {
     if (this.protocolVersion === undefined) {
       throw new McpError(ErrorCode.InvalidRequest, 'Server not initialized: send "initialize" first');
     }
-    return this.server.dispatch(this, request, ctx as unknown as ServerContext);
+    return this.server.dispatch(request, ctx as unknown as LegacyContext);
   }
 
   protected override handleNotification(notification: JsonRpcNotification): void {

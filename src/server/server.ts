@@ -1,41 +1,35 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import {
-  type CallToolRequestParams,
-  type CompleteRequestParams,
-  type GetPromptRequestParams,
   type Implementation,
   type LoggingLevel,
   Method,
-  type PaginatedRequestParams,
   type Prompt,
   type Resource,
-  type ResourceRequestParams,
   type ResourceTemplate,
   type Result,
   type ServerCapabilities,
-  type SetLevelRequestParams,
   type Tool,
 } from '../protocol/types.js';
 import type { Connection } from '../session/connection.js';
 import type { SessionOptions } from '../session/session.js';
-import { complete } from './completion.js';
-import type { ServerContext } from './context.js';
-import { type Page, pageOf } from './pagination.js';
+import type { LegacyContext } from './context.js';
+import { fulfilLocally } from './fulfil-locally.js';
+import { InputRequired } from './input-required.js';
+import { LEGACY_METHODS, LEGACY_METHODS_WITHOUT_LOGGING, type MethodTable } from './methods.js';
 import {
   buildPrompt,
   type GetPrompt,
-  getPrompt,
   type PromptDef,
   type PromptEntry,
   type PromptUpdate,
   rebuildPrompt,
 } from './prompts.js';
-import { type Entry, type Handle, Registry, RegistryHandle } from './registry.js';
+import { type Handle, Registry, RegistryHandle } from './registry.js';
+import { type RequestStateKey, RequestStateSealer } from './request-state.js';
 import {
   buildResource,
   buildTemplate,
-  listResources,
   type ReadResource,
   type ResourceDef,
   type ResourceEntry,
@@ -43,16 +37,15 @@ import {
   type ResourceTemplateDef,
   type ResourceTemplateUpdate,
   type ResourceUpdate,
-  readResource,
   rebuildResource,
   rebuildTemplate,
   type TemplateEntry,
 } from './resources.js';
 import type { SchemaInput } from './schema.js';
+import { ListKind, type ServerEvent, ServerEvents } from './server-events.js';
 import { type PreinitializedState, ServerSession } from './server-session.js';
 import {
   buildTool,
-  callTool,
   rebuildTool,
   type ToolDef,
   type ToolEntry,
@@ -73,7 +66,29 @@ export interface ServerOptions extends SessionOptions {
    * or `tools: { listChanged: true }` for a server that registers its first tool only later.
    */
   capabilities?: ServerCapabilities;
+  /**
+   * Keys that seal the `requestState` of modern multi-round-trip requests (HMAC-SHA256; the first signs, all
+   * verify, so keys rotate by adding the new one first). Default: one random key of this process, which is
+   * right for one process only: several processes behind one endpoint need the same keys, or a client's
+   * retry that reaches another process is refused.
+   */
+  requestStateKeys?: readonly RequestStateKey[];
+  /** How long a sealed `requestState` stays valid. Default 5 minutes. */
+  requestStateTtlMs?: number;
+  /**
+   * The caching hints of modern list, read and discover results (spec 2026-07-28, caching). Default
+   * `{ ttlMs: 0, cacheScope: 'private' }`: clients re-fetch, and shared caches keep nothing.
+   */
+  cacheHints?: CacheHints;
 }
+
+/** How long, and by whom, a modern client may cache a list, read or discover result. */
+export interface CacheHints {
+  ttlMs: number;
+  cacheScope: 'public' | 'private';
+}
+
+const DEFAULT_CACHE_HINTS: CacheHints = Object.freeze({ ttlMs: 0, cacheScope: 'private' });
 
 /** How `Server.connect` sets up one session. */
 export interface ServerConnectOptions {
@@ -89,17 +104,7 @@ export type ResourceHandle = Handle<ResourceUpdate>;
 export type ResourceTemplateHandle = Handle<ResourceTemplateUpdate>;
 export type PromptHandle = Handle<PromptUpdate>;
 
-type RequestHandler = (
-  server: Server,
-  session: ServerSession,
-  params: Params,
-  ctx: ServerContext,
-) => Result | Promise<Result>;
-
-// List kinds as bits, so that the changes of one tick make one notification per kind.
-const TOOLS = 1;
-const RESOURCES = 2;
-const PROMPTS = 4;
+const { Tools: TOOLS, Resources: RESOURCES, Prompts: PROMPTS } = ListKind;
 
 // Sent to every session that was announced the list: one object each, serialized once (`serialize`).
 const changed = (method: string): JsonRpcNotification => Object.freeze({ jsonrpc: '2.0', method });
@@ -109,7 +114,6 @@ const PROMPTS_CHANGED = changed(Method.PromptListChanged);
 
 const DEFAULT_PAGE_SIZE = 100;
 const NO_PARAMS: Params = Object.freeze({});
-const EMPTY_RESULT: Result = Object.freeze({});
 
 /** Sessions of a server that several processes serve (see `Server.shared`). */
 export interface SharedSessions {
@@ -146,6 +150,12 @@ export class Server {
    */
   shared: SharedSessions | undefined;
 
+  /**
+   * List changes and resource updates, published once each: legacy sessions hear them through the first
+   * listener (subscribed here), modern listen streams through their own.
+   */
+  readonly events: ServerEvents;
+
   /** @internal */ readonly toolEntries = new Registry<ToolEntry, Tool>('Tool', () => this.changed(TOOLS));
   /** @internal */ readonly resourceEntries = new Registry<ResourceEntry, Resource>('Resource', () =>
     this.changed(RESOURCES),
@@ -158,7 +168,11 @@ export class Server {
     this.changed(PROMPTS),
   );
 
-  private readonly handlers: Readonly<Record<string, RequestHandler | undefined>>;
+  /** @internal Seals and opens the `requestState` of modern multi-round-trip requests. */
+  readonly requestStates: RequestStateSealer;
+  readonly cacheHints: CacheHints;
+  /** @internal The methods a legacy session may call (with or without logging/setLevel). */
+  readonly legacyMethods: MethodTable;
   private capabilitiesCache: ServerCapabilities | undefined;
   /** Registration order across all kinds; starts at 1 so that a cursor's 0 precedes everything. */
   private nextSeq = 1;
@@ -178,7 +192,16 @@ export class Server {
     this.instructions = options.instructions;
     this.pageSize = pageSize;
     this.logging = options.logging ?? true;
-    this.handlers = this.logging ? HANDLERS : HANDLERS_WITHOUT_LOGGING;
+    this.legacyMethods = this.logging ? LEGACY_METHODS : LEGACY_METHODS_WITHOUT_LOGGING;
+    this.requestStates = new RequestStateSealer(options.requestStateKeys, {
+      ttlMs: options.requestStateTtlMs,
+      clock: options.clock,
+    });
+    this.cacheHints = options.cacheHints ?? DEFAULT_CACHE_HINTS;
+    this.events = new ServerEvents((err) =>
+      options.onerror?.(err instanceof Error ? err : new Error(String(err))),
+    );
+    this.events.subscribe(this.toSessions);
   }
 
   /** What initialize announces, derived from what is registered; recomputed after a change, not per session. */
@@ -228,14 +251,8 @@ export class Server {
    * and with `shared`, to each shared session whichever process serves it.
    */
   resourceUpdated(uri: string): void {
-    const shared = this.shared;
-    shared?.resourceUpdated(uri);
-    const message: JsonRpcNotification = { jsonrpc: '2.0', method: Method.ResourceUpdated, params: { uri } };
-    for (const session of this.sessions) {
-      if (session.subscriptions?.has(uri) && (shared === undefined || !shared.has(session))) {
-        session.sendShared(message);
-      }
-    }
+    this.shared?.resourceUpdated(uri);
+    this.events.publish({ type: 'resource_updated', uri });
   }
 
   /**
@@ -270,12 +287,24 @@ export class Server {
     await Promise.all(Array.from(this.sessions, (session) => session.close()));
   }
 
-  /** @internal Runs an initialized session's request through the shared method table. */
-  dispatch(session: ServerSession, request: JsonRpcRequest, ctx: ServerContext): Result | Promise<Result> {
-    const handler = this.handlers[request.method];
+  /**
+   * @internal Runs an initialized session's request through the legacy method table. A handler that answers
+   * `inputRequired` is served here: its requests go to the client as server-to-client requests, and it runs
+   * again with the answers, as a modern client's retry would.
+   */
+  dispatch(request: JsonRpcRequest, ctx: LegacyContext): Result | Promise<Result> {
+    const handler = this.legacyMethods[request.method];
     if (handler === undefined)
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    return handler(this, session, request.params ?? NO_PARAMS, ctx);
+    const params = request.params ?? NO_PARAMS;
+    const outcome = handler(this, params, ctx);
+    if (outcome instanceof InputRequired) return fulfilLocally(this, handler, params, ctx, outcome);
+    if (outcome instanceof Promise) {
+      return outcome.then((o) =>
+        o instanceof InputRequired ? fulfilLocally(this, handler, params, ctx, o) : o,
+      );
+    }
+    return outcome;
   }
 
   private deriveCapabilities(): ServerCapabilities {
@@ -298,15 +327,36 @@ export class Server {
 
   private changed(kind: number): void {
     this.capabilitiesCache = undefined;
-    if (this.sessions.size === 0) return;
+    // Only the sessions' own listener: nobody to tell.
+    if (this.sessions.size === 0 && this.events.size === 1) return;
     if (this.pendingChanges === 0) queueMicrotask(this.flushChanges);
     this.pendingChanges |= kind;
   }
 
-  /** Tells each initialized session, once per kind, of the changes made since the last flush. */
+  /** Publishes the changes made since the last flush as one event. */
   private readonly flushChanges = (): void => {
     const kinds = this.pendingChanges;
     this.pendingChanges = 0;
+    this.events.publish({ type: 'lists_changed', kinds });
+  };
+
+  /** The legacy sessions' listener: each initialized session hears what it was announced and subscribed to. */
+  private readonly toSessions = (event: ServerEvent): void => {
+    if (event.type === 'resource_updated') {
+      const shared = this.shared;
+      const message: JsonRpcNotification = {
+        jsonrpc: '2.0',
+        method: Method.ResourceUpdated,
+        params: { uri: event.uri },
+      };
+      for (const session of this.sessions) {
+        if (session.subscriptions?.has(event.uri) && (shared === undefined || !shared.has(session))) {
+          session.sendShared(message);
+        }
+      }
+      return;
+    }
+    const kinds = event.kinds;
     for (const session of this.sessions) {
       // A session learns of a list only through the capabilities it was announced.
       const announced = session.serverCapabilities;
@@ -317,93 +367,3 @@ export class Server {
     }
   };
 }
-
-/** One page of a registry's enabled items, as the list method of `kind` answers it. */
-function listPage<E extends Entry<T>, T>(
-  kind: 'tools' | 'resourceTemplates' | 'prompts',
-  registry: Registry<E, T>,
-  params: Params,
-  pageSize: number,
-): Result {
-  const { entries, published } = registry.list();
-  return listResult(
-    kind,
-    pageOf(kind, entries, published, (params as PaginatedRequestParams).cursor, pageSize),
-  );
-}
-
-function listResult(key: string, page: Page<unknown>): Result {
-  return page.nextCursor === undefined
-    ? { [key]: page.items }
-    : { [key]: page.items, nextCursor: page.nextCursor };
-}
-
-/** The methods every server answers, by name; shared by all servers and sessions. */
-const HANDLERS_WITHOUT_LOGGING: Readonly<Record<string, RequestHandler | undefined>> = Object.assign(
-  Object.create(null),
-  {
-    [Method.ToolsList](server, _session, params) {
-      return listPage('tools', server.toolEntries, params, server.pageSize);
-    },
-    [Method.ToolsCall](server, _session, params, ctx) {
-      const { name, arguments: args } = params as unknown as CallToolRequestParams;
-      const entry = server.toolEntries.find(name);
-      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      return callTool(entry, args, ctx);
-    },
-    [Method.ResourcesList](server, _session, params, ctx) {
-      const cursor = (params as PaginatedRequestParams).cursor;
-      const page = listResources(
-        server.resourceEntries,
-        server.templateEntries,
-        cursor,
-        server.pageSize,
-        ctx,
-      );
-      return page instanceof Promise
-        ? page.then((p) => listResult('resources', p))
-        : listResult('resources', page);
-    },
-    [Method.ResourcesTemplatesList](server, _session, params) {
-      return listPage('resourceTemplates', server.templateEntries, params, server.pageSize);
-    },
-    [Method.ResourcesRead](server, _session, params, ctx) {
-      const { uri } = params as unknown as ResourceRequestParams;
-      return readResource(server.resourceEntries, server.templateEntries, uri, ctx);
-    },
-    [Method.ResourcesSubscribe](_server, session, params) {
-      session.subscriptions ??= new Set();
-      session.subscriptions.add((params as unknown as ResourceRequestParams).uri);
-      return EMPTY_RESULT;
-    },
-    [Method.ResourcesUnsubscribe](_server, session, params) {
-      session.subscriptions?.delete((params as unknown as ResourceRequestParams).uri);
-      return EMPTY_RESULT;
-    },
-    [Method.PromptsList](server, _session, params) {
-      return listPage('prompts', server.promptEntries, params, server.pageSize);
-    },
-    [Method.PromptsGet](server, _session, params, ctx) {
-      const { name, arguments: args } = params as unknown as GetPromptRequestParams;
-      const entry = server.promptEntries.find(name);
-      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
-      return getPrompt(entry, args, ctx);
-    },
-    [Method.CompletionComplete](server, _session, params, ctx) {
-      const request = params as unknown as CompleteRequestParams;
-      return complete(server.promptEntries, server.resourceEntries, server.templateEntries, request, ctx);
-    },
-  } satisfies Record<string, RequestHandler>,
-);
-
-/** The table of a server that declares logging. */
-const HANDLERS: Readonly<Record<string, RequestHandler | undefined>> = Object.assign(
-  Object.create(null),
-  HANDLERS_WITHOUT_LOGGING,
-  {
-    [Method.LoggingSetLevel](_server, session, params) {
-      session.logLevel = (params as unknown as SetLevelRequestParams).level;
-      return EMPTY_RESULT;
-    },
-  } satisfies Record<string, RequestHandler>,
-);

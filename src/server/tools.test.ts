@@ -107,7 +107,7 @@ describe('tools/call', () => {
     const server = newServer();
     server.tool({ name: 'add', inputSchema: addSchema }, (args, ctx) => {
       const { a, b } = args as { a: number; b: number };
-      return { content: [{ type: 'text', text: `${a + b} for ${ctx.session.clientInfo?.name}` }] };
+      return { content: [{ type: 'text', text: `${a + b} for ${ctx.scope.clientInfo?.name}` }] };
     });
     const client = await connected(server);
     const result = await client.result('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });

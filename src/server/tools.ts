@@ -1,4 +1,5 @@
 import { McpError } from '../jsonrpc/errors.js';
+import { type HeaderAnnotation, headerAnnotations } from '../protocol/header-annotations.js';
 import type {
   CallToolResult,
   ContentBlock,
@@ -12,6 +13,7 @@ import type {
 } from '../protocol/types.js';
 import { CapabilityError, RequestTimeoutError } from '../session/errors.js';
 import type { ServerContext } from './context.js';
+import { InputRequired } from './input-required.js';
 import type { Entry } from './registry.js';
 import {
   type CompiledSchema,
@@ -63,7 +65,10 @@ export type ToolResult = Omit<CallToolResult, 'content'> & { content?: ContentBl
 export type ToolHandler<S = SchemaInput | undefined> = (
   args: ToolArgs<S>,
   ctx: ServerContext,
-) => ToolResult | Promise<ToolResult>;
+) => ToolResult | InputRequired | Promise<ToolResult | InputRequired>;
+
+/** What answering tools/call gives: the checked result, or the handler's `inputRequired` as it is. */
+type CallOutcome = CallToolResult | InputRequired | Promise<CallToolResult | InputRequired>;
 
 /** The fields a tool's `update` may change, including its handler. */
 export type ToolUpdate = Partial<ToolDef> & { handler?: ToolHandler<any> };
@@ -74,6 +79,8 @@ export interface ToolEntry extends Entry<Tool> {
   readonly handler: ToolHandler<any>;
   readonly input: CompiledSchema | undefined;
   readonly output: CompiledSchema | undefined;
+  /** The arguments a modern client mirrors into `Mcp-Param-*` headers (`x-mcp-header`); undefined: none. */
+  readonly headers: readonly HeaderAnnotation[] | undefined;
 }
 
 /** Compiles a tool's schemas and builds its published object; throws on an invalid definition. */
@@ -93,7 +100,18 @@ export function buildTool(def: ToolDef, handler: ToolHandler<any>, seq: number):
   if (def.execution !== undefined) published.execution = def.execution;
   if (def.icons !== undefined) published.icons = def.icons;
   if (def._meta !== undefined) published._meta = def._meta;
-  return { key: def.name, seq, published, enabled: true, def, handler, input, output };
+  const headers = annotationsOf(def.name, published.inputSchema);
+  return { key: def.name, seq, published, enabled: true, def, handler, input, output, headers };
+}
+
+/** The tool's `x-mcp-header` annotations, checked here so that a tool no client could call is never listed. */
+function annotationsOf(name: string, schema: unknown): readonly HeaderAnnotation[] | undefined {
+  try {
+    const found = headerAnnotations(schema);
+    return found.length === 0 ? undefined : found;
+  } catch (err) {
+    throw new Error(`Tool "${name}": ${(err as Error).message}`);
+  }
 }
 
 export function rebuildTool(current: ToolEntry, changes: ToolUpdate): ToolEntry {
@@ -102,11 +120,7 @@ export function rebuildTool(current: ToolEntry, changes: ToolUpdate): ToolEntry 
 }
 
 /** Answers tools/call for `entry`: validates the arguments, runs the handler, checks its result. */
-export function callTool(
-  entry: ToolEntry,
-  args: JsonObject | undefined,
-  ctx: ServerContext,
-): CallToolResult | Promise<CallToolResult> {
+export function callTool(entry: ToolEntry, args: JsonObject | undefined, ctx: ServerContext): CallOutcome {
   const input = entry.input;
   if (input === undefined) return run(entry, args ?? {}, ctx);
   const outcome = input.validate(args);
@@ -115,18 +129,14 @@ export function callTool(
     : runValidated(entry, outcome, ctx);
 }
 
-function runValidated(
-  entry: ToolEntry,
-  outcome: ValidationOutcome,
-  ctx: ServerContext,
-): CallToolResult | Promise<CallToolResult> {
+function runValidated(entry: ToolEntry, outcome: ValidationOutcome, ctx: ServerContext): CallOutcome {
   // Spec (tools, error handling): invalid input is a tool execution error the model can correct.
   if (!outcome.ok) return errorResult(`Invalid arguments for tool "${entry.key}": ${outcome.message}`);
   return run(entry, outcome.value, ctx);
 }
 
-function run(entry: ToolEntry, args: unknown, ctx: ServerContext): CallToolResult | Promise<CallToolResult> {
-  let result: ToolResult | Promise<ToolResult>;
+function run(entry: ToolEntry, args: unknown, ctx: ServerContext): CallOutcome {
+  let result: ReturnType<ToolHandler>;
   try {
     result = entry.handler(args as never, ctx);
   } catch (err) {
@@ -148,7 +158,8 @@ function errorResult(text: string): CallToolResult {
 }
 
 /** Checks a handler's result against the output schema; a broken promise is a -32603 for the server's author. */
-function finish(entry: ToolEntry, result: ToolResult): CallToolResult | Promise<CallToolResult> {
+function finish(entry: ToolEntry, result: ToolResult | InputRequired): CallOutcome {
+  if (result instanceof InputRequired) return result;
   if (typeof result !== 'object' || result === null) {
     throw new Error(
       `Tool "${entry.key}" returned ${result === null ? 'null' : typeof result}, not a result object`,

@@ -20,10 +20,21 @@ import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import { parseMessage } from '../../jsonrpc/parse.js';
 import { Method } from '../../protocol/types.js';
-import { isSupportedVersion, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import {
+  isLegacyVersion,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
+} from '../../protocol/versions.js';
 import type { Server } from '../../server/server.js';
 import { type Clock, systemClock } from '../../session/clock.js';
+import { classifyPost } from './classify.js';
 import { HttpRejectionError } from './errors.js';
+import { ModernEndpoint } from './modern/endpoint.js';
+import {
+  DEFAULT_MAX_LISTEN_STREAMS,
+  DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL,
+} from './modern/listen-streams.js';
+import type { ModernHost } from './modern/modern-post.js';
 import { reject } from './reject.js';
 import type { SessionDirectory } from './session-directory.js';
 import { type PostBody, StreamableServerTransport, type TransportHost } from './transport.js';
@@ -104,6 +115,17 @@ export interface StreamableHTTPOptions {
    * Default: none (requests are not authorized here; an outer layer may still set `exchange.principal`).
    */
   auth?: ProtectedResource;
+  /**
+   * Which eras this endpoint serves. Default `'both'`: a 2026-07-28 request (its `_meta` claims the version) is
+   * served statelessly beside 2025 sessions. `'legacy'`: modern claims are not recognised (a dual-era client
+   * falls back to initialize). `'modern'`: initialize is refused with the modern versions (-32022), and GET and
+   * DELETE get 405.
+   */
+  eras?: 'both' | 'legacy' | 'modern';
+  /** Listen streams (`subscriptions/listen`) this handler holds at most; past it 503. Default 1,000. */
+  maxListenStreams?: number;
+  /** Listen streams one principal may hold at once; past it 429. Default 32. */
+  maxListenStreamsPerPrincipal?: number;
   /** Timers for idle sessions, keep-alives and the shutdown deadline. Default: the system clock. */
   clock?: Clock;
   /** Hears every failure: refused requests (`HttpRejectionError`), store and handler errors, dropped messages. */
@@ -139,7 +161,7 @@ const NO_CONTENT: Readonly<Record<string, string>> = {};
  * Adapters: `node()` for node:http (no fetch objects on the hot path), `fetch()` for web-standard
  * runtimes (Hono, Bun, Deno, Workers), `handle()` for any `HttpExchange`.
  */
-export class StreamableHTTPHandler implements TransportHost {
+export class StreamableHTTPHandler implements TransportHost, ModernHost {
   readonly store: EventStore | undefined;
   readonly jsonResponse: boolean;
   readonly stateless: boolean;
@@ -150,6 +172,9 @@ export class StreamableHTTPHandler implements TransportHost {
   readonly maxSessions: number;
   readonly maxBodyBytes: number;
   readonly directory: SessionDirectory | undefined;
+  readonly eras: 'both' | 'legacy' | 'modern';
+  /** The modern era's side of the endpoint; undefined when it serves the legacy era only. */
+  private readonly modern: ModernEndpoint | undefined;
   private readonly policy: HostOriginPolicy | undefined;
   private readonly auth: ProtectedResource | undefined;
   private readonly onerror: ((err: Error) => void) | undefined;
@@ -196,6 +221,16 @@ export class StreamableHTTPHandler implements TransportHost {
     this.policy = policy === false ? undefined : (policy ?? defaultLoopbackPolicy());
     this.auth = options.auth;
     this.onerror = options.onerror;
+    this.eras = options.eras ?? 'both';
+    this.modern =
+      this.eras === 'legacy'
+        ? undefined
+        : new ModernEndpoint(
+            this,
+            this.refuse,
+            options.maxListenStreams ?? DEFAULT_MAX_LISTEN_STREAMS,
+            options.maxListenStreamsPerPrincipal ?? DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL,
+          );
     cluster?.bind(this);
   }
 
@@ -236,6 +271,7 @@ export class StreamableHTTPHandler implements TransportHost {
    */
   async close(options: ShutdownOptions = {}): Promise<void> {
     this.shuttingDown = true;
+    this.modern?.listens.endAll();
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
         const timer = this.clock.setTimeout(resolve, options.deadlineMs ?? DEFAULT_SHUTDOWN_DEADLINE_MS);
@@ -331,8 +367,6 @@ export class StreamableHTTPHandler implements TransportHost {
       checkAccept(exchange.header('accept'), POST_ACCEPT) ??
       checkContentType(exchange.header('content-type'));
     if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
-    const version = exchange.header('mcp-protocol-version');
-    if (version !== undefined && !isSupportedVersion(version)) return this.badVersion(exchange, version);
     let text: string;
     try {
       text = await exchange.readBody(this.maxBodyBytes);
@@ -348,6 +382,17 @@ export class StreamableHTTPHandler implements TransportHost {
     if (parsed.kind === 'invalid') {
       return this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
     }
+    const version = exchange.header('mcp-protocol-version');
+    const modern = this.modern;
+    if (modern !== undefined) {
+      const era = classifyPost(parsed, version);
+      if (era.era === 'modern') return modern.serve(exchange, era.message);
+      if (era.era === 'refused') {
+        return this.refuse(exchange, era.status, era.message, { code: era.code, id: era.id, data: era.data });
+      }
+      if (this.eras === 'modern') return this.legacyRefused(exchange, parsed);
+    }
+    if (version !== undefined && !isLegacyVersion(version)) return this.badVersion(exchange, version);
     const init =
       parsed.kind === 'message' &&
       'id' in parsed.message &&
@@ -376,7 +421,7 @@ export class StreamableHTTPHandler implements TransportHost {
   }
 
   private get(exchange: HttpExchange): void | Promise<void> {
-    if (this.stateless) return this.noSessions(exchange, 'offers no GET stream');
+    if (this.stateless || this.eras === 'modern') return this.noSessions(exchange, 'offers no GET stream');
     const refused = checkAccept(exchange.header('accept'), GET_ACCEPT);
     if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
     const found = this.sessionOf(exchange);
@@ -385,7 +430,8 @@ export class StreamableHTTPHandler implements TransportHost {
   }
 
   private async delete(exchange: HttpExchange): Promise<void> {
-    if (this.stateless) return this.noSessions(exchange, 'has no sessions to delete');
+    if (this.stateless || this.eras === 'modern')
+      return this.noSessions(exchange, 'has no sessions to delete');
     const found = this.sessionOf(exchange);
     const transport = found instanceof Promise ? await found : found;
     if (transport === undefined) return;
@@ -401,7 +447,7 @@ export class StreamableHTTPHandler implements TransportHost {
     exchange: HttpExchange,
   ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
     const version = exchange.header('mcp-protocol-version');
-    if (version !== undefined && !isSupportedVersion(version)) {
+    if (version !== undefined && !isLegacyVersion(version)) {
       this.badVersion(exchange, version);
       return undefined;
     }
@@ -517,12 +563,23 @@ export class StreamableHTTPHandler implements TransportHost {
     if (!transport.servePost(exchange, body, false)) transport.close('rejected').catch(this.report);
   }
 
+  /** A modern-only endpoint names the versions it serves to a legacy client (spec: versioning). */
+  private legacyRefused(exchange: HttpExchange, body: PostBody): void {
+    const id = body.kind === 'message' && 'id' in body.message ? body.message.id : null;
+    this.refuse(
+      exchange,
+      400,
+      `Unsupported protocol version: this server serves only ${MODERN_PROTOCOL_VERSIONS.join(', ')}, with no initialize; send each request with its _meta envelope`,
+      { code: ErrorCode.UnsupportedProtocolVersion, id, data: { supported: MODERN_PROTOCOL_VERSIONS } },
+    );
+  }
+
   private badVersion(exchange: HttpExchange, version: string): void {
     this.refuse(
       exchange,
       400,
       `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 100))}; ` +
-        `this server supports ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+        `this server supports ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
     );
   }
 
@@ -538,7 +595,7 @@ export class StreamableHTTPHandler implements TransportHost {
     this.refuse(
       exchange,
       405,
-      `Method Not Allowed: this server is stateless and ${what}; send messages with POST`,
+      `Method Not Allowed: this server ${this.stateless ? 'is stateless' : 'serves only 2026-07-28'} and ${what}; send messages with POST`,
       {
         headers: { allow: 'POST' },
       },

@@ -1,0 +1,160 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { Params } from '../jsonrpc/types.js';
+import type { DiscoverResult } from '../protocol/modern-types.js';
+import {
+  type CallToolRequestParams,
+  type CompleteRequestParams,
+  type GetPromptRequestParams,
+  Method,
+  type PaginatedRequestParams,
+  type ResourceRequestParams,
+  type Result,
+  type SetLevelRequestParams,
+} from '../protocol/types.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { complete } from './completion.js';
+import type { ServerContext } from './context.js';
+import type { InputRequired } from './input-required.js';
+import { type Page, pageOf } from './pagination.js';
+import { getPrompt } from './prompts.js';
+import type { Entry, Registry } from './registry.js';
+import { listResources, readResource } from './resources.js';
+import type { Server } from './server.js';
+import { callTool } from './tools.js';
+
+/** Answers one request of a client: shared by every server, session and modern request. */
+export type MethodHandler = (
+  server: Server,
+  params: Params,
+  ctx: ServerContext,
+) => Result | InputRequired | Promise<Result | InputRequired>;
+
+/** A method table: method name → handler, with no prototype (a name like "constructor" finds nothing). */
+export type MethodTable = Readonly<Record<string, MethodHandler | undefined>>;
+
+/** The methods whose handlers may need the client first (`input_required`): spec 2026-07-28, MRTR. */
+export const ROUND_TRIP_METHODS: ReadonlySet<string> = new Set([
+  Method.ToolsCall,
+  Method.PromptsGet,
+  Method.ResourcesRead,
+]);
+
+/** The modern results that carry caching hints (`ttlMs`, `cacheScope`): spec 2026-07-28, caching. */
+export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
+  Method.ServerDiscover,
+  Method.ToolsList,
+  Method.PromptsList,
+  Method.ResourcesList,
+  Method.ResourcesTemplatesList,
+  Method.ResourcesRead,
+]);
+
+const EMPTY_RESULT: Result = Object.freeze({});
+
+/** One page of a registry's enabled items, as the list method of `kind` answers it. */
+function listPage<E extends Entry<T>, T>(
+  kind: 'tools' | 'resourceTemplates' | 'prompts',
+  registry: Registry<E, T>,
+  params: Params,
+  pageSize: number,
+): Result {
+  const { entries, published } = registry.list();
+  return listResult(
+    kind,
+    pageOf(kind, entries, published, (params as PaginatedRequestParams).cursor, pageSize),
+  );
+}
+
+function listResult(key: string, page: Page<unknown>): Result {
+  return page.nextCursor === undefined
+    ? { [key]: page.items }
+    : { [key]: page.items, nextCursor: page.nextCursor };
+}
+
+/** The methods of both eras. */
+const SHARED = {
+  [Method.ToolsList](server, params) {
+    return listPage('tools', server.toolEntries, params, server.pageSize);
+  },
+  [Method.ToolsCall](server, params, ctx) {
+    const { name, arguments: args } = params as unknown as CallToolRequestParams;
+    const entry = server.toolEntries.find(name);
+    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    return callTool(entry, args, ctx);
+  },
+  [Method.ResourcesList](server, params, ctx) {
+    const cursor = (params as PaginatedRequestParams).cursor;
+    const page = listResources(server.resourceEntries, server.templateEntries, cursor, server.pageSize, ctx);
+    return page instanceof Promise
+      ? page.then((p) => listResult('resources', p))
+      : listResult('resources', page);
+  },
+  [Method.ResourcesTemplatesList](server, params) {
+    return listPage('resourceTemplates', server.templateEntries, params, server.pageSize);
+  },
+  [Method.ResourcesRead](server, params, ctx) {
+    const { uri } = params as unknown as ResourceRequestParams;
+    return readResource(server.resourceEntries, server.templateEntries, uri, ctx);
+  },
+  [Method.PromptsList](server, params) {
+    return listPage('prompts', server.promptEntries, params, server.pageSize);
+  },
+  [Method.PromptsGet](server, params, ctx) {
+    const { name, arguments: args } = params as unknown as GetPromptRequestParams;
+    const entry = server.promptEntries.find(name);
+    if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    return getPrompt(entry, args, ctx);
+  },
+  [Method.CompletionComplete](server, params, ctx) {
+    const request = params as unknown as CompleteRequestParams;
+    return complete(server.promptEntries, server.resourceEntries, server.templateEntries, request, ctx);
+  },
+} satisfies Record<string, MethodHandler>;
+
+/** What a legacy session keeps between requests: its subscriptions. */
+const LEGACY_ONLY = {
+  [Method.ResourcesSubscribe](_server, params, ctx) {
+    const session = ctx.session!;
+    session.subscriptions ??= new Set();
+    session.subscriptions.add((params as unknown as ResourceRequestParams).uri);
+    return EMPTY_RESULT;
+  },
+  [Method.ResourcesUnsubscribe](_server, params, ctx) {
+    ctx.session!.subscriptions?.delete((params as unknown as ResourceRequestParams).uri);
+    return EMPTY_RESULT;
+  },
+} satisfies Record<string, MethodHandler>;
+
+const SET_LEVEL = {
+  [Method.LoggingSetLevel](_server, params, ctx) {
+    ctx.session!.logLevel = (params as unknown as SetLevelRequestParams).level;
+    return EMPTY_RESULT;
+  },
+} satisfies Record<string, MethodHandler>;
+
+/**
+ * `subscriptions/listen` is answered by the transport (it is a stream, not a result); it is listed here so
+ * that the one table says which methods a modern client may call.
+ */
+const MODERN_ONLY = {
+  [Method.ServerDiscover](server): DiscoverResult {
+    const result: DiscoverResult = {
+      supportedVersions: MODERN_PROTOCOL_VERSIONS as string[],
+      capabilities: server.capabilities,
+    };
+    if (server.instructions !== undefined) result.instructions = server.instructions;
+    return result;
+  },
+  [Method.SubscriptionsListen]() {
+    throw new Error('subscriptions/listen is served by the transport, as a stream');
+  },
+} satisfies Record<string, MethodHandler>;
+
+const table = (...parts: Record<string, MethodHandler>[]): MethodTable =>
+  Object.freeze(Object.assign(Object.create(null), ...parts));
+
+/** The legacy table of a server that declares logging, and of one that does not. */
+export const LEGACY_METHODS: MethodTable = table(SHARED, LEGACY_ONLY, SET_LEVEL);
+export const LEGACY_METHODS_WITHOUT_LOGGING: MethodTable = table(SHARED, LEGACY_ONLY);
+/** The modern table: initialize, ping, logging/setLevel and resources/(un)subscribe are gone in 2026-07-28. */
+export const MODERN_METHODS: MethodTable = table(SHARED, MODERN_ONLY);

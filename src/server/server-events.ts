@@ -1,0 +1,48 @@
+/** Which lists changed, as bits, so that the changes of one tick make one notification per kind. */
+export const ListKind = { Tools: 1, Resources: 2, Prompts: 4 } as const;
+
+/**
+ * What a server tells its clients without being asked: lists that changed (one event per tick, `kinds` a set
+ * of `ListKind` bits) and a resource that was updated. Legacy sessions and modern listen streams each
+ * subscribe; each decides what its client asked for.
+ */
+export type ServerEvent =
+  | { readonly type: 'lists_changed'; readonly kinds: number }
+  | { readonly type: 'resource_updated'; readonly uri: string };
+
+export type ServerEventListener = (event: ServerEvent) => void;
+
+/**
+ * The server's event bus within one process. Promise: every listener hears every event published after it
+ * subscribed, in order, once; a listener that throws is reported to `onerror` and the others still hear it.
+ */
+export class ServerEvents {
+  private readonly listeners = new Set<ServerEventListener>();
+
+  constructor(private readonly onerror: (err: unknown) => void) {}
+
+  /** Listeners subscribed now. */
+  get size(): number {
+    return this.listeners.size;
+  }
+
+  /** Hears every later event until the returned function is called. */
+  subscribe(listener: ServerEventListener): () => void {
+    // A wrapper, so that the same function subscribed twice is two subscriptions.
+    const entry: ServerEventListener = (event) => listener(event);
+    this.listeners.add(entry);
+    return () => {
+      this.listeners.delete(entry);
+    };
+  }
+
+  publish(event: ServerEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.onerror(err);
+      }
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import type { HttpExchange } from '../../../http/exchange.js';
+import type { JsonErrorOptions } from '../../../http/json-error.js';
+import type { JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
+import { Method } from '../../../protocol/types.js';
+import { admitModern } from '../../../server/modern-admission.js';
+import { ListenStreams } from './listen-streams.js';
+import { type ModernHost, ModernPost } from './modern-post.js';
+
+/** How the handler refuses a request: the status, a JSON-RPC error body, and `onerror`. */
+export type Refuse = (
+  exchange: HttpExchange,
+  status: number,
+  message: string,
+  options?: JsonErrorOptions,
+) => void;
+
+const NO_HEADERS: Readonly<Record<string, string>> = {};
+
+/**
+ * The modern era of one Streamable HTTP endpoint: each POST that claims 2026-07-28 is checked in the spec's
+ * order (`admitModern`, headers included), then answered on its own: a notification with 202, a
+ * `subscriptions/listen` with a listen stream, any other request with its result. No session is read,
+ * minted or touched, whatever `Mcp-Session-Id` says.
+ */
+export class ModernEndpoint {
+  readonly listens: ListenStreams;
+
+  constructor(
+    private readonly host: ModernHost,
+    private readonly refuse: Refuse,
+    maxListenStreams: number,
+    maxListenStreamsPerPrincipal: number,
+  ) {
+    this.listens = new ListenStreams(host, maxListenStreams, maxListenStreamsPerPrincipal);
+  }
+
+  serve(exchange: HttpExchange, message: JsonRpcRequest | JsonRpcNotification): void {
+    const id = 'id' in message ? message.id : null;
+    const admitted = admitModern(this.host.server, message, (name) => exchange.header(name));
+    if ('error' in admitted) {
+      const { error } = admitted;
+      this.refuse(exchange, admitted.status, error.message, { code: error.code, id, data: error.data });
+      return;
+    }
+    if (id === null) {
+      // Cancellation over HTTP is closing the response; a posted notification changes nothing here.
+      exchange.writeHead(202, NO_HEADERS);
+      exchange.end();
+      return;
+    }
+    const request = message as JsonRpcRequest;
+    if (request.method === Method.SubscriptionsListen) {
+      this.listens.serve(exchange, request, (status, code, text, retryAfterS) =>
+        this.refuse(exchange, status, text, {
+          code,
+          id,
+          headers: retryAfterS === undefined ? undefined : { 'retry-after': String(retryAfterS) },
+        }),
+      );
+      return;
+    }
+    const principal = typeof exchange.principal === 'string' ? exchange.principal : undefined;
+    new ModernPost(this.host, exchange, request, admitted.scope, principal).serve();
+  }
+}

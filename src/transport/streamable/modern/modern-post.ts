@@ -1,0 +1,106 @@
+import type { HttpExchange } from '../../../http/exchange.js';
+import { PostInfo } from '../../../http/post-info.js';
+import { formatSseEvent } from '../../../http/sse-event.js';
+import { SseWriter, type SseWriterOptions } from '../../../http/sse-writer.js';
+import { ErrorCode, errorResponse, McpError, toErrorObject } from '../../../jsonrpc/errors.js';
+import { serialize } from '../../../jsonrpc/serialize.js';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
+import type { Result } from '../../../protocol/types.js';
+import type { ModernScope } from '../../../server/client-scope.js';
+import type { ModernOutlet } from '../../../server/modern-context.js';
+import { ModernCall } from '../../../server/modern-request.js';
+import type { Server } from '../../../server/server.js';
+import { RequestCancelledError } from '../../../session/errors.js';
+
+/** What a modern POST needs of the handler that serves it. */
+export interface ModernHost {
+  readonly server: Server;
+  readonly writerOptions: SseWriterOptions;
+  report(err: unknown): void;
+  inFlightChanged(delta: number): void;
+}
+
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
+
+/**
+ * One modern request over one POST (spec 2026-07-28, streamable-http): answered with one JSON body, or with a
+ * request-scoped SSE stream once the handler sends a notification (progress, a log) before its result; no
+ * event ids, no session, never a request to the client. The client closing the response cancels the handler
+ * through its signal, and nothing more is written.
+ */
+export class ModernPost implements ModernOutlet {
+  readonly transport: PostInfo;
+  private readonly call: ModernCall;
+  private sse: SseWriter | undefined;
+  private cancelled = false;
+
+  constructor(
+    private readonly host: ModernHost,
+    private readonly exchange: HttpExchange,
+    private readonly request: JsonRpcRequest,
+    scope: ModernScope,
+    principal: string | undefined,
+  ) {
+    this.transport = new PostInfo(exchange, principal);
+    this.call = new ModernCall(host.server, request, scope, this, principal);
+  }
+
+  notify(message: JsonRpcNotification): void {
+    if (this.cancelled || this.exchange.closed) return;
+    this.sse ??= new SseWriter(this.exchange, this.host.writerOptions);
+    this.sse.frame(formatSseEvent({ data: serialize(message) }));
+  }
+
+  /** Runs the request and answers it; never throws. */
+  serve(): void {
+    let outcome: Result | Promise<Result>;
+    try {
+      outcome = this.call.run();
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    if (!(outcome instanceof Promise)) {
+      this.answer({ jsonrpc: '2.0', id: this.request.id, result: outcome }, 200);
+      return;
+    }
+    const host = this.host;
+    host.inFlightChanged(1);
+    this.exchange.onClose(this.closed);
+    outcome
+      .then(
+        (result) => this.answer({ jsonrpc: '2.0', id: this.request.id, result }, 200),
+        (err) => this.fail(err),
+      )
+      .finally(() => host.inFlightChanged(-1));
+  }
+
+  private readonly closed = (): void => {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.call.abort(new RequestCancelledError(this.request.method, 'the client closed the response'));
+  };
+
+  private fail(err: unknown): void {
+    if (!(err instanceof McpError)) this.host.report(err);
+    const error = toErrorObject(err);
+    // Spec 2026-07-28: a missing client capability is a 400; other handler errors travel in-band.
+    const status = error.code === ErrorCode.MissingRequiredClientCapability ? 400 : 200;
+    this.answer(errorResponse(this.request.id, error), status);
+  }
+
+  private answer(message: JsonRpcMessage, status: number): void {
+    if (this.cancelled || this.exchange.closed) return;
+    // The answer came: a close from now on is the end of the exchange, not a cancellation.
+    this.cancelled = true;
+    const body = JSON.stringify(message);
+    const sse = this.sse;
+    if (sse !== undefined) {
+      sse.frame(formatSseEvent({ data: body }));
+      sse.close();
+      return;
+    }
+    this.exchange.writeHead(status, JSON_HEADERS);
+    this.exchange.end(body);
+  }
+}
