@@ -24,33 +24,10 @@ fi
 export CONFORMANCE_DIR=$ROOT/tools/conformance
 export NODE22_BIN=$CONFORMANCE_DIR/node_modules/.bin/node
 
-LOG_DIR=$(mktemp -d -t conformance-fixture.XXXXXX)
-FIXTURE_LOG=$LOG_DIR/fixture.log
-cd "$ROOT" || exit 2
-# Port 0: the fixture takes a free port and prints its URL once it accepts connections.
-node --import tsx examples/conformance/serve.ts --port 0 "${JSON_FLAG[@]}" >"$FIXTURE_LOG" 2>&1 &
-FIXTURE_PID=$!
-stop_fixture() {
-  kill "$FIXTURE_PID" 2>/dev/null && wait "$FIXTURE_PID" 2>/dev/null
-}
-trap stop_fixture EXIT
+source "$ROOT/scripts/conformance-fixture.sh"
+start_fixture "${JSON_FLAG[@]}" || exit 1
 
-URL=
-for _ in $(seq 1 200); do
-  URL=$(grep -oE 'http://127\.0\.0\.1:[0-9]+/mcp' "$FIXTURE_LOG" | head -1)
-  [ -n "$URL" ] && break
-  if ! kill -0 "$FIXTURE_PID" 2>/dev/null; then break; fi
-  sleep 0.05
-done
-if [ -z "$URL" ]; then
-  echo "The fixture server did not start; its output ($FIXTURE_LOG):" >&2
-  cat "$FIXTURE_LOG" >&2
-  exit 1
-fi
-echo "fixture: $URL${JSON_FLAG[*]:+ (JSON responses)}; log: $FIXTURE_LOG"
-
-bash "$SHARED/run-server.sh" "$URL" --suite all
+bash "$SHARED/run-server.sh" "$FIXTURE_URL" --suite all
 STATUS=$?
 stop_fixture
-trap - EXIT
 exit "$STATUS"

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ContentBlock, CreateMessageResult, ElicitResult } from '../../src/protocol/types.js';
 import { Server } from '../../src/server/server.js';
+import { registerFixture2026 } from './fixture-2026.js';
 
 /** A 1×1 PNG (one opaque pixel), for the image tool, the binary resource and the image prompt. */
 export const PNG_BASE64 =
@@ -33,9 +34,10 @@ export const JSON_SCHEMA_2020_12_INPUT = {
 } as const;
 
 /**
- * The server the official MCP conformance suite (`conformance server`, 0.1.16) tests against: every
- * tool, resource, resource template and prompt its server scenarios call, with the texts, schemas
- * and timings they check (shared/conformance/FIXTURE.md §1). Capabilities follow from what is
+ * The server the official MCP conformance suite (`conformance server`: 0.1.16, and 0.2.0-alpha.12 at
+ * both 2025-11-25 and 2026-07-28) tests against: every tool, resource, resource template and prompt
+ * its server scenarios call, with the texts, schemas and timings they check (shared/conformance/FIXTURE.md
+ * §1; the 2026 additions in fixture-2026.ts, per FIXTURE-2026.md). Capabilities follow from what is
  * registered: tools, resources (with subscribe), prompts, logging and completions.
  */
 export function createFixtureServer(): Server {
@@ -48,6 +50,7 @@ export function createFixtureServer(): Server {
   registerTools(server);
   registerResources(server);
   registerPrompts(server);
+  registerFixture2026(server);
   return server;
 }
 

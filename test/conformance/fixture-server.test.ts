@@ -57,6 +57,20 @@ const TOOLS = [
   'test_elicitation_sep1330_enums',
   'test_reconnection',
   'json_schema_2020_12_tool',
+  // fixture-2026.ts
+  'test_missing_capability',
+  'test_streaming_elicitation',
+  'test_logging_tool',
+  'test_trigger_tool_change',
+  'test_trigger_prompt_change',
+  'test_input_required_result_elicitation',
+  'test_input_required_result_sampling',
+  'test_input_required_result_list_roots',
+  'test_input_required_result_request_state',
+  'test_input_required_result_multiple_inputs',
+  'test_input_required_result_multi_round',
+  'test_input_required_result_tampered_state',
+  'test_input_required_result_capabilities',
 ];
 
 describe('conformance fixture server', () => {
@@ -375,9 +389,10 @@ describe('conformance fixture server', () => {
     assert.deepEqual(await session.request(Method.ResourcesUnsubscribe, uri), {});
   });
 
-  test('prompts: four described prompts and their messages', async () => {
+  test('prompts: five described prompts and the messages of the 2025 four', async () => {
     const { prompts } = await session.listPrompts();
     assert.deepEqual(prompts.map((p) => p.name).sort(), [
+      'test_input_required_result_prompt',
       'test_prompt_with_arguments',
       'test_prompt_with_embedded_resource',
       'test_prompt_with_image',
