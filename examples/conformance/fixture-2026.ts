@@ -1,3 +1,4 @@
+import type { InputRequests } from '../../src/protocol/modern-types.js';
 import type { ContentBlock } from '../../src/protocol/types.js';
 import {
   inputRequired,
@@ -318,7 +319,7 @@ function registerInputRequiredTools(server: Server): void {
     },
     (_args, ctx) => {
       const declared = ctx.scope.clientCapabilities ?? {};
-      const inputRequests: Record<string, unknown> = {};
+      const inputRequests: InputRequests = {};
       if (declared.elicitation !== undefined && accepted(ctx, 'user_name') === undefined) {
         inputRequests.user_name = elicitation('What is your name?', 'name');
       }
