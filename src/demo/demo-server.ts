@@ -1,11 +1,12 @@
-import { Server } from '../server/server.js';
+import { Server, type ToolHandle } from '../server/server.js';
 
 const NAMES = ['Ada', 'Alan', 'Barbara', 'Dennis', 'Edsger', 'Grace', 'Ken', 'Linus', 'Margaret', 'Radia'];
 
 const README = `# mcpwire demo
 
 This server shows every MCP feature mcpwire implements:
-- tools: echo, add, long_running (progress), sample (sampling), list_roots (roots), elicit_name (elicitation)
+- tools: echo, add, long_running (progress), sample (sampling), list_roots (roots), elicit_name (elicitation),
+  toggle_tool (adds or removes the tool bonus: the tool list changes), touch_readme (demo://readme is updated)
 - resources: demo://readme, and the template demo://items/{id}
 - prompts: greet {name}, with completion for name
 - logging: each tool call logs at info level; use logging/setLevel to filter
@@ -20,7 +21,7 @@ export function createDemoServer(): Server {
     { name: 'mcpwire-demo', title: 'mcpwire demo server', version: '0.1.0' },
     {
       instructions:
-        'A demonstration server: call echo or add, run long_running to see progress, and try sample, list_roots and elicit_name to see the server call back to the client.',
+        'A demonstration server: call echo or add, run long_running to see progress, try sample, list_roots and elicit_name to see the server call back to the client, and toggle_tool or touch_readme to see a tool list change or a resource update.',
     },
   );
 
@@ -154,6 +155,48 @@ export function createDemoServer(): Server {
       if (answer.action !== 'accept')
         return { content: [{ type: 'text', text: `The user chose to ${answer.action}` }] };
       return { content: [{ type: 'text', text: `Hello, ${String(answer.content?.name)}` }] };
+    },
+  );
+
+  // One bonus tool for every caller: toggling it is a change of the server's list, which every client sees.
+  let bonus: ToolHandle | undefined;
+  server.tool(
+    {
+      name: 'toggle_tool',
+      title: 'Toggle the bonus tool',
+      description:
+        'Adds the tool `bonus` when it is absent and removes it when present, so the tool list changes.',
+      annotations: { idempotentHint: false, openWorldHint: false },
+    },
+    () => {
+      if (bonus !== undefined) {
+        bonus.remove();
+        bonus = undefined;
+        return { content: [{ type: 'text', text: 'Removed the tool bonus' }] };
+      }
+      bonus = server.tool(
+        {
+          name: 'bonus',
+          title: 'Bonus',
+          description: 'Exists only between two calls of toggle_tool.',
+          annotations: { readOnlyHint: true, openWorldHint: false },
+        },
+        () => ({ content: [{ type: 'text', text: 'You found the bonus tool' }] }),
+      );
+      return { content: [{ type: 'text', text: 'Added the tool bonus' }] };
+    },
+  );
+
+  server.tool(
+    {
+      name: 'touch_readme',
+      title: 'Touch the readme',
+      description: 'Tells the clients subscribed to demo://readme that it was updated.',
+      annotations: { openWorldHint: false },
+    },
+    () => {
+      server.resourceUpdated('demo://readme');
+      return { content: [{ type: 'text', text: 'Sent an update of demo://readme to its subscribers' }] };
     },
   );
 

@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { until } from './time-limit.js';
 
 /** The built `mcpwire` command: `npm run build` makes it (npm test does). */
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -54,4 +55,26 @@ export function runCli(args: string[]): CliRun {
 /** Kills every run still going (SIGKILL), so a failed test leaves none running and the file does not hang. */
 export function killCliRuns(): void {
   for (const child of running) child.kill('SIGKILL');
+}
+
+/**
+ * Starts `mcpwire serve --port 0 …args` and resolves with the run and the URL it prints once it listens
+ * (within 10 s; the run is killed otherwise).
+ */
+export async function serveDemo(args: string[] = []): Promise<{ run: CliRun; url: string }> {
+  const run = runCli(['serve', '--port', '0', ...args]);
+  run.child.stdin.end();
+  const printed = () => /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(run.stdout())?.[0];
+  try {
+    await until(
+      () => printed() !== undefined || run.child.exitCode !== null,
+      10_000,
+      'mcpwire serve to listen',
+    );
+  } finally {
+    if (printed() === undefined) run.child.kill('SIGKILL');
+  }
+  const url = printed();
+  if (url === undefined) throw new Error(`mcpwire serve exited before it listened; stderr:\n${run.stderr()}`);
+  return { run, url };
 }

@@ -115,12 +115,12 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
     assert.match(stderr, /serving the demo server on stdio/);
   });
 
-  test('listTools: all six tools with their schemas', async () => {
+  test('listTools: all eight tools with their schemas', async () => {
     const { tools, nextCursor } = await client.listTools();
     assert.equal(nextCursor, undefined);
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['echo', 'add', 'long_running', 'sample', 'list_roots', 'elicit_name'],
+      ['echo', 'add', 'long_running', 'sample', 'list_roots', 'elicit_name', 'toggle_tool', 'touch_readme'],
     );
     const byName = new Map(tools.map((t) => [t.name, t]));
     assert.deepEqual(byName.get('echo')?.inputSchema, {
