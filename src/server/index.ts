@@ -1,5 +1,5 @@
-export type { Completer } from './completion.js';
 export type { ClientScope } from './client-scope.js';
+export type { Completer } from './completion.js';
 export type { ServerContext } from './context.js';
 export { InputRequired, inputRequired } from './input-required.js';
 export type { GetPrompt, PromptArgumentDef, PromptDef, PromptUpdate } from './prompts.js';
@@ -22,10 +22,10 @@ export {
   type ValidationOutcome,
 } from './schema.js';
 export {
+  type CacheHints,
   type PromptHandle,
   type ResourceHandle,
   type ResourceTemplateHandle,
-  type CacheHints,
   Server,
   type ServerConnectOptions,
   type ServerOptions,
