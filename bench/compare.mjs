@@ -49,17 +49,20 @@ const benchPath = fileURLToPath(new URL('./bench.mjs', import.meta.url));
 mkdirSync(a['log-dir'], { recursive: true });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// the figures of a closed loop of tool calls (calls, stateless, modern)
+const CALL_METRICS = [
+  'calls_per_s',
+  'p50_ms',
+  'p99_ms',
+  'server_cpu_pct',
+  'client_cpu_pct',
+  'errors',
+  'other_cpu_pct',
+];
 const KEY_METRICS = {
-  calls: ['calls_per_s', 'p50_ms', 'p99_ms', 'server_cpu_pct', 'client_cpu_pct', 'errors', 'other_cpu_pct'],
-  stateless: [
-    'calls_per_s',
-    'p50_ms',
-    'p99_ms',
-    'server_cpu_pct',
-    'client_cpu_pct',
-    'errors',
-    'other_cpu_pct',
-  ],
+  calls: CALL_METRICS,
+  stateless: CALL_METRICS,
+  modern: CALL_METRICS,
   payload: [
     'mib_per_s',
     'calls_per_s',

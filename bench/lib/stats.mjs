@@ -95,6 +95,17 @@ export class CpuMeter {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Resolves p, or undefined after ms. */
+export const within = (p, ms) => {
+  let t;
+  return Promise.race([
+    p,
+    new Promise((r) => {
+      t = setTimeout(r, ms);
+    }),
+  ]).finally(() => clearTimeout(t));
+};
+
 /** Run fn(i) for i in [0, n) with at most `concurrency` in flight. Returns results in order. */
 export async function pool(n, concurrency, fn) {
   const out = new Array(n);
