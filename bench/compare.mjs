@@ -14,6 +14,7 @@ import net from 'node:net';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cpuUsPerCall, round } from './lib/stats.mjs';
 
 const { values: a, positionals: benchArgs } = parseArgs({
   allowPositionals: true,
@@ -52,6 +53,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // the figures of a closed loop of tool calls (calls, stateless, modern)
 const CALL_METRICS = [
   'calls_per_s',
+  'cpu_us_per_call',
   'p50_ms',
   'p99_ms',
   'server_cpu_pct',
@@ -170,6 +172,8 @@ async function runOne(s, rep) {
     await stop(child);
   }
   const logText = readFileSync(log, 'utf8');
+  const perCall = cpuUsPerCall(result);
+  if (perCall !== undefined) result.cpu_us_per_call = round(perCall, 2);
   result.server_log_error_lines = logText.split('\n').filter((l) => /error|warn|exception/i.test(l)).length;
   return { server: s.name, rep, pinned: pin, ...result, server_log: log };
 }

@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cpuUsPerCall } from './lib/stats.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const { values: a } = parseArgs({
@@ -278,11 +279,8 @@ const median = (xs) => {
 };
 const runsOf = {};
 for (const name of only) for (const e of PLAN[name]) runsOf[e.key] = readRuns(`${outDir}/${e.key}.jsonl`);
-// Server CPU per call: what a call costs the server, less sensitive to neighbours than calls/s.
-for (const runs of Object.values(runsOf)) {
-  for (const r of runs)
-    if (r.calls_per_s && r.server_cpu_pct) r.cpu_us_per_call = (r.server_cpu_pct * 1e4) / r.calls_per_s;
-}
+// Server CPU per call, unrounded (compare.mjs records it rounded; runs from before it did, not at all).
+for (const runs of Object.values(runsOf)) for (const r of runs) r.cpu_us_per_call = cpuUsPerCall(r);
 /**
  * Whether a scenario's medians use only undisturbed runs: when every server has one, so that the
  * ratios compare like with like; otherwise all runs count and the figures are marked noisy.
