@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 // pointed at it; what it measures is Node's HTTP transport floor on this machine.
 //   node ceiling.mjs [--port 3000] [--sse] [--state] [--modern]
 //   --sse: answer every request as a one-event SSE stream
-//   --modern: serve every POST as a 2026-07-28 request, with no session: check the envelope in params._meta
-//   and the headers that mirror it, then answer a complete result stamped with the server's info
 //   --state: keep, per session, what MCP requires a server to remember (the negotiated version and the
 //   client's capabilities and info, as parsed from initialize): the floor of memory for a stateful server
+//   --modern: serve every POST as a 2026-07-28 request, with no session: check the envelope in params._meta
+//   and the headers that mirror it, then answer a complete result stamped with the server's info
 import http from 'node:http';
 
 const arg = (name, dflt) => {
