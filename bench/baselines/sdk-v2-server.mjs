@@ -42,8 +42,8 @@ import {
   McpServer,
 } from '@modelcontextprotocol/server';
 
-// zod as @modelcontextprotocol/server itself imports it ('zod/v4'; v2 needs >= 4.2). The top-level zod
-// of this folder stays at 4.1.12 for the v1 baseline, so npm nests v2's own copy under the package.
+// zod as @modelcontextprotocol/server itself imports it ('zod/v4'; v2 needs >= 4.2): this folder's zod 4.6.7,
+// or the copy npm nests under the package where the folder pins an older zod (as ../shared/bench does).
 const zodPkg = createRequire(import.meta.resolve('@modelcontextprotocol/server')).resolve('zod/package.json');
 const z = await import(pathToFileURL(join(dirname(zodPkg), 'v4/index.js')).href);
 
