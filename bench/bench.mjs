@@ -1,20 +1,21 @@
 #!/usr/bin/env node
 // mcp-bench: load generator for MCP Streamable HTTP servers. Prints one JSON line per run.
-//   node bench.mjs <calls|stateless|sessions|fanout|payload|resume> --url http://127.0.0.1:3000/mcp [options]
+//   node bench.mjs <calls|stateless|modern|sessions|fanout|payload|resume> --url http://127.0.0.1:3000/mcp [options]
 // See README.md for the options of each scenario and what the server must expose.
 import { parseArgs } from 'node:util';
+import { modern } from './lib/modern.mjs';
 import { calls, fanout, payload, resume, sessions, stateless } from './lib/scenarios.mjs';
 
-const scenarios = { calls, stateless, sessions, fanout, payload, resume };
+const scenarios = { calls, stateless, modern, sessions, fanout, payload, resume };
 
 const spec = {
   url: { type: 'string', default: 'http://127.0.0.1:3000/mcp' },
   pid: { type: 'string' }, // server PID: enables server CPU % and RSS readings
   label: { type: 'string' },
-  duration: { type: 'string' }, // seconds measured (calls, stateless, payload)
+  duration: { type: 'string' }, // seconds measured (calls, stateless, modern, payload)
   warmup: { type: 'string' }, // seconds run before measuring
   sessions: { type: 'string' }, // concurrent sessions / clients
-  inflight: { type: 'string' }, // concurrent calls per session (calls, stateless, payload)
+  inflight: { type: 'string' }, // concurrent calls per session (calls, stateless, modern, payload)
   'text-bytes': { type: 'string' }, // echo text length
   size: { type: 'string' }, // blob size in bytes (payload)
   count: { type: 'string' }, // sessions to open (sessions, fanout) / notifications (resume)
@@ -37,6 +38,7 @@ const spec = {
 const defaults = {
   calls: { sessions: 32, inflight: 1, duration: 10, warmup: 2, textBytes: 64 },
   stateless: { sessions: 32, inflight: 1, duration: 10, warmup: 2, textBytes: 64 },
+  modern: { sessions: 32, inflight: 1, duration: 10, warmup: 2, textBytes: 64 },
   payload: { sessions: 4, inflight: 1, duration: 10, warmup: 2, size: 1024 * 1024 },
   sessions: { count: 10_000, concurrency: 32, warmSessions: 200, settle: 2, idleAfterDelete: 0 },
   fanout: { count: 1000, concurrency: 32, rounds: 5, warmupRounds: 1, timeout: 30 },
@@ -63,6 +65,7 @@ for (const [k, v] of Object.entries(values)) {
 const budgetS = {
   calls: o.warmup + o.duration + 60,
   stateless: o.warmup + o.duration + 60,
+  modern: o.warmup + o.duration + 60,
   payload: o.warmup + o.duration + 60,
   sessions: 600,
   fanout: 120 + (o.rounds + o.warmupRounds) * (o.timeout + 1),

@@ -4,10 +4,12 @@ import { randomUUID } from 'node:crypto';
 // fixed-shape JSON-RPC result. No MCP logic, no validation beyond a session-id map lookup. It
 // answers just enough for the bench scenarios (echo, blob, broadcast) so the same load can be
 // pointed at it; what it measures is Node's HTTP transport floor on this machine.
-//   node ceiling.mjs [--port 3000] [--sse] [--state]
+//   node ceiling.mjs [--port 3000] [--sse] [--state] [--modern]
 //   --sse: answer every request as a one-event SSE stream
 //   --state: keep, per session, what MCP requires a server to remember (the negotiated version and the
 //   client's capabilities and info, as parsed from initialize): the floor of memory for a stateful server
+//   --modern: serve every POST as a 2026-07-28 request, with no session: check the envelope in params._meta
+//   and the headers that mirror it, then answer a complete result stamped with the server's info
 import http from 'node:http';
 
 const arg = (name, dflt) => {
@@ -17,6 +19,7 @@ const arg = (name, dflt) => {
 const PORT = Number(arg('--port', process.env.PORT ?? 3000));
 const SSE = process.argv.includes('--sse');
 const STATE = process.argv.includes('--state');
+const MODERN = process.argv.includes('--modern');
 
 // id -> standalone GET stream (ServerResponse) or null; with --state, a record holding it as `stream`
 const sessions = new Map();
@@ -52,6 +55,12 @@ function reply(res, id, result, extraHeaders) {
   }
 }
 
+function refuse(res, status, id, code, message) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message } });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
 function toolResult(name, args) {
   switch (name) {
     case 'echo':
@@ -81,6 +90,33 @@ function toolResult(name, args) {
   }
 }
 
+const MODERN_VERSION = '2026-07-28';
+const MODERN_META = { 'io.modelcontextprotocol/serverInfo': { name: 'ceiling', version: '0.0.0' } };
+
+/**
+ * A modern request, checked as little as the spec lets a server: the envelope is there, the headers agree
+ * with the body (version, method, tool name), the version is served. Then the result, with no session.
+ */
+function onModernPost(req, res, msg) {
+  const meta = msg.params?._meta;
+  const version = meta?.['io.modelcontextprotocol/protocolVersion'];
+  if (typeof version !== 'string' || typeof meta['io.modelcontextprotocol/clientCapabilities'] !== 'object')
+    return refuse(res, 400, msg.id, -32602, 'Invalid _meta envelope');
+  const h = req.headers;
+  if (
+    h['mcp-protocol-version'] !== version ||
+    h['mcp-method'] !== msg.method ||
+    (msg.method === 'tools/call' && h['mcp-name'] !== msg.params.name)
+  )
+    return refuse(res, 400, msg.id, -32020, 'Headers and body disagree');
+  if (version !== MODERN_VERSION) return refuse(res, 400, msg.id, -32022, 'Unsupported protocol version');
+  if (msg.id === undefined) return res.writeHead(202).end();
+  const result = msg.method === 'tools/call' ? toolResult(msg.params.name, msg.params.arguments ?? {}) : {};
+  result.resultType = 'complete';
+  result._meta = MODERN_META;
+  reply(res, msg.id, result);
+}
+
 function onPost(req, res, raw) {
   let msg;
   try {
@@ -91,6 +127,7 @@ function onPost(req, res, raw) {
       .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
     return;
   }
+  if (MODERN) return onModernPost(req, res, msg);
   const sid = req.headers['mcp-session-id'];
   if (sid !== undefined && !sessions.has(sid)) {
     res
@@ -144,6 +181,8 @@ const server = http.createServer((req, res) => {
 });
 server.keepAliveTimeout = 65_000;
 server.listen(PORT, '127.0.0.1', () =>
-  console.log(`ceiling listening on http://127.0.0.1:${PORT}/mcp${SSE ? ' (sse)' : ''}`),
+  console.log(
+    `ceiling listening on http://127.0.0.1:${PORT}/mcp${SSE ? ' (sse)' : ''}${MODERN ? ' (modern)' : ''}`,
+  ),
 );
 process.on('SIGTERM', () => process.exit(0));

@@ -14,6 +14,7 @@ import net from 'node:net';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cpuUsPerCall, round } from './lib/stats.mjs';
 
 const { values: a, positionals: benchArgs } = parseArgs({
   allowPositionals: true,
@@ -49,17 +50,21 @@ const benchPath = fileURLToPath(new URL('./bench.mjs', import.meta.url));
 mkdirSync(a['log-dir'], { recursive: true });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// the figures of a closed loop of tool calls (calls, stateless, modern)
+const CALL_METRICS = [
+  'calls_per_s',
+  'cpu_us_per_call',
+  'p50_ms',
+  'p99_ms',
+  'server_cpu_pct',
+  'client_cpu_pct',
+  'errors',
+  'other_cpu_pct',
+];
 const KEY_METRICS = {
-  calls: ['calls_per_s', 'p50_ms', 'p99_ms', 'server_cpu_pct', 'client_cpu_pct', 'errors', 'other_cpu_pct'],
-  stateless: [
-    'calls_per_s',
-    'p50_ms',
-    'p99_ms',
-    'server_cpu_pct',
-    'client_cpu_pct',
-    'errors',
-    'other_cpu_pct',
-  ],
+  calls: CALL_METRICS,
+  stateless: CALL_METRICS,
+  modern: CALL_METRICS,
   payload: [
     'mib_per_s',
     'calls_per_s',
@@ -167,6 +172,8 @@ async function runOne(s, rep) {
     await stop(child);
   }
   const logText = readFileSync(log, 'utf8');
+  const perCall = cpuUsPerCall(result);
+  if (perCall !== undefined) result.cpu_us_per_call = round(perCall, 2);
   result.server_log_error_lines = logText.split('\n').filter((l) => /error|warn|exception/i.test(l)).length;
   return { server: s.name, rep, pinned: pin, ...result, server_log: log };
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: every scenario of issue 5, mcpwire side by side with the official SDK 1.32.2
-// (baselines/sdk-server.mjs) and the node:http ceiling (ceiling.mjs), through compare.mjs (fresh
+// (baselines/sdk-server.mjs; for the modern era, v2's createMcpHandler in baselines/sdk-v2-server.mjs)
+// and the node:http ceiling (ceiling.mjs), through compare.mjs (fresh
 // server per run, server and load generator pinned to different cores, order alternating per
 // repetition). Prints the issue's table with ratios to the ceiling; raw runs go to --out.
 //
@@ -13,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { cpuUsPerCall } from './lib/stats.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const { values: a } = parseArgs({
@@ -31,7 +33,7 @@ const { values: a } = parseArgs({
   },
 });
 
-const SCENARIOS = ['calls', 'stateless', 'sessions', 'fanout', 'payload', 'resume'];
+const SCENARIOS = ['calls', 'stateless', 'modern', 'sessions', 'fanout', 'payload', 'resume'];
 if (a.help) {
   console.log(`usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(',')}] [--reps N] [--lib DIST/index.js]
        [--out DIR] [--retry-noisy N] [--noise-limit PCT] [--no-pin] [--port-base 3900]
@@ -53,19 +55,22 @@ if (!existsSync(lib)) {
 }
 if (!existsSync(here('./node_modules/undici/package.json')))
   missing.push('the harness dependency: run `npm ci --prefix bench`');
-if (!existsSync(here('./baselines/node_modules/@modelcontextprotocol/sdk/package.json'))) {
-  missing.push('the official SDK baseline: run `npm ci --prefix bench/baselines`');
-}
-if (missing.length) {
-  console.error(`npm run bench needs:\n${missing.map((m) => `  - ${m}`).join('\n')}`);
-  process.exit(1);
-}
 const only = a.only ? a.only.split(',') : SCENARIOS;
 for (const s of only)
   if (!SCENARIOS.includes(s)) {
     console.error(`unknown scenario ${s}; one of ${SCENARIOS.join(', ')}`);
     process.exit(1);
   }
+const baselines = ['sdk', ...(only.includes('modern') ? ['server', 'node'] : [])];
+if (
+  baselines.some((p) => !existsSync(here(`./baselines/node_modules/@modelcontextprotocol/${p}/package.json`)))
+) {
+  missing.push('the official SDK baselines (v1, and v2 for modern): run `npm ci --prefix bench/baselines`');
+}
+if (missing.length) {
+  console.error(`npm run bench needs:\n${missing.map((m) => `  - ${m}`).join('\n')}`);
+  process.exit(1);
+}
 
 const quick = a.quick;
 const reps = Number(a.reps ?? (quick ? 1 : 3));
@@ -84,6 +89,8 @@ const ours = (name, gc, flags = '') =>
   `${name}=${node(gc)} ${q(here('./server.mjs'))} --port {port} --lib ${q(lib)}${flags}`;
 const sdk = (name, gc, flags = '') =>
   `${name}=${node(gc)} ${q(here('./baselines/sdk-server.mjs'))} --port {port}${flags}`;
+const sdkV2 = (name, flags = '') =>
+  `${name}=${node(false)} ${q(here('./baselines/sdk-v2-server.mjs'))} --port {port}${flags}`;
 
 const timed = quick ? ['--duration', '2', '--warmup', '1'] : ['--duration', '10', '--warmup', '2'];
 // 10,000 idle sessions opened (2,000 in a quick run), then DELETEd, each reading after a forced GC
@@ -131,6 +138,20 @@ const PLAN = {
         ceiling('ceiling', false),
         ours('mcpwire', false, ' --stateless'),
         sdk('sdk', false, ' --mode stateless'),
+      ],
+    },
+  ],
+  // 2026-07-28 requests, no session: the ceiling answering that shape, mcpwire's dual-era handler as
+  // `mcpwire serve` runs it, and the SDK v2's default entry (createMcpHandler)
+  modern: [
+    {
+      key: 'modern',
+      scenario: 'modern',
+      args: [...timed, '--sessions', '32'],
+      servers: [
+        ceiling('ceiling', false, ' --modern'),
+        ours('mcpwire', false),
+        sdkV2('sdk-v2', ' --stateless'),
       ],
     },
   ],
@@ -258,11 +279,8 @@ const median = (xs) => {
 };
 const runsOf = {};
 for (const name of only) for (const e of PLAN[name]) runsOf[e.key] = readRuns(`${outDir}/${e.key}.jsonl`);
-// Server CPU per call: what a call costs the server, less sensitive to neighbours than calls/s.
-for (const runs of Object.values(runsOf)) {
-  for (const r of runs)
-    if (r.calls_per_s && r.server_cpu_pct) r.cpu_us_per_call = (r.server_cpu_pct * 1e4) / r.calls_per_s;
-}
+// Server CPU per call, unrounded (compare.mjs records it rounded; runs from before it did, not at all).
+for (const runs of Object.values(runsOf)) for (const r of runs) r.cpu_us_per_call = cpuUsPerCall(r);
 /**
  * Whether a scenario's medians use only undisturbed runs: when every server has one, so that the
  * ratios compare like with like; otherwise all runs count and the figures are marked noisy.
@@ -356,6 +374,17 @@ row('calls, JSON-response mode: calls/s', 'calls', 'calls_per_s', {
 row('calls, JSON: server CPU per call (µs)', 'calls', 'cpu_us_per_call', { ...JSON_ANSWERS, ...us });
 row('stateless: calls/s', 'stateless', 'calls_per_s', { target: '≥ 0.4× ceiling', meets: atLeast(0.4) });
 row('stateless: server CPU per call (µs)', 'stateless', 'cpu_us_per_call', us);
+// The SDK column of the modern rows is v2 2.4.0 (createMcpHandler), not 1.32.2. A call mcpwire failed
+// (an HTTP error, a JSON-RPC error) fails the target whatever the rate of the others.
+const V2 = { sdkName: 'sdk-v2' };
+row('modern (2026-07-28, no session; SDK v2): calls/s', 'modern', 'calls_per_s', {
+  ...V2,
+  target: '≥ 0.8× ceiling, no failed call',
+  meets: (v, c) => sum('modern', 'mcpwire', 'errors') === 0 && atLeast(0.8)(v, c),
+});
+row('modern: p50 latency', 'modern', 'p50_ms', { ...V2, ...ms, ...absolute });
+row('modern: p99 latency', 'modern', 'p99_ms', { ...V2, ...ms, ...absolute });
+row('modern: server CPU per call (µs)', 'modern', 'cpu_us_per_call', { ...V2, ...us });
 const fiveKb = { ...absolute, target: '≤ 5 KB', meets: atMost(5) };
 const oneKb = { ...absolute, target: '≤ 1 KB', meets: atMost(1) };
 row('sessions: RSS per idle session (KB)', 'sessions', 'rss_per_session_kb', fiveKb);
@@ -464,7 +493,7 @@ for (const [variant, what] of [
 
 const when = new Date().toISOString().replace('T', ' ').slice(0, 16);
 const lines = [
-  `## mcpwire vs official SDK 1.32.2 vs node:http ceiling — ${when} UTC, ${quick ? 'QUICK (smoke) run' : 'full run'}, ${reps} rep(s), ${Math.round((Date.now() - started) / 60000)} min`,
+  `## mcpwire vs official SDK 1.32.2${runsOf.modern?.length ? ' (modern rows: v2 2.4.0)' : ''} vs node:http ceiling — ${when} UTC, ${quick ? 'QUICK (smoke) run' : 'full run'}, ${reps} rep(s), ${Math.round((Date.now() - started) / 60000)} min`,
   '',
   '| scenario | ceiling | official SDK | mcpwire | SDK ÷ ceiling | mcpwire ÷ ceiling | target | met |',
   '|---|---|---|---|---|---|---|---|',

@@ -5,6 +5,8 @@
 import { Pool } from 'undici';
 
 export const PROTOCOL_VERSION = '2025-11-25';
+/** The modern era's revision: no initialize and no session, the envelope in every request's `params._meta`. */
+export const MODERN_VERSION = '2026-07-28';
 const ACCEPT_POST = 'application/json, text/event-stream';
 
 /** Refuse anything that is not loopback: this tool only ever loads servers on this machine. */
@@ -177,7 +179,7 @@ export class McpSession {
    * POST one JSON-RPC message. Resolves with {status, transport, response, tResponse, messages,
    * bytes, sessionId}; `response` is the answer to msg.id and `tResponse` the performance.now()
    * at which it arrived (before the body ended). opts: onMessage, onEvent, onController,
-   * keep (keep all messages; default only the response).
+   * keep (keep all messages; default only the response), headers (instead of the session's).
    */
   async post(msg, opts = {}) {
     const out = {
@@ -197,11 +199,17 @@ export class McpSession {
       }
       opts.onMessage?.(m, ev);
     }, opts.onEvent);
-    const { status, headers } = await exchange(this.ep, 'POST', this.headers, JSON.stringify(msg), {
-      onController: opts.onController,
-      onStart: (s, h) => reader.start(s, h),
-      onData: (c) => reader.data(c),
-    });
+    const { status, headers } = await exchange(
+      this.ep,
+      'POST',
+      opts.headers ?? this.headers,
+      JSON.stringify(msg),
+      {
+        onController: opts.onController,
+        onStart: (s, h) => reader.start(s, h),
+        onData: (c) => reader.data(c),
+      },
+    );
     if (status >= 200 && status < 300) reader.end();
     else if (reader.chunks.length) {
       // keep error bodies for diagnostics
@@ -257,6 +265,40 @@ export class McpSession {
   assumeStateless(version = PROTOCOL_VERSION) {
     this.version = version;
     this.headers = { ...this.headers, 'mcp-protocol-version': version };
+  }
+
+  /**
+   * A modern (2026-07-28) client: no initialize, no session. Each request carries the envelope (version,
+   * capabilities, client info) in `params._meta`, and the headers that mirror it (see `modernCallTool`).
+   */
+  assumeModern(clientName = 'mcp-bench') {
+    this.version = MODERN_VERSION;
+    this.headers = { ...this.headers, 'mcp-protocol-version': MODERN_VERSION };
+    this.envelope = {
+      'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: clientName, version: '0.1.0' },
+    };
+    this.toolHeaders = new Map();
+  }
+
+  /**
+   * tools/call the modern way (after `assumeModern`): the envelope in `_meta`, `Mcp-Method` and `Mcp-Name`
+   * beside `MCP-Protocol-Version`. The headers are built once per tool name, so a call costs the client
+   * what a legacy one does. Names are sent as they are: the bench's tools have plain ASCII names, which
+   * need none of the spec's base64 encoding.
+   */
+  modernCallTool(name, args, opts = {}) {
+    let headers = this.toolHeaders.get(name);
+    if (!headers) {
+      headers = { ...this.headers, 'mcp-method': 'tools/call', 'mcp-name': name };
+      this.toolHeaders.set(name, headers);
+    }
+    const params = { name, arguments: args, _meta: this.envelope };
+    return this.post(
+      { jsonrpc: '2.0', id: this.nextId++, method: 'tools/call', params },
+      { ...opts, headers },
+    );
   }
 
   /**

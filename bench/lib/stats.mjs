@@ -22,6 +22,13 @@ export function summarize(latencies, prefix = '') {
 export const round = (x, d = 1) =>
   x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d;
 
+/**
+ * Server CPU per call in µs, from a run's `server_cpu_pct` and `calls_per_s` (undefined without both): what
+ * a call costs the server, the figure neighbours on the machine move least.
+ */
+export const cpuUsPerCall = (r) =>
+  r.calls_per_s && r.server_cpu_pct ? (r.server_cpu_pct * 1e4) / r.calls_per_s : undefined;
+
 /** VmRSS (and VmHWM) of a process in KiB, from /proc/PID/status. */
 export function readRss(pid) {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -94,6 +101,17 @@ export class CpuMeter {
 }
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves p, or undefined after ms. */
+export const within = (p, ms) => {
+  let t;
+  return Promise.race([
+    p,
+    new Promise((r) => {
+      t = setTimeout(r, ms);
+    }),
+  ]).finally(() => clearTimeout(t));
+};
 
 /** Run fn(i) for i in [0, n) with at most `concurrency` in flight. Returns results in order. */
 export async function pool(n, concurrency, fn) {
