@@ -63,46 +63,65 @@ export class ModernCall {
         ? outcome.then((r) => this.complete(r as Result), this.translate)
         : this.complete(outcome as Result);
     }
-    const bind = this.binding(params);
-    const state = this.openState(params.requestState, bind);
+    let bind: string | undefined;
+    // Hashing the arguments is paid only by a request that carries state or answers with some.
+    const binding = (): string => {
+      bind ??= this.binding(params);
+      return bind;
+    };
+    const state =
+      params.requestState === undefined ? undefined : this.openState(params.requestState, binding());
     const responses = params.inputResponses as InputResponses | undefined;
     const journal = new ReplayJournal(state, responses);
-    return new Promise<Result>((resolve, reject) => {
-      let settled = false;
-      const end = (answer: () => Result): void => {
-        if (settled) return;
-        settled = true;
-        try {
-          resolve(answer());
-        } catch (err) {
-          reject(this.translateError(err));
-        }
-      };
-      const waiting = (): void => {
-        if (settled) return;
-        end(() => this.inputRequired(journal, undefined, bind));
-        this.running.abort(new RoundEndedError());
-      };
-      const ctx = this.context(journal, responses, state?.u, waiting);
-      let outcome: ReturnType<typeof handler>;
+    const answer = (o: Result | InputRequired): Result =>
+      o instanceof InputRequired ? this.inputRequired(journal, o, binding) : this.complete(o);
+    let settled = false;
+    let resolveRound: ((result: Result) => void) | undefined;
+    let rejectRound: ((err: unknown) => void) | undefined;
+    // Runs after the turn in which the handler first waited on an unanswered call: always after this
+    // method returned, so only an asynchronous handler can still be running.
+    const waiting = (): void => {
+      if (settled) return;
+      settled = true;
+      this.running.abort(new RoundEndedError());
       try {
-        outcome = handler(server, params, ctx);
+        resolveRound!(this.inputRequired(journal, undefined, binding));
       } catch (err) {
-        settled = true;
-        reject(this.translateError(err));
-        return;
+        rejectRound!(this.translateError(err));
       }
-      const done = (o: Result | InputRequired): void =>
-        end(() => (o instanceof InputRequired ? this.inputRequired(journal, o, bind) : this.complete(o)));
-      if (outcome instanceof Promise) {
-        outcome.then(done, (err) => {
+    };
+    const ctx = this.context(journal, responses, state?.u, waiting);
+    let outcome: ReturnType<typeof handler>;
+    try {
+      outcome = handler(server, params, ctx);
+      if (!(outcome instanceof Promise)) {
+        settled = true;
+        return answer(outcome);
+      }
+    } catch (err) {
+      settled = true;
+      throw this.translateError(err);
+    }
+    const pending = outcome;
+    return new Promise<Result>((resolve, reject) => {
+      resolveRound = resolve;
+      rejectRound = reject;
+      pending.then(
+        (o) => {
+          if (settled) return;
+          settled = true;
+          try {
+            resolve(answer(o));
+          } catch (err) {
+            reject(this.translateError(err));
+          }
+        },
+        (err) => {
           if (settled) return;
           settled = true;
           reject(this.translateError(err));
-        });
-      } else {
-        done(outcome);
-      }
+        },
+      );
     });
   }
 
@@ -135,8 +154,7 @@ export class ModernCall {
     });
   }
 
-  private openState(token: unknown, bind: string): JournalState | undefined {
-    if (token === undefined) return undefined;
+  private openState(token: unknown, bind: string): JournalState {
     const opened = this.server.requestStates.open(token, bind);
     if (!opened.ok) {
       throw new McpError(
@@ -151,7 +169,11 @@ export class ModernCall {
   }
 
   /** The wire answer of a round that needs the client: the journal's calls and the handler's own requests. */
-  private inputRequired(journal: ReplayJournal, own: InputRequired | undefined, bind: string): Result {
+  private inputRequired(
+    journal: ReplayJournal,
+    own: InputRequired | undefined,
+    binding: () => string,
+  ): Result {
     const requests: InputRequests | undefined =
       own?.inputRequests === undefined
         ? journal.inputRequests()
@@ -171,7 +193,7 @@ export class ModernCall {
     const result: Result = { resultType: 'input_required' };
     if (requests !== undefined) result.inputRequests = requests;
     const state = journal.state(own?.state);
-    if (state !== undefined) result.requestState = this.server.requestStates.seal(state, bind);
+    if (state !== undefined) result.requestState = this.server.requestStates.seal(state, binding());
     result._meta = { [MetaKey.ServerInfo]: this.server.info };
     return result;
   }

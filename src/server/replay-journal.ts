@@ -35,7 +35,8 @@ export class ReplayJournal {
 
   /** Rebuilds the journal of the previous round: its answers, and the client's answers to what it asked. */
   constructor(state: JournalState | undefined, responses: InputResponses | undefined) {
-    this.answers = { ...state?.a };
+    // The state was decoded for this request alone: its answers are extended in place.
+    this.answers = state?.a ?? {};
     for (const [n, method] of Object.entries(state?.p ?? {})) {
       const key = callKey(Number(n));
       const result = responses?.[key];
