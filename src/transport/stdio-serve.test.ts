@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import type { JsonRpcMessage, Params, RequestId } from '../jsonrpc/types.js';
 import { MetaKey } from '../protocol/envelope.js';
 import { Server } from '../server/server.js';
@@ -314,6 +315,48 @@ describe('serveStdio: the 2026-07-28 era', () => {
     assert.equal(
       c.lines.some((l) => l.method !== undefined && l.id !== undefined),
       false,
+    );
+  });
+});
+
+describe('serveStdio: hostile input', () => {
+  test('whatever the lines, each is answered or ignored, and stdout never carries a request', async () => {
+    const method = fc.constantFrom(
+      'server/discover',
+      'tools/call',
+      'subscriptions/listen',
+      'initialize',
+      'x',
+    );
+    const message = fc.record(
+      {
+        jsonrpc: fc.constantFrom('2.0', '1.0'),
+        id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
+        method,
+        params: fc.oneof(
+          fc.anything(),
+          fc.record({ _meta: fc.oneof(fc.anything(), fc.constant(ENVELOPE)), name: fc.string() }),
+        ),
+      },
+      { requiredKeys: ['jsonrpc'] },
+    );
+    const line = fc.oneof(
+      message.map((m) => JSON.stringify(m)),
+      fc.string().filter((s) => !s.includes('\n')),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 8 }), async (lines) => {
+        const c = connect(testServer().server);
+        c.send(...lines);
+        c.stdin.end();
+        await c.service.ended;
+        await settle();
+        for (const l of c.lines) {
+          assert.equal(l.jsonrpc, '2.0');
+          assert.ok(!(l.method !== undefined && l.id !== undefined), JSON.stringify(l));
+        }
+      }),
+      { numRuns: 60 },
     );
   });
 });
