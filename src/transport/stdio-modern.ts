@@ -49,11 +49,6 @@ export class ModernStdio implements Receiver, ModernOutlet {
     private readonly report: (err: Error) => void,
   ) {}
 
-  /** Requests and listen streams in flight. */
-  get inFlight(): number {
-    return this.calls.size + this.listens.size;
-  }
-
   message(message: JsonRpcMessage): void {
     if (!('method' in message)) {
       this.report(new Error('Ignored a response: a 2026-07-28 server sends no requests to answer'));
