@@ -9,7 +9,7 @@ import { fromNode } from '../http/node-adapter.js';
 import { ProtectedResource } from '../http/protected-resource.js';
 import type { Server } from '../server/server.js';
 import { LegacySseHandler } from '../transport/sse/handler.js';
-import { stdioServerConnection } from '../transport/stdio-server.js';
+import { serveStdio } from '../transport/stdio-serve.js';
 import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
 import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
 
@@ -56,17 +56,20 @@ const log = (line: string) => process.stderr.write(`mcpwire: ${line}\n`);
 export function serve(options: ServeOptions): Promise<number> {
   if (supervises(options.workers)) return superviseWorkers(options.workers, options, log);
   const server = createDemoServer();
-  return asWorker(options.stdio ? serveStdio(server) : serveHttp(server, options));
+  return asWorker(options.stdio ? serveOnStdio(server) : serveHttp(server, options));
 }
 
-function serveStdio(server: Server): Promise<number> {
-  const session = server.connect(stdioServerConnection());
-  session.onerror = (err) => log(err.message);
+/** Both eras on stdio, the first message choosing; ends when stdin does, or on a signal. */
+function serveOnStdio(server: Server): Promise<number> {
+  const service = serveStdio(server, { onerror: (err) => log(err.message) });
   log('serving the demo server on stdio');
   return new Promise((resolve) => {
-    session.onclose = () => resolve(0);
+    service.ended.then(() => resolve(0));
     const stop = () => {
-      server.close().finally(() => resolve(0));
+      service
+        .close()
+        .then(() => server.close())
+        .finally(() => resolve(0));
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

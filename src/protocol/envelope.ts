@@ -1,3 +1,4 @@
+import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from './types.js';
 import { isLoggingLevel } from './validate.js';
 import { FIRST_MODERN_VERSION } from './versions.js';
@@ -59,6 +60,14 @@ function metaOf(params: unknown): Record<string, unknown> | undefined {
  */
 export function envelopeClaim(params: unknown): unknown {
   return metaOf(params)?.[MetaKey.ProtocolVersion];
+}
+
+/**
+ * Whether `message` belongs to the modern era: a request or notification whose `_meta` claims a protocol
+ * version (`envelopeClaim`). Responses and claim-less messages are legacy.
+ */
+export function claimsModern(message: JsonRpcMessage): boolean {
+  return 'method' in message && envelopeClaim(message.params) !== undefined;
 }
 
 /**

@@ -70,6 +70,52 @@ test('serve --stdio: stdout holds only JSON-RPC messages, logs go to stderr, exi
   assert.doesNotMatch(run.stdout(), /serving|mcpwire:/);
 });
 
+test('serve --stdio: a first message claiming 2026-07-28 makes the connection modern, listen included', async () => {
+  const run = runCli(['serve', '--stdio']);
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const send = (id: number, method: string, params: Record<string, unknown> = {}) =>
+    run.child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } })}\n`,
+    );
+  const messages = () =>
+    run
+      .stdout()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            id?: unknown;
+            method?: string;
+            params?: { _meta?: Record<string, unknown> };
+            result?: Record<string, unknown>;
+          },
+      );
+  const tagged = () =>
+    messages().filter((m) => m.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === 2);
+
+  send(1, 'server/discover');
+  send(2, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+  await until(
+    () => messages().some((m) => m.id === 1) && tagged().length === 1,
+    5000,
+    'discover and the ack',
+  );
+  const discover = messages().find((m) => m.id === 1)?.result;
+  assert.deepEqual(discover?.supportedVersions, ['2026-07-28']);
+  assert.equal(tagged()[0]?.method, 'notifications/subscriptions/acknowledged');
+
+  send(3, 'tools/call', { name: 'toggle_tool', arguments: {} });
+  await until(() => tagged().length === 2, 5000, 'the tool list change on the listen stream');
+  assert.equal(tagged()[1]?.method, 'notifications/tools/list_changed');
+
+  run.child.stdin.end();
+  assert.equal(await run.exit(), 0);
+});
+
 test('serve over HTTP: prints the URL, answers initialize with a session, shuts down on SIGINT', async () => {
   const run = runCli(['serve', '--port', '0']);
   run.child.stdin.end();

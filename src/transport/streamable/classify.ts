@@ -1,7 +1,7 @@
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { Parsed } from '../../jsonrpc/parse.js';
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../jsonrpc/types.js';
-import { envelopeClaim, MetaKey } from '../../protocol/envelope.js';
+import type { JsonRpcNotification, JsonRpcRequest, RequestId } from '../../jsonrpc/types.js';
+import { claimsModern, MetaKey } from '../../protocol/envelope.js';
 import { Method } from '../../protocol/types.js';
 import { eraOf } from '../../protocol/versions.js';
 
@@ -12,8 +12,6 @@ export type PostEra =
   | { era: 'refused'; status: number; code: number; message: string; id: RequestId | null; data?: unknown };
 
 const LEGACY: PostEra = Object.freeze({ era: 'legacy' });
-
-const claims = (m: JsonRpcMessage): boolean => 'method' in m && envelopeClaim(m.params) !== undefined;
 
 /**
  * The era of a POST (spec 2026-07-28, versioning: a dual-era server selects by how the client opens). The
@@ -28,7 +26,7 @@ export function classifyPost(
   versionHeader: string | undefined,
 ): PostEra {
   if (body.kind === 'batch') {
-    const modern = body.messages.find(claims);
+    const modern = body.messages.find(claimsModern);
     if (modern === undefined) return LEGACY;
     return {
       era: 'refused',
@@ -40,7 +38,7 @@ export function classifyPost(
   }
   const message = body.message;
   if (!('method' in message)) return LEGACY;
-  if (claims(message)) return { era: 'modern', message };
+  if (claimsModern(message)) return { era: 'modern', message };
   if (versionHeader === undefined || eraOf(versionHeader) === 'legacy') return LEGACY;
   const id = 'id' in message ? message.id : null;
   if (message.method === Method.Initialize) {

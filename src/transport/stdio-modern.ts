@@ -1,0 +1,222 @@
+import { ErrorCode, errorResponse, McpError, toErrorObject } from '../jsonrpc/errors.js';
+import type {
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  Params,
+  RequestId,
+} from '../jsonrpc/types.js';
+import { claimsModern } from '../protocol/envelope.js';
+import type { SubscriptionFilter } from '../protocol/modern-types.js';
+import { Method, type Result } from '../protocol/types.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import type { ModernScope } from '../server/client-scope.js';
+import { admitModern } from '../server/modern-admission.js';
+import type { ModernOutlet } from '../server/modern-context.js';
+import { ModernCall } from '../server/modern-request.js';
+import type { Server } from '../server/server.js';
+import { honouredFilter, Subscription } from '../server/subscription.js';
+import type { Connection, Receiver } from '../session/connection.js';
+import { RequestCancelledError } from '../session/errors.js';
+
+interface InFlight {
+  readonly call: ModernCall;
+  readonly method: string;
+}
+
+const ERA_MISMATCH =
+  `Invalid request: this connection speaks ${MODERN_PROTOCOL_VERSIONS.join(', ')} (its first message ` +
+  'claimed a protocol version in _meta), so every request must carry the _meta envelope; ' +
+  'initialize starts a 2025 session on a new connection';
+
+/**
+ * The 2026-07-28 era over one stdio connection (spec 2026-07-28, stdio): each request is admitted
+ * (`admitModern`, no headers) and answered on its own, several at once, its notifications (progress, logs)
+ * written before its result; `subscriptions/listen` streams share the channel, told apart by their
+ * subscription id; `notifications/cancelled` aborts the named request, or ends the named listen stream,
+ * and nothing more is written for it. Never writes a request. When the connection ends, listen streams
+ * stop and requests in flight are aborted.
+ */
+export class ModernStdio implements Receiver, ModernOutlet {
+  readonly transport = undefined;
+  private readonly calls = new Map<RequestId, InFlight>();
+  private readonly listens = new Map<RequestId, Subscription>();
+  private ended = false;
+
+  constructor(
+    private readonly server: Server,
+    private readonly connection: Connection,
+    private readonly report: (err: Error) => void,
+  ) {}
+
+  message(message: JsonRpcMessage): void {
+    if (!('method' in message)) {
+      this.report(new Error('Ignored a response: a 2026-07-28 server sends no requests to answer'));
+      return;
+    }
+    if (!('id' in message)) {
+      this.notification(message);
+      return;
+    }
+    if (!claimsModern(message)) {
+      this.send(errorResponse(message.id, { code: ErrorCode.InvalidRequest, message: ERA_MISMATCH }));
+      return;
+    }
+    this.request(message);
+  }
+
+  batch(): void {
+    this.send(
+      errorResponse(null, {
+        code: ErrorCode.InvalidRequest,
+        message: 'Invalid request: a 2026-07-28 message is sent alone, not in a batch',
+      }),
+    );
+  }
+
+  error(err: Error): void {
+    this.report(err);
+  }
+
+  restarted(): void {
+    // stdio never restarts.
+  }
+
+  closed(): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const subscription of this.listens.values()) subscription.cancel();
+    this.listens.clear();
+    for (const [id, { call, method }] of this.calls) {
+      this.calls.delete(id);
+      call.abort(new RequestCancelledError(method, 'the connection ended'));
+    }
+  }
+
+  /**
+   * Ends the connection from the server's side: each listen stream ends with its result, requests in
+   * flight are cancelled, and the connection closes once what was written has gone out.
+   */
+  end(): Promise<void> {
+    for (const subscription of this.listens.values()) subscription.end();
+    return this.connection.close();
+  }
+
+  notify(message: JsonRpcNotification): void {
+    this.send(message);
+  }
+
+  private notification(message: JsonRpcNotification): void {
+    // Cancellation is acted on whatever its envelope says: it only ever stops work.
+    if (message.method === Method.Cancelled) {
+      this.cancel((message.params as Params | undefined)?.requestId as RequestId | undefined);
+      return;
+    }
+    if (!claimsModern(message)) {
+      this.report(new Error(`Ignored ${message.method}: ${ERA_MISMATCH}`));
+      return;
+    }
+    const admitted = admitModern(this.server, message, undefined);
+    if ('error' in admitted) this.report(admitted.error);
+  }
+
+  private cancel(id: RequestId | undefined): void {
+    if (id === undefined) return;
+    const subscription = this.listens.get(id);
+    if (subscription !== undefined) {
+      this.listens.delete(id);
+      subscription.cancel();
+      return;
+    }
+    const running = this.calls.get(id);
+    if (running === undefined) return;
+    this.calls.delete(id);
+    running.call.abort(new RequestCancelledError(running.method, 'the client cancelled it'));
+  }
+
+  private request(request: JsonRpcRequest): void {
+    const id = request.id;
+    if (this.calls.has(id) || this.listens.has(id)) {
+      this.send(
+        errorResponse(id, {
+          code: ErrorCode.InvalidRequest,
+          message: `Invalid request: id ${JSON.stringify(id)} is already in use by a request in flight`,
+        }),
+      );
+      return;
+    }
+    const admitted = admitModern(this.server, request, undefined);
+    if ('error' in admitted) {
+      this.send(errorResponse(id, toErrorObject(admitted.error)));
+      return;
+    }
+    if (request.method === Method.SubscriptionsListen) this.listen(request);
+    else this.run(request, admitted.scope);
+  }
+
+  private listen(request: JsonRpcRequest): void {
+    const { server, listens } = this;
+    const id = request.id;
+    const filter = (request.params as { notifications: SubscriptionFilter }).notifications;
+    const subscription: Subscription = new Subscription(
+      server,
+      id,
+      honouredFilter(filter, server.capabilities),
+      {
+        send: (message) => {
+          if (this.ended) return false;
+          this.send(message);
+          return true;
+        },
+        // The channel outlives the stream: only forget it.
+        end: () => {
+          if (listens.get(id) === subscription) listens.delete(id);
+        },
+      },
+    );
+    listens.set(id, subscription);
+    subscription.start();
+  }
+
+  private run(request: JsonRpcRequest, scope: ModernScope): void {
+    const id = request.id;
+    const call = new ModernCall(this.server, request, scope, this, undefined);
+    let outcome: Result | Promise<Result>;
+    try {
+      outcome = call.run();
+    } catch (err) {
+      this.fail(id, err);
+      return;
+    }
+    if (!(outcome instanceof Promise)) {
+      this.send({ jsonrpc: '2.0', id, result: outcome });
+      return;
+    }
+    const running: InFlight = { call, method: request.method };
+    this.calls.set(id, running);
+    // Only the request still in flight is answered: a cancelled one (or one of an ended connection) is not.
+    const owed = (): boolean => {
+      if (this.calls.get(id) !== running) return false;
+      this.calls.delete(id);
+      return true;
+    };
+    outcome.then(
+      (result) => {
+        if (owed()) this.send({ jsonrpc: '2.0', id, result });
+      },
+      (err) => {
+        if (owed()) this.fail(id, err);
+      },
+    );
+  }
+
+  private fail(id: RequestId, err: unknown): void {
+    if (!(err instanceof McpError)) this.report(err instanceof Error ? err : new Error(String(err)));
+    this.send(errorResponse(id, toErrorObject(err)));
+  }
+
+  private send(message: JsonRpcMessage): void {
+    // A failed write ends the connection, which `closed` hears; nothing more to do per message.
+    this.connection.send(message).catch(() => {});
+  }
+}
