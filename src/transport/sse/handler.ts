@@ -1,19 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, type HttpExchange } from '../../http/exchange.js';
-import {
-  checkAccept,
-  checkContentType,
-  checkHostAndOrigin,
-  defaultLoopbackPolicy,
-  type HostOriginPolicy,
-} from '../../http/guards.js';
+import { DEFAULT_MAX_BODY_BYTES, type HttpExchange } from '../../http/exchange.js';
+import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
+import { HttpIntake } from '../../http/intake.js';
 import { type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
 import { fromNode } from '../../http/node-adapter.js';
 import type { ProtectedResource } from '../../http/protected-resource.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
-import { parseMessage } from '../../jsonrpc/parse.js';
 import type { Server } from '../../server/server.js';
 import { SseServerConnection } from './server-connection.js';
 
@@ -75,9 +69,7 @@ export class LegacySseHandler {
   readonly ssePath: string;
   readonly messagesPath: string;
   private readonly maxSessions: number;
-  private readonly maxBodyBytes: number;
-  private readonly policy: HostOriginPolicy | undefined;
-  private readonly auth: ProtectedResource | undefined;
+  private readonly intake: HttpIntake;
   private readonly writerOptions: { keepAliveMs?: number; maxBufferedBytes?: number };
   private readonly onerror: ((err: Error) => void) | undefined;
   private readonly connections = new Map<string, SseServerConnection>();
@@ -90,10 +82,13 @@ export class LegacySseHandler {
     this.ssePath = options.ssePath ?? '/sse';
     this.messagesPath = options.messagesPath ?? '/messages';
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SSE_SESSIONS;
-    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const policy = options.dnsRebindingProtection;
-    this.policy = policy === false ? undefined : (policy ?? defaultLoopbackPolicy());
-    this.auth = options.auth;
+    this.intake = new HttpIntake(
+      policy === false ? undefined : (policy ?? defaultLoopbackPolicy()),
+      options.auth,
+      options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      this.refuse,
+    );
     this.writerOptions = { keepAliveMs: options.keepAliveMs, maxBufferedBytes: options.maxBufferedBytes };
     this.onerror = options.onerror;
   }
@@ -114,9 +109,8 @@ export class LegacySseHandler {
     const isMessages = path === this.messagesPath;
     if (!isSse && !isMessages) return false;
     try {
-      const refused = this.policy === undefined ? undefined : checkHostAndOrigin(exchange, this.policy);
-      if (refused !== undefined) this.refuse(exchange, refused.status, refused.message);
-      else if (this.auth === undefined || (await this.auth.admit(exchange, this.refuse))) {
+      const admitted = this.intake.admit(exchange);
+      if (admitted === true || (admitted !== false && (await admitted))) {
         await this.serve(exchange, isSse, isMessages);
       }
     } catch (err) {
@@ -222,39 +216,15 @@ export class LegacySseHandler {
       this.sessionGone(exchange);
       return;
     }
-    const wrongType = checkContentType(exchange.header('content-type'));
-    if (wrongType !== undefined) {
-      this.refuse(exchange, wrongType.status, wrongType.message);
-      return;
-    }
-    let body: string;
-    try {
-      body = await exchange.readBody(this.maxBodyBytes);
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) this.refuse(exchange, err.status, err.message);
-      else {
-        this.report(err);
-        writeJsonError(
-          exchange,
-          400,
-          `Bad Request: the request body could not be read: ${(err as Error).message}`,
-        );
-      }
-      return;
-    }
+    const parsed = await this.intake.read(exchange);
+    if (parsed === undefined) return;
     // The stream may have ended while the body arrived.
     if (connection.isClosed) {
       this.sessionGone(exchange);
       return;
     }
-    const parsed = parseMessage(body);
-    if (parsed.kind === 'invalid') {
-      writeJsonError(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
-    } else {
-      exchange.writeHead(202, ACCEPTED_HEADERS);
-      exchange.end('Accepted');
-    }
-    // Invalid input is reported to the session (its onerror) rather than here.
+    exchange.writeHead(202, ACCEPTED_HEADERS);
+    exchange.end('Accepted');
     connection.receive(parsed, exchange);
   }
 

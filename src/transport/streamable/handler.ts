@@ -3,14 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStore } from '../../eventstore/event-store.js';
 import { MemoryEventStore } from '../../eventstore/memory-event-store.js';
 import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
-import { BodyTooLargeError, DEFAULT_MAX_BODY_BYTES, type HttpExchange } from '../../http/exchange.js';
-import {
-  checkAccept,
-  checkContentType,
-  checkHostAndOrigin,
-  defaultLoopbackPolicy,
-  type HostOriginPolicy,
-} from '../../http/guards.js';
+import { DEFAULT_MAX_BODY_BYTES, type HttpExchange } from '../../http/exchange.js';
+import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
+import { HttpIntake } from '../../http/intake.js';
 import type { JsonErrorOptions } from '../../http/json-error.js';
 import { writeJsonError } from '../../http/json-error.js';
 import { fromNode } from '../../http/node-adapter.js';
@@ -18,7 +13,6 @@ import type { ProtectedResource } from '../../http/protected-resource.js';
 import type { SseWriterOptions } from '../../http/sse-writer.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
-import { parseMessage } from '../../jsonrpc/parse.js';
 import { Method } from '../../protocol/types.js';
 import {
   isLegacyVersion,
@@ -170,13 +164,11 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   readonly clock: Clock;
   readonly idleTimeoutMs: number;
   readonly maxSessions: number;
-  readonly maxBodyBytes: number;
   readonly directory: SessionDirectory | undefined;
   readonly eras: 'both' | 'legacy' | 'modern';
   /** The modern era's side of the endpoint; undefined when it serves the legacy era only. */
   private readonly modern: ModernEndpoint | undefined;
-  private readonly policy: HostOriginPolicy | undefined;
-  private readonly auth: ProtectedResource | undefined;
+  private readonly intake: HttpIntake;
   private readonly onerror: ((err: Error) => void) | undefined;
   private readonly sessions = new Map<string, StreamableServerTransport>();
   /** Shared sessions being loaded, so that concurrent requests for one make one replica. */
@@ -216,10 +208,13 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
     this.idleTimeoutMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const policy = options.dnsRebindingProtection;
-    this.policy = policy === false ? undefined : (policy ?? defaultLoopbackPolicy());
-    this.auth = options.auth;
+    this.intake = new HttpIntake(
+      policy === false ? undefined : (policy ?? defaultLoopbackPolicy()),
+      options.auth,
+      options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      this.refuse,
+    );
     this.onerror = options.onerror;
     this.eras = options.eras ?? 'both';
     this.modern =
@@ -327,17 +322,14 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     if (this.shuttingDown) {
       return this.refuse(exchange, 503, 'Service Unavailable: the server is shutting down; retry later');
     }
-    if (this.policy !== undefined) {
-      const refused = checkHostAndOrigin(exchange, this.policy);
-      if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
-    }
-    if (this.auth !== undefined) return this.authorized(exchange, this.auth);
-    return this.dispatch(exchange);
+    const admitted = this.intake.admit(exchange);
+    if (admitted === true) return this.dispatch(exchange);
+    if (admitted !== false) return this.authorized(exchange, admitted);
   }
 
   /** Serves the request once its token is granted, as its grant's principal. */
-  private async authorized(exchange: HttpExchange, auth: ProtectedResource): Promise<void> {
-    if (await auth.admit(exchange, this.refuse)) return this.dispatch(exchange);
+  private async authorized(exchange: HttpExchange, admitted: Promise<boolean>): Promise<void> {
+    if (await admitted) return this.dispatch(exchange);
   }
 
   private dispatch(exchange: HttpExchange): void | Promise<void> {
@@ -363,25 +355,10 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   private async post(exchange: HttpExchange): Promise<void> {
-    const refused =
-      checkAccept(exchange.header('accept'), POST_ACCEPT) ??
-      checkContentType(exchange.header('content-type'));
+    const refused = checkAccept(exchange.header('accept'), POST_ACCEPT);
     if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
-    let text: string;
-    try {
-      text = await exchange.readBody(this.maxBodyBytes);
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) return this.refuse(exchange, 413, err.message);
-      return this.refuse(
-        exchange,
-        400,
-        `Bad Request: the request body could not be read: ${(err as Error)?.message ?? String(err)}`,
-      );
-    }
-    const parsed = parseMessage(text);
-    if (parsed.kind === 'invalid') {
-      return this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
-    }
+    const parsed = await this.intake.read(exchange);
+    if (parsed === undefined) return;
     const version = exchange.header('mcp-protocol-version');
     const modern = this.modern;
     if (modern !== undefined) {

@@ -1,18 +1,10 @@
 import type { HttpExchange } from '../../../http/exchange.js';
-import type { JsonErrorOptions } from '../../../http/json-error.js';
+import type { Refuse } from '../../../http/intake.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
 import { Method } from '../../../protocol/types.js';
 import { admitModern } from '../../../server/modern-admission.js';
 import { ListenStreams } from './listen-streams.js';
 import { type ModernHost, ModernPost } from './modern-post.js';
-
-/** How the handler refuses a request: the status, a JSON-RPC error body, and `onerror`. */
-export type Refuse = (
-  exchange: HttpExchange,
-  status: number,
-  message: string,
-  options?: JsonErrorOptions,
-) => void;
 
 const NO_HEADERS: Readonly<Record<string, string>> = {};
 

@@ -1,0 +1,70 @@
+import { type Parsed, parseMessage } from '../jsonrpc/parse.js';
+import { BodyTooLargeError, type HttpExchange } from './exchange.js';
+import { checkContentType, checkHostAndOrigin, type HostOriginPolicy } from './guards.js';
+import type { JsonErrorOptions } from './json-error.js';
+import type { ProtectedResource } from './protected-resource.js';
+
+/** How a transport refuses a request: a status, a JSON-RPC error body saying `message`, and its `onerror`. */
+export type Refuse = (
+  exchange: HttpExchange,
+  status: number,
+  message: string,
+  options?: JsonErrorOptions,
+) => void;
+
+/** A body that parsed: one JSON-RPC message or a batch. */
+export type ParsedBody = Exclude<Parsed, { kind: 'invalid' }>;
+
+/**
+ * The part of serving a request that every HTTP transport of MCP shares, in one order: the DNS-rebinding guards
+ * (Host 421, Origin 403), then authorization (401, 403, 503), and for a request that carries a message, its
+ * media type (415), its body within `maxBodyBytes` (413), parsed once (-32700, -32600 with the id when it could
+ * be read: 400). Every refusal goes through the transport's `refuse`, so it reaches the client and `onerror`
+ * the same way whichever transport refused.
+ */
+export class HttpIntake {
+  constructor(
+    private readonly policy: HostOriginPolicy | undefined,
+    private readonly auth: ProtectedResource | undefined,
+    readonly maxBodyBytes: number,
+    private readonly refuse: Refuse,
+  ) {}
+
+  /** True (at once, or once the token is checked) when the request may be served; false once it was refused. */
+  admit(exchange: HttpExchange): boolean | Promise<boolean> {
+    if (this.policy !== undefined) {
+      const refused = checkHostAndOrigin(exchange, this.policy);
+      if (refused !== undefined) {
+        this.refuse(exchange, refused.status, refused.message);
+        return false;
+      }
+    }
+    return this.auth === undefined ? true : this.auth.admit(exchange, this.refuse);
+  }
+
+  /** The request's message, read and parsed once; undefined once it was refused. */
+  async read(exchange: HttpExchange): Promise<ParsedBody | undefined> {
+    const wrongType = checkContentType(exchange.header('content-type'));
+    if (wrongType !== undefined) {
+      this.refuse(exchange, wrongType.status, wrongType.message);
+      return undefined;
+    }
+    let text: string;
+    try {
+      text = await exchange.readBody(this.maxBodyBytes);
+    } catch (err) {
+      if (err instanceof BodyTooLargeError) this.refuse(exchange, err.status, err.message);
+      else {
+        const reason = (err as Error)?.message ?? String(err);
+        this.refuse(exchange, 400, `Bad Request: the request body could not be read: ${reason}`);
+      }
+      return undefined;
+    }
+    const parsed = parseMessage(text);
+    if (parsed.kind === 'invalid') {
+      this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
+      return undefined;
+    }
+    return parsed;
+  }
+}
