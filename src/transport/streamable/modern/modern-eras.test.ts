@@ -9,7 +9,6 @@ import {
   jsonBody,
   openSession,
   post,
-  type Served,
   SseReader,
   serveOn,
   sseMessages,
