@@ -75,7 +75,6 @@ export class Subscription {
       params: { notifications: this.filter, _meta: this.meta },
     });
     if (this.kinds === 0 && this.uris === undefined) {
-      this.sink.end();
       this.finish();
       return;
     }
