@@ -1,6 +1,8 @@
 import type { HttpExchange } from '../../../http/exchange.js';
 import type { Refuse } from '../../../http/intake.js';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
+import { tooManyMcpHeaders } from '../../../protocol/mcp-headers.js';
 import { Method } from '../../../protocol/types.js';
 import { admitModern } from '../../../server/modern-admission.js';
 import { ListenStreams } from './listen-streams.js';
@@ -10,7 +12,8 @@ const NO_HEADERS: Readonly<Record<string, string>> = {};
 
 /**
  * The modern era of one Streamable HTTP endpoint: each POST that claims 2026-07-28 is checked in the spec's
- * order (`admitModern`, headers included), then answered on its own: a notification with 202, a
+ * order (`admitModern`, headers included; first, its `Mcp-*` headers are bounded: 64, 16 KiB, else 431), then
+ * answered on its own: a notification with 202, a
  * `subscriptions/listen` with a listen stream, any other request with its result. No session is read,
  * minted or touched, whatever `Mcp-Session-Id` says.
  */
@@ -28,6 +31,14 @@ export class ModernEndpoint {
 
   serve(exchange: HttpExchange, message: JsonRpcRequest | JsonRpcNotification): void {
     const id = 'id' in message ? message.id : null;
+    const overLimit = tooManyMcpHeaders(exchange.headers);
+    if (overLimit !== undefined) {
+      this.refuse(exchange, 431, `Request Header Fields Too Large: ${overLimit}`, {
+        code: ErrorCode.InvalidRequest,
+        id,
+      });
+      return;
+    }
     const admitted = admitModern(this.host.server, message, (name) => exchange.header(name));
     if ('error' in admitted) {
       const { error } = admitted;

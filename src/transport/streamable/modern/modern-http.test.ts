@@ -69,6 +69,16 @@ describe('modern requests over HTTP: validation order', () => {
     assert.deepEqual(body.result._meta[MetaKey.ServerInfo], { name: 'modern-http', version: '1.0.0' });
   });
 
+  test('more Mcp-* headers than the bound (64): 431 before anything is read from them', async () => {
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 65; i++) many[`mcp-param-x${i}`] = 'v';
+    const res = await postModern(served.url, 'h1', 'tools/list', {}, { headers: many });
+    const error = await refused(res, 431, -32600, 'h1');
+    assert.match(error.message, /Request Header Fields Too Large/);
+    const fine = await postModern(served.url, 'h2', 'tools/list', {}, { headers: { 'mcp-param-x': 'v' } });
+    assert.equal(fine.status, 200);
+  });
+
   test('an envelope without clientCapabilities: 400 -32602 naming the key', async () => {
     const res = await postModern(
       served.url,
