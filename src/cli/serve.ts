@@ -11,6 +11,7 @@ import type { Server } from '../server/server.js';
 import { LegacySseHandler } from '../transport/sse/handler.js';
 import { serveStdio } from '../transport/stdio-serve.js';
 import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
+import { requestStateKeysFromEnv } from './request-state-key.js';
 import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
 
 export interface ServeOptions {
@@ -55,7 +56,7 @@ const log = (line: string) => process.stderr.write(`mcpwire: ${line}\n`);
 /** `mcpwire serve`: the demo server over HTTP (default) or stdio. Resolves with the exit code. */
 export function serve(options: ServeOptions): Promise<number> {
   if (supervises(options.workers)) return superviseWorkers(options.workers, options, log);
-  const server = createDemoServer();
+  const server = createDemoServer({ requestStateKeys: requestStateKeysFromEnv() });
   return asWorker(options.stdio ? serveOnStdio(server) : serveHttp(server, options));
 }
 

@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { type AddressInfo, createServer } from 'node:net';
+import { drawRequestStateSecret, REQUEST_STATE_SECRET_ENV } from './request-state-key.js';
 import { UsageError } from './usage-error.js';
 
 /** More would be a typo rather than a deployment: each worker is a whole Node process. */
@@ -117,9 +118,13 @@ export async function superviseWorkers(
     let result = 0;
     let forceTimer: NodeJS.Timeout | undefined;
 
+    // Every worker seals requestState with the same key, so a retry may reach any of them.
+    const shared = {
+      [REQUEST_STATE_SECRET_ENV]: process.env[REQUEST_STATE_SECRET_ENV] || drawRequestStateSecret(),
+    };
     const fork = (slot: number) => {
       const announce = slot === 0 && !announced;
-      const worker = cluster.fork(announce ? { [ANNOUNCE_ENV]: '1' } : {});
+      const worker = cluster.fork(announce ? { ...shared, [ANNOUNCE_ENV]: '1' } : shared);
       live.add(worker);
       const pid = worker.process.pid;
       worker.once('listening', () => {

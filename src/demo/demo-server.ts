@@ -1,4 +1,4 @@
-import { Server, type ToolHandle } from '../server/server.js';
+import { Server, type ServerOptions, type ToolHandle } from '../server/server.js';
 
 const NAMES = ['Ada', 'Alan', 'Barbara', 'Dennis', 'Edsger', 'Grace', 'Ken', 'Linus', 'Margaret', 'Radia'];
 
@@ -16,10 +16,11 @@ This server shows every MCP feature mcpwire implements:
  * The demo server a user learns from: one tool per feature, a resource, a template, a prompt with
  * completion, and log messages. `mcpwire serve` serves it.
  */
-export function createDemoServer(): Server {
+export function createDemoServer(options: Pick<ServerOptions, 'requestStateKeys'> = {}): Server {
   const server = new Server(
     { name: 'mcpwire-demo', title: 'mcpwire demo server', version: '0.1.0' },
     {
+      ...options,
       instructions:
         'A demonstration server: call echo or add, run long_running to see progress, try sample, list_roots and elicit_name to see the server call back to the client, and toggle_tool or touch_readme to see a tool list change or a resource update.',
     },

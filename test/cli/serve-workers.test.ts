@@ -131,3 +131,58 @@ test('--workers on a port already taken: the workers fail to start and the prima
   assert.match(run.stderr(), /EADDRINUSE/);
   assert.match(run.stderr(), /failed before serving/);
 });
+
+/** One 2026-07-28 tools/call over a connection of its own: the parsed JSON-RPC answer. */
+function modernCall(
+  port: number,
+  id: number,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+  };
+  const headers = {
+    'content-type': 'application/json',
+    accept: ACCEPT_BOTH,
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': name,
+  };
+  const body = {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: {}, ...extra, _meta: meta },
+  };
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers, agent: false },
+      (res) => readBody(res).then((text) => resolve(JSON.parse(text)), reject),
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+test('--workers 2: a 2026-07-28 elicitation round started on one worker is finished on the other (one sealing key)', {
+  timeout: 20_000,
+}, async () => {
+  const cluster = await workers(2);
+  const primary = cluster.processes[0];
+  await until(() => workerPids(primary.output()).length === 2, 5000, 'two workers serving');
+  // Connections are dealt out in turn, so each retry below is accepted by the other worker than its round.
+  for (let i = 0; i < 4; i++) {
+    const round = (await modernCall(primary.port, 2 * i, 'elicit_name')).result;
+    assert.equal(round.resultType, 'input_required');
+    const [key] = Object.keys(round.inputRequests);
+    const answer = await modernCall(primary.port, 2 * i + 1, 'elicit_name', {
+      inputResponses: { [key]: { action: 'accept', content: { name: `Ada ${i}` } } },
+      requestState: round.requestState,
+    });
+    assert.equal(answer.error, undefined, JSON.stringify(answer.error));
+    assert.equal(answer.result.resultType, 'complete');
+    assert.match(answer.result.content[0].text, new RegExp(`Ada ${i}`));
+  }
+});
