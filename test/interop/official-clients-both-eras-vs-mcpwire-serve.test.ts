@@ -31,6 +31,54 @@ const CAPABILITIES = { roots: { listChanged: true }, sampling: {}, elicitation: 
 const ELICITED = { action: 'accept' as const, content: { name: WALK_NAME } };
 const CALLBACK_TOOLS = ['sample', 'list_roots', 'elicit_name'];
 
+/** What both official clients offer for the walk, as their methods are named and shaped alike. */
+interface OfficialClient {
+  listResources(): Promise<{ resources: { uri: string }[] }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: { uriTemplate: string }[] }>;
+  readResource(params: { uri: string }): Promise<{ contents: ReadonlyArray<{ uri: string }> }>;
+  listPrompts(): Promise<{ prompts: { name: string }[] }>;
+  getPrompt(params: {
+    name: string;
+    arguments?: Record<string, string>;
+  }): Promise<{ messages: { content: unknown }[] }>;
+  complete(params: {
+    ref: { type: 'ref/prompt'; name: string };
+    argument: { name: string; value: string };
+  }): Promise<{ completion: { values: string[] } }>;
+}
+
+type CallTool = (
+  name: string,
+  args: Record<string, unknown> | undefined,
+  options: { onprogress: (p: { progress: number }) => void } | undefined,
+) => Promise<unknown>;
+
+/** The walk's view of an official client; only calling a tool and listing tools differ between them. */
+function demoPeer(client: OfficialClient, callTool: CallTool, toolNames: () => Promise<string[]>): DemoPeer {
+  return {
+    callTool: (name, args, onprogress) =>
+      callTool(
+        name,
+        args,
+        onprogress === undefined ? undefined : { onprogress: (p) => onprogress(p.progress) },
+      ),
+    toolNames,
+    resourceUris: async () => (await client.listResources()).resources.map((r) => r.uri),
+    templateUris: async () =>
+      (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
+    readText: async (uri) => firstText((await client.readResource({ uri })).contents),
+    promptNames: async () => (await client.listPrompts()).prompts.map((p) => p.name),
+    promptText: async (name, args) => textOf((await client.getPrompt({ name, arguments: args })).messages[0]),
+    completeGreetName: async (value) =>
+      (
+        await client.complete({
+          ref: { type: 'ref/prompt', name: 'greet' },
+          argument: { name: 'name', value },
+        })
+      ).completion.values,
+  };
+}
+
 /** A 2.4.0 client, its handlers for the three calls back registered, its POSTs tapped. */
 function clientV2(url: string, mode: VersionNegotiationMode | undefined) {
   const tap = postTap();
@@ -44,29 +92,12 @@ function clientV2(url: string, mode: VersionNegotiationMode | undefined) {
   );
   client.setRequestHandler('elicitation/create', () => ELICITED);
   const transport = new TransportV2(new URL(url), { fetch: tap.fetch });
-  const peer: DemoPeer = {
-    callTool: (name, args, onprogress) =>
-      client.callTool(
-        { name, arguments: args },
-        onprogress === undefined ? undefined : { onprogress: (p) => onprogress(p.progress) },
-      ),
+  const peer = demoPeer(
+    client,
+    (name, args, options) => client.callTool({ name, arguments: args }, options),
     // Fresh from the server each time: another client may have changed the list since.
-    toolNames: async () =>
-      (await client.listTools(undefined, { cacheMode: 'refresh' })).tools.map((t) => t.name),
-    resourceUris: async () => (await client.listResources()).resources.map((r) => r.uri),
-    templateUris: async () =>
-      (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
-    readText: async (uri) => firstText((await client.readResource({ uri })).contents),
-    promptNames: async () => (await client.listPrompts()).prompts.map((p) => p.name),
-    promptText: async (name, args) => textOf((await client.getPrompt({ name, arguments: args })).messages[0]),
-    completeGreetName: async (value) =>
-      (
-        await client.complete({
-          ref: { type: 'ref/prompt', name: 'greet' },
-          argument: { name: 'name', value },
-        })
-      ).completion.values,
-  };
+    async () => (await client.listTools(undefined, { cacheMode: 'refresh' })).tools.map((t) => t.name),
+  );
   return { client, transport, peer, posted: tap.posted };
 }
 
@@ -78,28 +109,11 @@ function clientV1(url: string) {
   client.setRequestHandler(CreateMessageRequestSchema, (request) => shoutingModel(request.params));
   client.setRequestHandler(ElicitRequestSchema, () => ELICITED);
   const transport = new TransportV1(new URL(url), { fetch: tap.fetch });
-  const peer: DemoPeer = {
-    callTool: (name, args, onprogress) =>
-      client.callTool(
-        { name, arguments: args },
-        undefined,
-        onprogress === undefined ? undefined : { onprogress: (p) => onprogress(p.progress) },
-      ),
-    toolNames: async () => (await client.listTools()).tools.map((t) => t.name),
-    resourceUris: async () => (await client.listResources()).resources.map((r) => r.uri),
-    templateUris: async () =>
-      (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
-    readText: async (uri) => firstText((await client.readResource({ uri })).contents),
-    promptNames: async () => (await client.listPrompts()).prompts.map((p) => p.name),
-    promptText: async (name, args) => textOf((await client.getPrompt({ name, arguments: args })).messages[0]),
-    completeGreetName: async (value) =>
-      (
-        await client.complete({
-          ref: { type: 'ref/prompt', name: 'greet' },
-          argument: { name: 'name', value },
-        })
-      ).completion.values,
-  };
+  const peer = demoPeer(
+    client,
+    (name, args, options) => client.callTool({ name, arguments: args }, undefined, options),
+    async () => (await client.listTools()).tools.map((t) => t.name),
+  );
   return { client, transport, peer, posted: tap.posted };
 }
 
