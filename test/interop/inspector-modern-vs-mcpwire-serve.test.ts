@@ -97,6 +97,13 @@ describe('MCP Inspector 2.12.0 CLI ↔ mcpwire serve', { skip }, () => {
     if (home !== undefined) rmSync(home, { recursive: true, force: true });
   });
 
+  /** The Inspector calls echo in `era`, and prints what the server answered. */
+  async function echoThrough(era: 'modern' | 'legacy'): Promise<void> {
+    const args = ['--protocol-era', era, '--method', 'tools/call', '--tool-name', 'echo'];
+    const called = await inspector(home, url, [...args, '--tool-arg', 'message=from the Inspector']);
+    assert.equal(toolText(resultOf(called)), 'Echo: from the Inspector');
+  }
+
   test('--protocol-era modern: lists the demo tools and calls echo', {
     timeout: 2 * RUN_MS + 5000,
   }, async () => {
@@ -105,32 +112,12 @@ describe('MCP Inspector 2.12.0 CLI ↔ mcpwire serve', { skip }, () => {
     );
     for (const name of ['echo', 'add', 'toggle_tool', 'touch_readme'])
       assert.ok(toolNames(listed).includes(name));
-    const called = await inspector(home, url, [
-      '--protocol-era',
-      'modern',
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'echo',
-      '--tool-arg',
-      'message=from the Inspector',
-    ]);
-    assert.equal(toolText(resultOf(called)), 'Echo: from the Inspector');
+    await echoThrough('modern');
   });
 
   test('--protocol-era legacy, as a control: the same through a session', {
     timeout: RUN_MS + 5000,
   }, async () => {
-    const called = await inspector(home, url, [
-      '--protocol-era',
-      'legacy',
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'echo',
-      '--tool-arg',
-      'message=from the Inspector',
-    ]);
-    assert.equal(toolText(resultOf(called)), 'Echo: from the Inspector');
+    await echoThrough('legacy');
   });
 });
