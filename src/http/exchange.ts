@@ -30,6 +30,11 @@ export interface HttpExchange extends HeaderSource {
    * Built on first use (few callers want them all), the same frozen record afterwards.
    */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The request headers as the runtime holds them, for a caller that only scans them (e.g. to bound them):
+   * lower-case names, a repeated header possibly an array. Costs nothing to get; never to be kept or changed.
+   */
+  readonly rawHeaders: Readonly<Record<string, string | readonly string[] | undefined>>;
 
   /**
    * The request body as text. Rejects with `BodyTooLargeError` as soon as more than `limitBytes` bytes

@@ -41,6 +41,10 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
     return value === undefined || typeof value === 'string' ? value : value.join(', ');
   }
 
+  get rawHeaders(): Readonly<Record<string, string | readonly string[] | undefined>> {
+    return this.req.headers;
+  }
+
   get headers(): Readonly<Record<string, string>> {
     if (this.headerRecord === undefined) {
       const raw = this.req.headers;

@@ -73,6 +73,10 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
     return name === 'host' ? new URL(this.request.url).host : undefined;
   }
 
+  get rawHeaders(): Readonly<Record<string, string>> {
+    return this.headers;
+  }
+
   get headers(): Readonly<Record<string, string>> {
     if (this.headerRecord === undefined) {
       // No prototype: a header named like an Object method reads as sent, not as that method.

@@ -1,6 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcRequest, Params } from '../jsonrpc/types.js';
-import { MetaKey } from '../protocol/envelope.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import type { Result } from '../protocol/types.js';
 import { RunningRequest } from '../session/session.js';
@@ -194,7 +193,7 @@ export class ModernCall {
     if (requests !== undefined) result.inputRequests = requests;
     const state = journal.state(own?.state);
     if (state !== undefined) result.requestState = this.server.requestStates.seal(state, binding());
-    result._meta = { [MetaKey.ServerInfo]: this.server.info };
+    result._meta = this.server.serverInfoMeta;
     return result;
   }
 
@@ -206,7 +205,8 @@ export class ModernCall {
       out.ttlMs = hints.ttlMs;
       out.cacheScope = hints.cacheScope;
     }
-    out._meta = { ...result._meta, [MetaKey.ServerInfo]: this.server.info };
+    const meta = result._meta;
+    out._meta = meta === undefined ? this.server.serverInfoMeta : { ...meta, ...this.server.serverInfoMeta };
     return out;
   }
 

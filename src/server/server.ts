@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
+import { MetaKey } from '../protocol/envelope.js';
 import {
   type Implementation,
   type LoggingLevel,
@@ -171,6 +172,8 @@ export class Server {
   /** @internal Seals and opens the `requestState` of modern multi-round-trip requests. */
   readonly requestStates: RequestStateSealer;
   readonly cacheHints: CacheHints;
+  /** @internal The `_meta` every modern result carries: the server's identity, built once. */
+  readonly serverInfoMeta: Readonly<Record<string, Implementation>>;
   /** @internal The methods a legacy session may call (with or without logging/setLevel). */
   readonly legacyMethods: MethodTable;
   private capabilitiesCache: ServerCapabilities | undefined;
@@ -198,6 +201,7 @@ export class Server {
       clock: options.clock,
     });
     this.cacheHints = options.cacheHints ?? DEFAULT_CACHE_HINTS;
+    this.serverInfoMeta = Object.freeze({ [MetaKey.ServerInfo]: info });
     this.events = new ServerEvents((err) =>
       options.onerror?.(err instanceof Error ? err : new Error(String(err))),
     );

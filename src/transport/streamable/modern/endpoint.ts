@@ -31,7 +31,7 @@ export class ModernEndpoint {
 
   serve(exchange: HttpExchange, message: JsonRpcRequest | JsonRpcNotification): void {
     const id = 'id' in message ? message.id : null;
-    const overLimit = tooManyMcpHeaders(exchange.headers);
+    const overLimit = tooManyMcpHeaders(exchange.rawHeaders);
     if (overLimit !== undefined) {
       this.refuse(exchange, 431, `Request Header Fields Too Large: ${overLimit}`, {
         code: ErrorCode.InvalidRequest,
