@@ -29,20 +29,24 @@ export interface JournalState {
  * no answer for yet become the next round's `inputRequests`.
  */
 export class ReplayJournal {
-  private readonly answers: Record<string, Answer>;
+  /** Made on the first answer: most requests never ask the client anything. */
+  private answers: Record<string, Answer> | undefined;
   private calls = 0;
   private asked: [number, InputRequest][] | undefined;
 
   /** Rebuilds the journal of the previous round: its answers, and the client's answers to what it asked. */
   constructor(state: JournalState | undefined, responses: InputResponses | undefined) {
     // The state was decoded for this request alone: its answers are extended in place.
-    this.answers = state?.a ?? {};
-    for (const [n, method] of Object.entries(state?.p ?? {})) {
+    this.answers = state?.a;
+    const asked = state?.p;
+    if (asked === undefined) return;
+    for (const [n, method] of Object.entries(asked)) {
       const key = callKey(Number(n));
       const result = responses?.[key];
       // A missing answer is asked again (spec: MRTR, a new input_required, not an error).
       if (result === undefined) continue;
       checkResult(method, key, result);
+      this.answers ??= {};
       this.answers[n] = { m: method, r: result };
     }
   }
@@ -55,7 +59,7 @@ export class ReplayJournal {
    */
   next(method: string, params: Params | undefined): unknown {
     const n = this.calls++;
-    const answer = this.answers[n];
+    const answer = this.answers?.[n];
     if (answer !== undefined) {
       if (answer.m !== method) {
         throw new Error(
@@ -88,7 +92,7 @@ export class ReplayJournal {
 
   /** The state of the next round, or undefined when there is nothing to carry. */
   state(userState: unknown): JournalState | undefined {
-    const answered = Object.keys(this.answers).length > 0;
+    const answered = this.answers !== undefined && Object.keys(this.answers).length > 0;
     if (!answered && this.asked === undefined && userState === undefined) return undefined;
     const state: JournalState = {};
     if (answered) state.a = this.answers;

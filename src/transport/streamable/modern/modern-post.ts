@@ -29,8 +29,8 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
  * through its signal, and nothing more is written.
  */
 export class ModernPost implements ModernOutlet {
-  readonly transport: PostInfo;
   private readonly call: ModernCall;
+  private info: PostInfo | undefined;
   private sse: SseWriter | undefined;
   private cancelled = false;
 
@@ -39,10 +39,15 @@ export class ModernPost implements ModernOutlet {
     private readonly exchange: HttpExchange,
     private readonly request: JsonRpcRequest,
     scope: ModernScope,
-    principal: string | undefined,
+    private readonly principal: string | undefined,
   ) {
-    this.transport = new PostInfo(exchange, principal);
     this.call = new ModernCall(host.server, request, scope, this, principal);
+  }
+
+  /** Made when a handler reads `ctx.transport`; most never do. */
+  get transport(): PostInfo {
+    this.info ??= new PostInfo(this.exchange, this.principal);
+    return this.info;
   }
 
   notify(message: JsonRpcNotification): void {
