@@ -34,7 +34,7 @@ const unanswered = (): Promise<never> => new Promise(() => {});
 /**
  * The context of a modern request. Calls to the client are answered from the replay journal; the first one
  * it cannot answer is recorded and, once the handler has made every call of that turn (`Promise.all` makes
- * several), `onwaiting` ends the round. A call the request's capabilities do not allow rejects with -32021.
+ * several), the round is told it is waiting, and ends. A call the request's capabilities do not allow rejects with -32021.
  */
 export class ModernContext implements ServerContext {
   readonly requestId: RequestId;
@@ -51,8 +51,8 @@ export class ModernContext implements ServerContext {
     private readonly journal: ReplayJournal | undefined,
     readonly inputResponses: InputResponses | undefined,
     readonly requestState: unknown,
-    /** Called once, after the turn in which the handler first asked for something not yet answered. */
-    private readonly onwaiting: () => void,
+    /** Told once, after the turn in which the handler first asked for something not yet answered. */
+    private readonly round: { waiting(): void },
   ) {
     this.requestId = request.id;
     this.method = request.method;
@@ -151,7 +151,8 @@ export class ModernContext implements ServerContext {
     if (!this.roundEnding) {
       this.roundEnding = true;
       // After the calls made in this turn (a Promise.all of several is one round), not after the first.
-      setImmediate(this.onwaiting);
+      const round = this.round;
+      setImmediate(() => round.waiting());
     }
     return unanswered();
   }

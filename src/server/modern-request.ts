@@ -31,6 +31,11 @@ export class RoundEndedError extends Error {
  */
 export class ModernCall {
   private readonly running = new RunningRequest();
+  private journal: ReplayJournal | undefined;
+  private bind: string | undefined;
+  private settled = false;
+  private resolveRound: ((result: Result) => void) | undefined;
+  private rejectRound: ((err: unknown) => void) | undefined;
 
   constructor(
     private readonly server: Server,
@@ -56,79 +61,71 @@ export class ModernCall {
     const handler = MODERN_METHODS[method]!;
     const params = request.params ?? NO_PARAMS;
     if (!ROUND_TRIP_METHODS.has(method)) {
-      const ctx = this.context(undefined, undefined, undefined, noWaiting);
+      const ctx = this.context(undefined, undefined, undefined);
       const outcome = handler(server, params, ctx);
       return outcome instanceof Promise
         ? outcome.then((r) => this.complete(r as Result), this.translate)
         : this.complete(outcome as Result);
     }
-    let bind: string | undefined;
-    // Hashing the arguments is paid only by a request that carries state or answers with some.
-    const binding = (): string => {
-      bind ??= this.binding(params);
-      return bind;
-    };
-    const state =
-      params.requestState === undefined ? undefined : this.openState(params.requestState, binding());
+    const state = params.requestState === undefined ? undefined : this.openState(params.requestState);
     const responses = params.inputResponses as InputResponses | undefined;
     const journal = new ReplayJournal(state, responses);
-    const answer = (o: Result | InputRequired): Result =>
-      o instanceof InputRequired ? this.inputRequired(journal, o, binding) : this.complete(o);
-    let settled = false;
-    let resolveRound: ((result: Result) => void) | undefined;
-    let rejectRound: ((err: unknown) => void) | undefined;
-    // Runs after the turn in which the handler first waited on an unanswered call: always after this
-    // method returned, so only an asynchronous handler can still be running.
-    const waiting = (): void => {
-      if (settled) return;
-      settled = true;
-      this.running.abort(new RoundEndedError());
-      try {
-        resolveRound!(this.inputRequired(journal, undefined, binding));
-      } catch (err) {
-        rejectRound!(this.translateError(err));
-      }
-    };
-    const ctx = this.context(journal, responses, state?.u, waiting);
+    this.journal = journal;
+    const ctx = this.context(journal, responses, state?.u);
     let outcome: ReturnType<typeof handler>;
     try {
       outcome = handler(server, params, ctx);
       if (!(outcome instanceof Promise)) {
-        settled = true;
-        return answer(outcome);
+        this.settled = true;
+        return this.answer(outcome);
       }
     } catch (err) {
-      settled = true;
+      this.settled = true;
       throw this.translateError(err);
     }
     const pending = outcome;
     return new Promise<Result>((resolve, reject) => {
-      resolveRound = resolve;
-      rejectRound = reject;
+      this.resolveRound = resolve;
+      this.rejectRound = reject;
       pending.then(
-        (o) => {
-          if (settled) return;
-          settled = true;
-          try {
-            resolve(answer(o));
-          } catch (err) {
-            reject(this.translateError(err));
-          }
-        },
-        (err) => {
-          if (settled) return;
-          settled = true;
-          reject(this.translateError(err));
-        },
+        (o) => this.settle(() => this.answer(o)),
+        (err) =>
+          this.settle(() => {
+            throw err;
+          }),
       );
     });
+  }
+
+  /**
+   * @internal Called by the context after the turn in which the handler first waited on an unanswered call:
+   * always after `run` returned, so only an asynchronous handler can still be running. Ends the round.
+   */
+  waiting(): void {
+    if (this.settled) return;
+    this.running.abort(new RoundEndedError());
+    this.settle(() => this.inputRequired(undefined));
+  }
+
+  /** Resolves the round once, with what `answer` makes or the error it throws. */
+  private settle(answer: () => Result): void {
+    if (this.settled) return;
+    this.settled = true;
+    try {
+      this.resolveRound!(answer());
+    } catch (err) {
+      this.rejectRound!(this.translateError(err));
+    }
+  }
+
+  private answer(outcome: Result | InputRequired): Result {
+    return outcome instanceof InputRequired ? this.inputRequired(outcome) : this.complete(outcome);
   }
 
   private context(
     journal: ReplayJournal | undefined,
     responses: InputResponses | undefined,
     userState: unknown,
-    onwaiting: () => void,
   ): ModernContext {
     return new ModernContext(
       this.server,
@@ -139,22 +136,25 @@ export class ModernCall {
       journal,
       responses,
       userState,
-      onwaiting,
+      this,
     );
   }
 
-  /** The sealed state is good only for this principal, method, name or URI, and arguments. */
-  private binding(params: Params): string {
-    return bindingOf({
+  /** The sealed state is good only for this principal, method, name or URI, and arguments; hashed once, on need. */
+  private binding(): string {
+    if (this.bind !== undefined) return this.bind;
+    const params = this.request.params ?? NO_PARAMS;
+    this.bind = bindingOf({
       principal: this.principal,
       method: this.request.method,
       target: (params.name ?? params.uri) as string | undefined,
       args: params.arguments,
     });
+    return this.bind;
   }
 
-  private openState(token: unknown, bind: string): JournalState {
-    const opened = this.server.requestStates.open(token, bind);
+  private openState(token: unknown): JournalState {
+    const opened = this.server.requestStates.open(token, this.binding());
     if (!opened.ok) {
       throw new McpError(
         ErrorCode.InvalidParams,
@@ -168,11 +168,8 @@ export class ModernCall {
   }
 
   /** The wire answer of a round that needs the client: the journal's calls and the handler's own requests. */
-  private inputRequired(
-    journal: ReplayJournal,
-    own: InputRequired | undefined,
-    binding: () => string,
-  ): Result {
+  private inputRequired(own: InputRequired | undefined): Result {
+    const journal = this.journal!;
     const requests: InputRequests | undefined =
       own?.inputRequests === undefined
         ? journal.inputRequests()
@@ -192,7 +189,7 @@ export class ModernCall {
     const result: Result = { resultType: 'input_required' };
     if (requests !== undefined) result.inputRequests = requests;
     const state = journal.state(own?.state);
-    if (state !== undefined) result.requestState = this.server.requestStates.seal(state, binding());
+    if (state !== undefined) result.requestState = this.server.requestStates.seal(state, this.binding());
     result._meta = this.server.serverInfoMeta;
     return result;
   }
@@ -224,5 +221,3 @@ export class ModernCall {
     return err;
   }
 }
-
-const noWaiting = (): void => {};
