@@ -20,6 +20,7 @@ import {
   SseReader,
   serveOn,
 } from '../test-support/mcp-http.js';
+import { postModern } from '../test-support/modern-http.js';
 import { type RedisServer, startRedisServer } from '../test-support/redis-server.js';
 import {
   BACKEND_HEADER,
@@ -702,6 +703,16 @@ describe('RedisCluster: Redis down', () => {
         }
       }
       await assert.rejects(session.callTool('echo', { message: 'during' }), /503|Redis/);
+      // A 2026-07-28 request keeps nothing in Redis: it is served all the same.
+      const modern = await postModern(mcp(d.nodes[0]), 'm1', 'tools/call', {
+        name: 'echo',
+        arguments: { message: 'stateless' },
+      });
+      assert.equal(modern.status, 200);
+      assert.equal(
+        ((await modern.json()) as { result: { resultType: string } }).result.resultType,
+        'complete',
+      );
 
       // Redis comes back, empty: the processes reconnect by themselves; sessions it lost end (404), new ones work.
       await own.restart();

@@ -333,17 +333,13 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   private dispatch(exchange: HttpExchange): void | Promise<void> {
-    if (this.directory !== undefined) {
-      const why = this.directory.unavailable();
-      if (why !== undefined) return this.refuse(exchange, 503, `Service Unavailable: ${why}`);
-    }
     switch (exchange.method) {
       case 'POST':
         return this.post(exchange);
       case 'GET':
-        return this.get(exchange);
+        return this.sharedStateDown(exchange) ? undefined : this.get(exchange);
       case 'DELETE':
-        return this.delete(exchange);
+        return this.sharedStateDown(exchange) ? undefined : this.delete(exchange);
       default:
         return this.refuse(
           exchange,
@@ -369,6 +365,8 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
       }
       if (this.eras === 'modern') return this.legacyRefused(exchange, parsed);
     }
+    // Only sessions live in the shared state: a 2026-07-28 request above is served while it is down.
+    if (this.sharedStateDown(exchange)) return;
     if (version !== undefined && !isLegacyVersion(version)) return this.badVersion(exchange, version);
     const init =
       parsed.kind === 'message' &&
@@ -538,6 +536,14 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
       init ? undefined : { preinitialized: { protocolVersion: version ?? VERSION_WITHOUT_HEADER } },
     );
     if (!transport.servePost(exchange, body, false)) transport.close('rejected').catch(this.report);
+  }
+
+  /** True once refused (503) because the cluster's shared state, where the sessions are, cannot be reached. */
+  private sharedStateDown(exchange: HttpExchange): boolean {
+    const why = this.directory?.unavailable();
+    if (why === undefined) return false;
+    this.refuse(exchange, 503, `Service Unavailable: ${why}`);
+    return true;
   }
 
   /** A modern-only endpoint names the versions it serves to a legacy client (spec: versioning). */
