@@ -82,6 +82,19 @@ function stateOf<T extends { issuedBy: string }>(ctx: ServerContext, issuedBy: s
 }
 
 function registerStatelessProbes(server: Server): void {
+  // http-custom-header-server-validation needs a tool whose argument a client mirrors into Mcp-Param-Region.
+  server.tool(
+    {
+      name: 'test_custom_header',
+      description:
+        'Reports the region it is called for; the region travels in the Mcp-Param-Region header too.',
+      inputSchema: {
+        type: 'object',
+        properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
+      },
+    },
+    (args) => text(`Region: ${String(args.region)}`),
+  );
   server.tool(
     {
       name: 'test_missing_capability',

@@ -19,17 +19,26 @@ const RECONNECT_FINISH_AFTER_MS = 200;
 
 const NO_ARGUMENTS = { type: 'object', properties: {} } as const;
 
-/** The tool whose input schema the json-schema-2020-12 scenario expects to see published verbatim. */
+/**
+ * The tool whose input schema the json-schema-2020-12 scenario expects to see published verbatim: with the
+ * 2020-12 keywords SEP-1613 names, and the composition, conditional and `$anchor` ones SEP-2106 adds (each
+ * chosen to accept what the scenario sends).
+ */
 export const JSON_SCHEMA_2020_12_INPUT = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
   $defs: {
     address: {
+      $anchor: 'address',
       type: 'object',
       properties: { street: { type: 'string' }, city: { type: 'string' } },
     },
   },
   properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+  allOf: [{ anyOf: [{ required: ['name'] }, { required: ['address'] }, { maxProperties: 0 }] }],
+  if: { required: ['address'] },
+  then: { properties: { address: { type: 'object' } } },
+  else: { properties: { name: { type: 'string' } } },
   additionalProperties: false,
 } as const;
 

@@ -58,6 +58,7 @@ const TOOLS = [
   'test_reconnection',
   'json_schema_2020_12_tool',
   // fixture-2026.ts
+  'test_custom_header',
   'test_missing_capability',
   'test_streaming_elicitation',
   'test_logging_tool',
