@@ -177,6 +177,16 @@ describe('serveStdio: the 2026-07-28 era', () => {
     assert.equal((await c.answer(9)).error?.code, -32602, 'no clientCapabilities in the envelope');
   });
 
+  test('a refused first modern request chooses no era: the client may fall back to initialize', async () => {
+    const c = connect(testServer().server);
+    c.send(modern(1, 'server/discover', { _meta: { [MetaKey.ProtocolVersion]: '2027-01-01' } }));
+    assert.equal((await c.answer(1)).error?.code, -32022);
+    assert.equal(c.service.era, undefined);
+    c.send({ ...initialize, id: 2 });
+    assert.equal((await c.answer(2)).result?.protocolVersion, '2025-11-25');
+    assert.equal(c.service.era, 'legacy');
+  });
+
   test('initialize on a modern connection is refused with -32600 naming the era', async () => {
     const c = connect(testServer().server);
     c.send(modern(1, 'server/discover'));

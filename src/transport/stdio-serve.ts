@@ -1,6 +1,7 @@
-import { ErrorCode, errorResponse } from '../jsonrpc/errors.js';
+import { ErrorCode, errorResponse, toErrorObject } from '../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../jsonrpc/types.js';
 import { claimsModern } from '../protocol/envelope.js';
+import { admitModern } from '../server/modern-admission.js';
 import type { Server } from '../server/server.js';
 import type { ServerSession } from '../server/server-session.js';
 import type { Connection, MessageInfo, Receiver } from '../session/connection.js';
@@ -29,7 +30,9 @@ export interface StdioService {
 
 /**
  * Serves `server` on stdio in both eras (spec 2026-07-28, stdio): the first message chooses for the whole
- * connection. One whose `_meta` claims a protocol version makes it a 2026-07-28 connection (`ModernStdio`);
+ * connection. One whose `_meta` claims a protocol version makes it a 2026-07-28 connection (`ModernStdio`),
+ * unless it is refused (an unsupported version, a broken envelope): then the client may still probe again or
+ * fall back to initialize, as the spec's dual-era clients do;
  * anything else (initialize, …) starts a 2025 session, exactly as `server.connect(stdioServerConnection())`
  * would, that first message included. A message of the other era later is refused (-32600). Lines that are
  * not JSON-RPC are answered as ever (-32700, -32600) and do not choose.
@@ -68,7 +71,17 @@ class EraChoice implements Receiver, StdioService {
   }
 
   message(message: JsonRpcMessage, info?: MessageInfo): void {
+    if (this.next === undefined && claimsModern(message) && this.refusesFirst(message)) return;
     (this.next ?? this.choose(claimsModern(message))).message(message, info);
+  }
+
+  /** Answers a first modern request that would be refused, leaving the era to be chosen; true when it did. */
+  private refusesFirst(message: JsonRpcMessage): boolean {
+    if (!('id' in message) || !('method' in message)) return false;
+    const admitted = admitModern(this.server, message, undefined);
+    if (!('error' in admitted)) return false;
+    this.connection.send(errorResponse(message.id, toErrorObject(admitted.error))).catch(this.report);
+    return true;
   }
 
   batch(messages: JsonRpcMessage[], info?: MessageInfo): void {
