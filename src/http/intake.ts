@@ -12,6 +12,8 @@ export type Refuse = (
   options?: JsonErrorOptions,
 ) => void;
 
+const NOTHING: Promise<undefined> = Promise.resolve(undefined);
+
 /** A body that parsed: one JSON-RPC message or a batch. */
 export type ParsedBody = Exclude<Parsed, { kind: 'invalid' }>;
 
@@ -43,23 +45,26 @@ export class HttpIntake {
   }
 
   /** The request's message, read and parsed once; undefined once it was refused. */
-  async read(exchange: HttpExchange): Promise<ParsedBody | undefined> {
+  read(exchange: HttpExchange): Promise<ParsedBody | undefined> {
     const wrongType = checkContentType(exchange.header('content-type'));
     if (wrongType !== undefined) {
       this.refuse(exchange, wrongType.status, wrongType.message);
-      return undefined;
+      return NOTHING;
     }
-    let text: string;
-    try {
-      text = await exchange.readBody(this.maxBodyBytes);
-    } catch (err) {
-      if (err instanceof BodyTooLargeError) this.refuse(exchange, err.status, err.message);
-      else {
-        const reason = (err as Error)?.message ?? String(err);
-        this.refuse(exchange, 400, `Bad Request: the request body could not be read: ${reason}`);
-      }
-      return undefined;
-    }
+    return exchange.readBody(this.maxBodyBytes).then(
+      (text) => this.parse(exchange, text),
+      (err) => {
+        if (err instanceof BodyTooLargeError) this.refuse(exchange, err.status, err.message);
+        else {
+          const reason = (err as Error)?.message ?? String(err);
+          this.refuse(exchange, 400, `Bad Request: the request body could not be read: ${reason}`);
+        }
+        return undefined;
+      },
+    );
+  }
+
+  private parse(exchange: HttpExchange, text: string): ParsedBody | undefined {
     const parsed = parseMessage(text);
     if (parsed.kind === 'invalid') {
       this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });

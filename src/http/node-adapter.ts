@@ -80,18 +80,23 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
         }
         chunks.push(chunk);
       };
+      // Once the body has ended, the listeners stay: the request is dropped with them, and removing four
+      // listeners per request costs more than letting the later 'close' find nothing to do.
+      let ended = false;
       const onEnd = () => {
-        stop();
+        ended = true;
         // Decode once at the end: a multi-byte character may straddle two chunks.
         resolve(
           chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8'),
         );
       };
       const onError = (err: Error) => {
+        if (ended) return;
         stop();
         reject(err);
       };
       const onClose = () => {
+        if (ended) return;
         stop();
         reject(new Error('the client closed the connection before sending the whole request body'));
       };

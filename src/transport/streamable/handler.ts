@@ -350,11 +350,17 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     }
   }
 
-  private async post(exchange: HttpExchange): Promise<void> {
+  private post(exchange: HttpExchange): void | Promise<void> {
     const refused = checkAccept(exchange.header('accept'), POST_ACCEPT);
     if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
-    const parsed = await this.intake.read(exchange);
-    if (parsed === undefined) return;
+    // No async function here: each would cost a promise and a turn per POST on the hot path.
+    return this.intake.read(exchange).then((parsed) => {
+      if (parsed !== undefined) return this.posted(exchange, parsed);
+    });
+  }
+
+  /** A POST whose message parsed: classified once, then served by its era. */
+  private posted(exchange: HttpExchange, parsed: PostBody): void | Promise<void> {
     const version = exchange.header('mcp-protocol-version');
     const modern = this.modern;
     if (modern !== undefined) {
@@ -391,8 +397,13 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
       );
     }
     const found = this.find(exchange, sessionId);
-    const transport = found instanceof Promise ? await found : found;
-    transport?.servePost(exchange, parsed, false);
+    if (!(found instanceof Promise)) {
+      found?.servePost(exchange, parsed, false);
+      return;
+    }
+    return found.then((transport) => {
+      transport?.servePost(exchange, parsed, false);
+    });
   }
 
   private get(exchange: HttpExchange): void | Promise<void> {
