@@ -37,6 +37,7 @@ export const JSON_SCHEMA_2020_12_INPUT = {
   properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
   allOf: [{ anyOf: [{ required: ['name'] }, { required: ['address'] }, { maxProperties: 0 }] }],
   if: { required: ['address'] },
+  // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword, which the scenario looks for; never awaited
   then: { properties: { address: { type: 'object' } } },
   else: { properties: { name: { type: 'string' } } },
   additionalProperties: false,

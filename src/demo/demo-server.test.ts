@@ -2,19 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
+import { until } from '../test-support/time-limit.js';
 import { createMemoryPair } from '../transport/memory.js';
 import { createDemoServer } from './demo-server.js';
-
-const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-/** Waits, a bounded number of event-loop turns, until `check` holds. */
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await tick();
-  }
-  throw new Error(`condition never held: ${check}`);
-}
 
 /** `count` clients of one demo server, each over its own in-memory connection. */
 async function clients(count: number): Promise<ClientSession[]> {
@@ -43,12 +33,12 @@ describe('demo server: the tools that show list changes and resource updates', (
     assert.ok(!(await toolNames(watcher)).includes('bonus'));
 
     assert.equal(text(await caller.callTool('toggle_tool')), 'Added the tool bonus');
-    await until(() => changes === 1);
+    await until(() => changes === 1, 5000, 'the first list change');
     assert.ok((await toolNames(watcher)).includes('bonus'));
     assert.equal(text(await watcher.callTool('bonus')), 'You found the bonus tool');
 
     assert.equal(text(await caller.callTool('toggle_tool')), 'Removed the tool bonus');
-    await until(() => changes === 2);
+    await until(() => changes === 2, 5000, 'the second list change');
     assert.ok(!(await toolNames(watcher)).includes('bonus'));
     const gone = await watcher.callTool('bonus').then(
       () => undefined,
@@ -73,8 +63,9 @@ describe('demo server: the tools that show list changes and resource updates', (
       text(await caller.callTool('touch_readme')),
       'Sent an update of demo://readme to its subscribers',
     );
-    await until(() => updated.length === 1);
-    await tick();
+    await until(() => updated.length === 1, 5000, 'the readme update');
+    // A turn more, in which an update wrongly sent to the bystander would have arrived too.
+    await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(updated, ['demo://readme']);
     assert.deepEqual(unasked, []);
   });
