@@ -25,6 +25,11 @@ export type ParsedBody = Exclude<Parsed, { kind: 'invalid' }>;
  * the same way whichever transport refused.
  */
 export class HttpIntake {
+  // The Host and Origin of the last request the guards let in: the verdict depends on nothing else, and
+  // a server's clients send the same few, so most requests are let in by one comparison.
+  private passedHost: string | undefined;
+  private passedOrigin: string | undefined;
+
   constructor(
     private readonly policy: HostOriginPolicy | undefined,
     private readonly auth: ProtectedResource | undefined,
@@ -34,11 +39,18 @@ export class HttpIntake {
 
   /** True (at once, or once the token is checked) when the request may be served; false once it was refused. */
   admit(exchange: HttpExchange): boolean | Promise<boolean> {
-    if (this.policy !== undefined) {
-      const refused = checkHostAndOrigin(exchange, this.policy);
-      if (refused !== undefined) {
-        this.refuse(exchange, refused.status, refused.message);
-        return false;
+    const policy = this.policy;
+    if (policy !== undefined) {
+      const host = exchange.header('host');
+      const origin = exchange.header('origin');
+      if (host === undefined || host !== this.passedHost || origin !== this.passedOrigin) {
+        const refused = checkHostAndOrigin(exchange, policy);
+        if (refused !== undefined) {
+          this.refuse(exchange, refused.status, refused.message);
+          return false;
+        }
+        this.passedHost = host;
+        this.passedOrigin = origin;
       }
     }
     return this.auth === undefined ? true : this.auth.admit(exchange, this.refuse);

@@ -534,13 +534,16 @@ async function cuttingProxy(
         let sent = 0;
         up.on('data', (chunk: Buffer) => {
           if (!cutting) return res.write(chunk);
+          if (sent >= bytes) return;
           const room = bytes - sent;
-          res.write(chunk.subarray(0, Math.max(0, room)));
           sent += chunk.length;
-          if (sent >= bytes) {
+          if (sent < bytes) return res.write(chunk);
+          // Cut once the bytes before the cut reached the socket: destroyed at once, a response whose first
+          // chunk already held them (a busy server sends its events together) would lose its head as well.
+          res.write(chunk.subarray(0, room), () => {
             res.destroy();
             up.destroy();
-          }
+          });
         });
         up.on('end', () => res.end());
         up.on('error', () => res.destroy());

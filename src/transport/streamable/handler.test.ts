@@ -265,6 +265,26 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
     assert.equal(ok.status, 200);
   });
 
+  test('DNS rebinding: a request let in does not let in the next one with another Host or Origin', async () => {
+    const body = JSON.stringify(initializeRequest());
+    const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const good = { ...base, host: `localhost:${served.port}`, origin: 'http://localhost:6274' };
+    for (const [headers, status] of [
+      [good, 200],
+      [{ ...good, host: 'evil.example' }, 421],
+      [good, 200],
+      [{ ...good, origin: 'http://evil.example' }, 403],
+      [{ ...base, host: `localhost:${served.port}` }, 200],
+      [{ ...base, host: `127.0.0.1:${served.port}`, origin: 'http://evil.example' }, 403],
+    ] as const) {
+      assert.equal(
+        (await rawRequest(served.port, 'POST', headers, body)).status,
+        status,
+        JSON.stringify(headers),
+      );
+    }
+  });
+
   test('every refusal reaches onerror as an HttpRejectionError', async () => {
     errors.length = 0;
     await (await post(served.url, toolCall(1, 'echo'), { sessionId: 'unknown' })).text();

@@ -176,6 +176,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   /** Stateless mode: the temporary sessions of POSTs being answered. */
   private readonly ephemeral = new Set<StreamableServerTransport>();
   private inFlight = 0;
+  private acceptedPost: string | undefined;
   private shuttingDown = false;
   private drained: (() => void) | undefined;
   /** The idle sweep's timer, while there are sessions to watch. */
@@ -351,8 +352,13 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   private post(exchange: HttpExchange): void | Promise<void> {
-    const refused = checkAccept(exchange.header('accept'), POST_ACCEPT);
-    if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
+    const accept = exchange.header('accept');
+    // Clients send the same Accept on every POST: the last one that passed passes again at the cost of a compare.
+    if (accept === undefined || accept !== this.acceptedPost) {
+      const refused = checkAccept(accept, POST_ACCEPT);
+      if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
+      this.acceptedPost = accept;
+    }
     // No async function here: each would cost a promise and a turn per POST on the hot path.
     return this.intake.read(exchange).then((parsed) => {
       if (parsed !== undefined) return this.posted(exchange, parsed);
