@@ -29,7 +29,8 @@ import {
 } from '../test-support/round-robin-proxy.js';
 import { until, within } from '../test-support/time-limit.js';
 import { StreamableHttpClientConnection } from '../transport/streamable/client-transport.js';
-import { StreamableHTTPHandler, type StreamableHTTPOptions } from '../transport/streamable/handler.js';
+import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
+import type { StreamableHTTPOptions } from '../transport/streamable/handler-options.js';
 import { RedisCluster, type RedisClusterOptions } from './redis-cluster.js';
 import { sessionHash } from './session-store.js';
 

@@ -1,5 +1,6 @@
 import { Server } from '../server/server.js';
-import { StreamableHTTPHandler, type StreamableHTTPOptions } from '../transport/streamable/handler.js';
+import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
+import type { StreamableHTTPOptions } from '../transport/streamable/handler-options.js';
 import { type Served, serveOn } from './mcp-http.js';
 
 /** Promises a test releases by hand, by name. */

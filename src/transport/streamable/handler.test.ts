@@ -16,7 +16,8 @@ import {
 } from '../../test-support/mcp-http.js';
 import { createTestServer, serveTestServer } from '../../test-support/streamable-fixture.js';
 import { HttpRejectionError } from './errors.js';
-import { StreamableHTTPHandler, type StreamableHTTPOptions } from './handler.js';
+import { StreamableHTTPHandler } from './handler.js';
+import type { StreamableHTTPOptions } from './handler-options.js';
 
 async function expectError(res: Response, status: number, code: number, text: string, id: unknown = null) {
   assert.equal(res.status, status);

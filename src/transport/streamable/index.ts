@@ -11,15 +11,15 @@ export {
   StreamUnavailableError,
   type StreamUnavailableReason,
 } from './errors.js';
+export { StreamableHTTPHandler } from './handler.js';
 export {
   DEFAULT_MAX_SESSIONS,
   DEFAULT_RETRY_MS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_DEADLINE_MS,
   type ShutdownOptions,
-  StreamableHTTPHandler,
   type StreamableHTTPOptions,
-} from './handler.js';
+} from './handler-options.js';
 export type {
   DirectoryHost,
   SessionDirectory,

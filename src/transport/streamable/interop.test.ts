@@ -10,7 +10,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { createDemoServer } from '../../demo/demo-server.js';
 import { type Served, serveOn } from '../../test-support/mcp-http.js';
-import { StreamableHTTPHandler, type StreamableHTTPOptions } from './handler.js';
+import { StreamableHTTPHandler } from './handler.js';
+import type { StreamableHTTPOptions } from './handler-options.js';
 
 function textOf(result: unknown): string {
   return ((result as { content: { text: string }[] }).content ?? []).map((c) => c.text).join('');

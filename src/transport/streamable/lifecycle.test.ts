@@ -13,7 +13,7 @@ import {
 } from '../../test-support/mcp-http.js';
 import { serveTestServer } from '../../test-support/streamable-fixture.js';
 import { StreamUnavailableError } from './errors.js';
-import { IDLE_SWEEP_MS, type StreamableHTTPOptions } from './handler.js';
+import { IDLE_SWEEP_MS, type StreamableHTTPOptions } from './handler-options.js';
 
 /** The test server on a manual clock and a memory event store, which the test gets too. */
 async function setup(options: StreamableHTTPOptions = {}) {

@@ -5,7 +5,8 @@ import { Server } from '../../../server/server.js';
 import { ManualClock } from '../../../session/manual-clock.js';
 import { jsonBody, type Served, SseReader, serveOn } from '../../../test-support/mcp-http.js';
 import { postModern } from '../../../test-support/modern-http.js';
-import { StreamableHTTPHandler, type StreamableHTTPOptions } from '../handler.js';
+import { StreamableHTTPHandler } from '../handler.js';
+import type { StreamableHTTPOptions } from '../handler-options.js';
 
 /*
  * subscriptions/listen over HTTP (spec 2026-07-28, subscriptions): the ack first with the honoured filter,

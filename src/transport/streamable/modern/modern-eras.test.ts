@@ -15,7 +15,8 @@ import {
   toolCall,
 } from '../../../test-support/mcp-http.js';
 import { modernMessage, postModern } from '../../../test-support/modern-http.js';
-import { StreamableHTTPHandler, type StreamableHTTPOptions } from '../handler.js';
+import { StreamableHTTPHandler } from '../handler.js';
+import type { StreamableHTTPOptions } from '../handler-options.js';
 
 /*
  * Both eras on one endpoint: a modern request is served on its own (cancelled by closing its response, blind
