@@ -150,6 +150,11 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     return this.sessions.size;
   }
 
+  /** 2026-07-28 listen streams (`subscriptions/listen`) open now. */
+  get listenStreamCount(): number {
+    return this.modern?.listens.size ?? 0;
+  }
+
   /** Serves one request. Never rejects: every failure is answered and reported to `onerror`. */
   handle(exchange: HttpExchange): Promise<void> {
     try {

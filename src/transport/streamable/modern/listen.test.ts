@@ -178,8 +178,9 @@ describe('subscriptions/listen', () => {
   });
 
   test('a stream the client closed is forgotten: the cap frees', async () => {
-    const { served } = await serve({ maxListenStreams: 1, maxListenStreamsPerPrincipal: 1 });
+    const { served, handler } = await serve({ maxListenStreams: 1, maxListenStreamsPerPrincipal: 1 });
     const first = await opened(served.url, 1, { toolsListChanged: true });
+    assert.equal(handler.listenStreamCount, 1);
     await first.reader.cancel();
     // The server hears the close asynchronously; a bounded number of tries.
     for (let attempt = 0; ; attempt++) {
@@ -190,6 +191,7 @@ describe('subscriptions/listen', () => {
           (await reader.nextMessage())?.message.method,
           'notifications/subscriptions/acknowledged',
         );
+        assert.equal(handler.listenStreamCount, 1, 'the closed one no longer counts');
         await reader.cancel();
         return;
       }
