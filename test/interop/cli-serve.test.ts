@@ -16,6 +16,21 @@ before(() => {
 
 after(killCliRuns);
 
+/** The JSON-RPC messages a `serve --stdio` run printed, one a line. */
+function printed(stdout: string): {
+  jsonrpc: string;
+  id?: unknown;
+  method?: string;
+  params?: { _meta?: Record<string, unknown> };
+  result?: Record<string, unknown>;
+  error?: { code: number };
+}[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line));
+}
+
 test('serve --stdio: stdout holds only JSON-RPC messages, logs go to stderr, exit 0 when stdin ends', async () => {
   const run = runCli(['serve', '--stdio']);
   const lines = [
@@ -34,15 +49,7 @@ test('serve --stdio: stdout holds only JSON-RPC messages, logs go to stderr, exi
   ].map((m) => JSON.stringify(m));
   run.child.stdin.write(`${lines.join('\n')}\nthis is not json\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n`);
 
-  const messages = () =>
-    run
-      .stdout()
-      .split('\n')
-      .filter((line) => line !== '')
-      .map(
-        (line) =>
-          JSON.parse(line) as { jsonrpc: string; id?: unknown; result?: unknown; error?: { code: number } },
-      );
+  const messages = () => printed(run.stdout());
   // Requests run concurrently: the echo may be answered after the ping.
   const answered = () => [1, 2, 3].every((id) => messages().some((m) => m.id === id));
   await until(() => answered() && messages().some((m) => m.error !== undefined), 5000, 'every answer');
@@ -80,20 +87,7 @@ test('serve --stdio: a first message claiming 2026-07-28 makes the connection mo
     run.child.stdin.write(
       `${JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } })}\n`,
     );
-  const messages = () =>
-    run
-      .stdout()
-      .split('\n')
-      .filter((line) => line !== '')
-      .map(
-        (line) =>
-          JSON.parse(line) as {
-            id?: unknown;
-            method?: string;
-            params?: { _meta?: Record<string, unknown> };
-            result?: Record<string, unknown>;
-          },
-      );
+  const messages = () => printed(run.stdout());
   const tagged = () =>
     messages().filter((m) => m.params?._meta?.['io.modelcontextprotocol/subscriptionId'] === 2);
 
