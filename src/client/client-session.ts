@@ -1,20 +1,15 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
+import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
+import { MetaKey } from '../protocol/envelope.js';
+import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import {
   type CallToolResult,
   type CompleteRequestParams,
   type CompleteResult,
-  type CreateMessageRequestParams,
-  type CreateMessageResult,
   type Cursor,
   type ElicitationCompleteNotificationParams,
-  type ElicitRequestFormParams,
-  type ElicitRequestParams,
-  type ElicitRequestURLParams,
-  type ElicitResult,
   type GetPromptResult,
   type Implementation,
-  type InitializeResult,
   type JsonObject,
   type ListPromptsResult,
   type ListResourcesResult,
@@ -23,7 +18,6 @@ import {
   type LoggingLevel,
   type LoggingMessageNotificationParams,
   Method,
-  type ObjectSchema,
   type ProgressNotificationParams,
   type Prompt,
   type PromptReference,
@@ -36,17 +30,23 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '../protocol/types.js';
-import { validateInitializeResult } from '../protocol/validate.js';
-import { isLegacyVersion, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import { type CompiledSchema, compileSchema } from '../server/schema.js';
+import type { Era } from '../protocol/versions.js';
 import type { Connection } from '../session/connection.js';
 import { CapabilityError } from '../session/errors.js';
 import { type RequestContext, type RequestOptions, Session } from '../session/session.js';
-import type { Client, ClientConnectOptions } from './client.js';
-import { applyElicitationDefaults } from './elicitation-defaults.js';
+import { type Client, type ClientConnectOptions, DEFAULT_PROBE_TIMEOUT_MS } from './client.js';
 import { Events, type Listener } from './events.js';
+import { LegacyEra } from './legacy-era.js';
+import type { Listen } from './listen.js';
+import { ModernEra } from './modern-era.js';
+import type { ListenRoutes } from './modern-listen.js';
 import { paginate } from './paginate.js';
+import { probeConnection } from './probe.js';
+import { withEnvelope } from './request-envelope.js';
 import { checkRoots } from './roots.js';
+import { answerServer } from './server-requests.js';
+import type { EraVerdict, EraWire, ModernStart, SessionEra } from './session-era.js';
+import { ToolCatalog } from './tool-catalog.js';
 
 /** What a client handler (sampling, elicitation) gets besides its params: signal, progress, the session. */
 export type ClientContext = RequestContext<ClientSession>;
@@ -74,37 +74,43 @@ export interface ClientSessionEvents {
 /** A server feature a client request needs, by capability name. */
 type ServerFeature = 'tools' | 'resources' | 'prompts' | 'completions' | 'logging';
 
-/** What callTool knows of a tool's output: its schema, compiled on the tool's first call. */
-interface OutputCheck {
-  readonly schema: ObjectSchema;
-  /** undefined until the first call; null when the schema could not be compiled (reported). */
-  compiled?: CompiledSchema | null;
-}
-
 const noop = () => {};
 
+/** Requests whose answer, when lost, is asked for again: reading them twice changes nothing. */
+const REPEATABLE: ReadonlySet<string> = new Set([
+  Method.ServerDiscover,
+  Method.ToolsList,
+  Method.PromptsList,
+  Method.ResourcesList,
+  Method.ResourcesTemplatesList,
+  Method.ResourcesRead,
+]);
+
 /**
- * One initialized connection to an MCP server, made by `Client.connect`. Holds what differs per
- * server: its info, capabilities, instructions, the negotiated version, this client's current roots
- * and the output schemas of the server's tools.
+ * One connection to an MCP server, made by `Client.connect` (or `connectUrl`), in whichever era
+ * negotiation found: a legacy session (initialize) or modern requests (2026-07-28). Holds what differs
+ * per server: its info, capabilities, instructions, the version spoken, this client's current roots and
+ * what `tools/list` told of the tools.
  *
- * Promise: every request method first checks that the server declared the capability it needs and
- * rejects with CapabilityError, sending nothing, when it did not (`ping` is always allowed). All
- * take RequestOptions (signal, timeout, onprogress, maxTotalTimeout). Server requests are answered
- * with the Client's handlers; server notifications become events (`on`).
+ * Promise: the API is the same in both eras. Every request method first checks that the server declared
+ * the capability it needs and rejects with CapabilityError, sending nothing, when it did not (`ping` is
+ * always allowed). All take RequestOptions (signal, timeout, onprogress, maxTotalTimeout). What the
+ * server asks of the client (roots, sampling, elicitation) is answered with the Client's handlers, as
+ * server requests (legacy) or `input_required` rounds (modern); server notifications become events
+ * (`on`), and `listen` streams them in both eras.
  */
 export class ClientSession extends Session {
-  private initializeResult: InitializeResult | undefined;
+  private current: SessionEra | undefined;
+  private verdictFound: EraVerdict | undefined;
   private roots: Root[];
   private readonly events = new Events<ClientSessionEvents>((err) => this.report(err));
-  /** Tools known from tools/list: an entry per tool, null for those without an outputSchema. */
-  private readonly outputs = new Map<string, OutputCheck | null>();
-  /** True once a whole tool list has been read since the last list_changed. */
-  private toolsListed = false;
-  /** Bumped by list_changed, so that a listing begun before it records nothing. */
-  private toolsGeneration = 0;
-  /** The listing callTool started to learn output schemas; shared by concurrent calls. */
-  private toolListing: Promise<void> | undefined;
+  private readonly catalog = new ToolCatalog(
+    (options) => this.tools(options),
+    (err) => this.report(err),
+  );
+  /** The open modern listen requests, by id: where their acknowledgements and notifications go. */
+  private readonly listenRoutes: ListenRoutes = new Map();
+  private readonly wire: EraWire;
 
   /** @internal Made by Client.connect, which runs `handshake` before handing it out. */
   constructor(
@@ -113,21 +119,50 @@ export class ClientSession extends Session {
   ) {
     super(connection, client.options);
     this.roots = client.options.roots?.slice() ?? [];
+    this.wire = {
+      request: (method, params, options) => this.request(method, params, options),
+      issue: (method, params, options) => this.issue(method, params, options),
+      notify: (method, params) => this.notify(method, params),
+      report: (err) => this.report(err),
+      answer: async (method, params, ctx) => answerServer(this.client, this.roots, method, params, ctx),
+      repeatable: (method, params) =>
+        REPEATABLE.has(method) ||
+        (method === Method.ToolsCall &&
+          typeof params?.name === 'string' &&
+          this.catalog.repeatable(params.name)),
+      refreshTools: (options) => this.catalog.refresh(options),
+    };
   }
 
-  /** The server's name, version and other details from initialize. */
+  /** The era this session speaks: `'modern'` (2026-07-28 and later) or `'legacy'` (initialize). */
+  get era(): Era {
+    return this.spoken().name;
+  }
+
+  /** What negotiation found; give it as `prior` to a later connect to the same server to skip the probe. */
+  get verdict(): EraVerdict {
+    this.spoken();
+    return this.verdictFound!;
+  }
+
+  /** @internal connectUrl names the legacy transport that reached the server, for the verdict it keeps. */
+  recordTransport(transport: 'http' | 'sse'): void {
+    if (this.verdictFound?.era === 'legacy') this.verdictFound = { ...this.verdictFound, transport };
+  }
+
+  /** The server's name, version and other details (from initialize, or from server/discover's `_meta`). */
   get serverInfo(): Implementation {
-    return this.initialized().serverInfo;
+    return this.spoken().server.serverInfo;
   }
 
   /** What the server declared it offers. */
   get serverCapabilities(): ServerCapabilities {
-    return this.initialized().capabilities;
+    return this.spoken().server.capabilities;
   }
 
   /** The server's hints on how to use it, if it gave any. */
   get instructions(): string | undefined {
-    return this.initialized().instructions;
+    return this.spoken().server.instructions;
   }
 
   /** This client's roots as the server sees them through roots/list. */
@@ -136,50 +171,86 @@ export class ClientSession extends Session {
   }
 
   /**
-   * @internal Client.connect's body: initialize, check the answer, store it, send initialized.
-   * Closes the connection on any failure.
+   * @internal Client.connect's body: find the era (unless told), begin it. Closes the connection on any
+   * failure.
    */
   async handshake(options: ClientConnectOptions): Promise<void> {
     this.start();
     try {
-      await this.initialize(options);
+      await this.begin(options);
     } catch (err) {
       await this.close().catch(noop);
       throw err;
     }
   }
 
-  /**
-   * The transport reached a fresh server session (see `Receiver.restarted`): initialize it, which
-   * announces this client's capabilities and roots again, and forget what the old one told us.
-   */
-  protected override async reinitialize(): Promise<void> {
-    this.toolsGeneration++;
-    this.toolsListed = false;
-    this.outputs.clear();
-    await this.initialize({ timeout: this.requestTimeout });
-  }
-
-  /** initialize, check the answer, store it, send initialized. */
-  private async initialize(options: ClientConnectOptions): Promise<void> {
-    const result = await this.request<InitializeResult>(Method.Initialize, this.client.initializeParams, {
-      signal: options.signal,
-      timeout: options.timeout,
-    });
-    const problem = validateInitializeResult(result);
-    if (problem !== undefined) {
-      throw new McpError(ErrorCode.InvalidRequest, `The server's initialize result is invalid: ${problem}`);
-    }
-    if (!isLegacyVersion(result.protocolVersion)) {
+  private async begin(options: ClientConnectOptions): Promise<void> {
+    const client = this.client;
+    if (options.start !== undefined) return this.speakModern(options.start);
+    const prior = options.prior;
+    const carried = this.connection.era;
+    if (
+      carried === 'legacy'
+        ? client.initializeParams === undefined
+        : carried === 'modern' && client.modernVersions.length === 0
+    ) {
       throw new McpError(
         ErrorCode.InvalidRequest,
-        `The server chose protocol version "${result.protocolVersion}", which this client does not support ` +
-          `(it asked for "${this.client.protocolVersion}"; it supports ${LEGACY_PROTOCOL_VERSIONS.join(', ')})`,
+        `This transport carries only the ${carried} era, which this client (era '${client.era}') does not speak`,
       );
     }
-    this.initializeResult = result;
-    this.protocolVersion = result.protocolVersion;
-    await this.notify(Method.Initialized);
+    const preference = carried ?? prior?.era ?? client.era;
+    if (preference !== 'legacy' && client.modernVersions.length > 0) {
+      const versions = prior?.era === 'modern' ? [prior.protocolVersion] : client.modernVersions;
+      const timeout = Math.min(
+        client.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT_MS,
+        options.timeout ?? Infinity,
+      );
+      const outcome = await probeConnection(
+        this.wire,
+        (version) => withEnvelope(undefined, client, version),
+        versions,
+        timeout,
+        options.signal,
+      );
+      if (outcome.era === 'modern') return this.speakModern(outcome.start);
+      if (preference === 'modern') {
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          `The server does not speak ${versions.join(' or ')}: to server/discover it answered ${outcome.answer}`,
+        );
+      }
+    }
+    if (client.initializeParams === undefined) {
+      throw new McpError(ErrorCode.InvalidRequest, `This client speaks only ${client.protocolVersion}`);
+    }
+    const legacy = new LegacyEra(this.wire, client, (listener) => this.on('notification', listener));
+    await legacy.begin(options);
+    this.current = legacy;
+    this.protocolVersion = legacy.protocolVersion;
+    this.verdictFound = { era: 'legacy', at: Date.now() };
+  }
+
+  private speakModern(start: ModernStart): void {
+    const era = new ModernEra(
+      this.wire,
+      this.client,
+      start,
+      (key, method, signal) => this.inputContext(key, method, signal),
+      this.listenRoutes,
+    );
+    this.current = era;
+    this.protocolVersion = era.protocolVersion;
+    this.verdictFound = { era: 'modern', protocolVersion: era.protocolVersion, at: Date.now() };
+  }
+
+  /**
+   * The transport reached a fresh server session (see `Receiver.restarted`): begin it again, which
+   * announces this client's capabilities and roots anew, and forget what the old one told us.
+   */
+  protected override async reinitialize(): Promise<void> {
+    this.catalog.forget();
+    await this.spoken().restart();
   }
 
   // ---- events ----
@@ -194,28 +265,43 @@ export class ClientSession extends Session {
     this.events.off(event, listener);
   }
 
+  /**
+   * Streams the notifications `filter` asks for, in either era, and resolves once the server
+   * acknowledged (modern: `subscriptions/listen`) or once the resources are subscribed (legacy: the
+   * session's own stream carries the changes). `listen.honoured` is the part of the filter the server
+   * can serve. A modern listen stream that drops is opened again with backoff, and the reader gets a
+   * `resync` event: re-fetch what the filter covers. The events (`toolsChanged`, …) fire as well.
+   */
+  listen(filter: SubscriptionFilter, options?: RequestOptions): Promise<Listen> {
+    if (typeof filter !== 'object' || filter === null) {
+      return Promise.reject(new TypeError('listen needs a filter, e.g. { toolsListChanged: true }'));
+    }
+    return this.spoken().listen(filter, options);
+  }
+
   // ---- tools ----
 
   /** One page of the server's tools. Remembers their output schemas for callTool. */
   async listTools(cursor?: Cursor, options?: RequestOptions): Promise<ListToolsResult> {
     this.require('tools', Method.ToolsList);
-    const generation = this.toolsGeneration;
-    const result = await this.request<ListToolsResult>(Method.ToolsList, cursorParams(cursor), options);
-    if (generation === this.toolsGeneration && Array.isArray(result.tools)) {
-      for (const tool of result.tools) this.outputs.set(tool.name, this.outputCheck(tool));
-      if (cursor === undefined && result.nextCursor === undefined) this.toolsListed = true;
-    }
+    const generation = this.catalog.begin();
+    const result = await this.spoken().request<ListToolsResult>(
+      Method.ToolsList,
+      cursorParams(cursor),
+      options,
+    );
+    this.catalog.record(generation, result, cursor === undefined);
     return result;
   }
 
   /** Every tool of the server, page after page. */
   async *tools(options?: RequestOptions): AsyncGenerator<Tool, void, undefined> {
     this.require('tools', Method.ToolsList);
-    const generation = this.toolsGeneration;
+    const generation = this.catalog.begin();
     yield* paginate<ListToolsResult, Tool>(Method.ToolsList, 'tools', (cursor) =>
       this.listTools(cursor, options),
     );
-    if (generation === this.toolsGeneration) this.toolsListed = true;
+    this.catalog.complete(generation);
   }
 
   /**
@@ -226,14 +312,10 @@ export class ClientSession extends Session {
    */
   async callTool(name: string, args?: JsonObject, options?: RequestOptions): Promise<CallToolResult> {
     this.require('tools', Method.ToolsCall);
-    let output = this.outputs.get(name);
-    if (output === undefined && !this.toolsListed) {
-      await this.learnTools(options);
-      output = this.outputs.get(name);
-    }
+    const known = await this.catalog.lookup(name, options);
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    const result = await this.request<CallToolResult>(Method.ToolsCall, params, options);
-    if (output != null && result.isError !== true) await this.checkOutput(name, output, result);
+    const result = await this.spoken().request<CallToolResult>(Method.ToolsCall, params, options);
+    if (known !== undefined) await this.catalog.check(name, known, result);
     return result;
   }
 
@@ -272,16 +354,19 @@ export class ClientSession extends Session {
     return this.send('resources', Method.ResourcesRead, { uri }, options);
   }
 
-  /** Asks for `resourceUpdated` events for `uri`; needs the server's `resources.subscribe`. */
+  /**
+   * Asks for `resourceUpdated` events for `uri`; needs the server's `resources.subscribe`. A legacy-era
+   * request: in the modern era it rejects, pointing to `listen`.
+   */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
     this.requireSubscribe(Method.ResourcesSubscribe);
-    await this.request(Method.ResourcesSubscribe, { uri }, options);
+    await this.spoken().subscribeResource(uri, options);
   }
 
   /** Stops `resourceUpdated` events for `uri`. */
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
     this.requireSubscribe(Method.ResourcesUnsubscribe);
-    await this.request(Method.ResourcesUnsubscribe, { uri }, options);
+    await this.spoken().unsubscribeResource(uri, options);
   }
 
   // ---- prompts ----
@@ -313,7 +398,7 @@ export class ClientSession extends Session {
     );
   }
 
-  // ---- completion, logging ----
+  // ---- completion, logging, ping ----
 
   /** Suggestions for one argument of a prompt or resource template; needs the server's `completions`. */
   complete(
@@ -326,16 +411,26 @@ export class ClientSession extends Session {
     return this.send('completions', Method.CompletionComplete, params, options);
   }
 
-  /** Sets the least severe level of the `log` events the server sends; needs the server's `logging`. */
+  /**
+   * Sets the least severe level of the `log` events the server sends; needs the server's `logging`. In the
+   * modern era the level rides in the `_meta` of every later request, and nothing is sent now.
+   */
   async setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void> {
-    await this.send('logging', Method.LoggingSetLevel, { level }, options);
+    this.require('logging', Method.LoggingSetLevel);
+    await this.spoken().setLoggingLevel(level, options);
+  }
+
+  /** Checks the server answers: `ping` (legacy), `server/discover` (modern, which has no ping). */
+  override async ping(options?: RequestOptions): Promise<void> {
+    await this.spoken().ping(options);
   }
 
   // ---- roots ----
 
   /**
-   * Replaces this session's roots and tells the server (`notifications/roots/list_changed`), which
-   * then reads them with roots/list. Throws when the Client did not declare roots (no `roots` option).
+   * Replaces this session's roots; a legacy server is told (`notifications/roots/list_changed`) and reads
+   * them with roots/list, a modern one gets them in the next round that asks. Throws when the Client did
+   * not declare roots (no `roots` option).
    */
   async setRoots(roots: Root[]): Promise<void> {
     if (this.client.capabilities.roots === undefined) {
@@ -343,7 +438,7 @@ export class ClientSession extends Session {
     }
     checkRoots(roots);
     this.roots = roots.slice();
-    await this.notify(Method.RootsListChanged);
+    await this.spoken().rootsChanged();
   }
 
   // ---- incoming (the Session contract) ----
@@ -352,24 +447,23 @@ export class ClientSession extends Session {
     request: JsonRpcRequest,
     ctx: ClientContext,
   ): Promise<Record<string, unknown>> | Record<string, unknown> {
-    switch (request.method) {
-      case Method.RootsList:
-        if (this.client.capabilities.roots === undefined) throw notDeclared(request.method, 'roots');
-        return { roots: this.roots };
-      case Method.SamplingCreateMessage:
-        return this.sample(request.params as unknown as CreateMessageRequestParams, ctx);
-      case Method.ElicitationCreate:
-        return this.elicit(request.params as unknown as ElicitRequestParams, ctx);
-      default:
-        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    }
+    return answerServer(this.client, this.roots, request.method, request.params, ctx);
   }
 
   protected override handleNotification(notification: JsonRpcNotification): void {
     const params = notification.params;
+    const subscription = (params?._meta as Record<string, unknown> | undefined)?.[MetaKey.SubscriptionId];
+    if (subscription !== undefined) {
+      const route = this.listenRoutes.get(subscription as RequestId);
+      if (notification.method === Method.SubscriptionsAcknowledged) {
+        route?.acknowledged((params?.notifications ?? {}) as SubscriptionFilter);
+        return;
+      }
+      route?.notification(notification);
+    }
     switch (notification.method) {
       case Method.ToolListChanged:
-        this.forgetTools();
+        this.catalog.forget();
         this.events.emit('toolsChanged');
         break;
       case Method.ResourceListChanged:
@@ -394,47 +488,31 @@ export class ClientSession extends Session {
     this.events.emit('notification', notification);
   }
 
-  private sample(
-    params: CreateMessageRequestParams,
-    ctx: ClientContext,
-  ): Promise<CreateMessageResult> | CreateMessageResult {
-    const handler = this.client.options.sampling;
-    if (handler === undefined) throw notDeclared(Method.SamplingCreateMessage, 'sampling');
-    if (
-      (params.tools !== undefined || params.toolChoice !== undefined) &&
-      !this.client.options.samplingTools
-    ) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        'Invalid params: this client did not declare the sampling.tools capability, ' +
-          'so a sampling request must not carry "tools" or "toolChoice"',
-      );
-    }
-    return handler(params, ctx);
-  }
-
-  private async elicit(params: ElicitRequestParams, ctx: ClientContext): Promise<ElicitResult> {
-    const handlers = this.client.options.elicitation;
-    if (this.client.capabilities.elicitation === undefined)
-      throw notDeclared(Method.ElicitationCreate, 'elicitation');
-    const mode = params.mode ?? 'form';
-    if (mode === 'url') {
-      if (handlers?.url === undefined) throw modeNotDeclared(mode);
-      return handlers.url(params as ElicitRequestURLParams, ctx);
-    }
-    if (mode !== 'form' || handlers?.form === undefined) throw modeNotDeclared(mode);
-    const form = params as ElicitRequestFormParams;
-    const result = await handlers.form(form, ctx);
-    if (result.action !== 'accept' || this.client.options.applyElicitationDefaults === false) return result;
-    const content = applyElicitationDefaults(form.requestedSchema, result.content);
-    return content === result.content ? result : { ...result, content };
+  /** A modern server ends a listen on stdio with `notifications/cancelled` naming it. */
+  protected override cancelledByPeer(id: RequestId): void {
+    this.listenRoutes.get(id)?.cancelled();
   }
 
   // ---- helpers ----
 
-  private initialized(): InitializeResult {
-    if (this.initializeResult === undefined) throw new Error('The session has not completed initialize yet');
-    return this.initializeResult;
+  private spoken(): SessionEra {
+    if (this.current === undefined) throw new Error('The session has not completed its handshake yet');
+    return this.current;
+  }
+
+  /** What a handler gets for one input request of a modern round: the round's signal; the key as id. */
+  private inputContext(key: string, method: string, signal: AbortSignal): ClientContext {
+    return {
+      session: this,
+      requestId: key,
+      method,
+      signal,
+      meta: undefined,
+      transport: undefined,
+      notify: (m, p) => this.notify(m, p),
+      request: (m, p, o) => this.request(m, p, o),
+      sendProgress: async () => {},
+    };
   }
 
   private require(feature: ServerFeature, method: string): void {
@@ -465,89 +543,10 @@ export class ClientSession extends Session {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.request<R>(method, params, options);
-  }
-
-  /** Reads the whole tool list once, for the output schemas; concurrent callers share the listing. */
-  private learnTools(options: RequestOptions | undefined): Promise<void> {
-    // Without the caller's signal: the listing may be shared with callers that did not abort.
-    this.toolListing ??= (async () => {
-      try {
-        for await (const _ of this.tools({ timeout: options?.timeout })) {
-          // Consumed for its side effect: listTools records each page.
-        }
-      } finally {
-        this.toolListing = undefined;
-      }
-    })();
-    return this.toolListing;
-  }
-
-  /**
-   * The entry for a listed tool. A schema equal to the one already compiled keeps its validator,
-   * so a client that lists tools before every call does not recompile each time.
-   */
-  private outputCheck(tool: Tool): OutputCheck | null {
-    const schema = tool.outputSchema;
-    if (schema === undefined) return null;
-    const previous = this.outputs.get(tool.name);
-    if (previous?.compiled != null && JSON.stringify(previous.schema) === JSON.stringify(schema))
-      return previous;
-    return { schema };
-  }
-
-  private forgetTools(): void {
-    this.outputs.clear();
-    this.toolsListed = false;
-    this.toolsGeneration++;
-  }
-
-  private async checkOutput(name: string, output: OutputCheck, result: CallToolResult): Promise<void> {
-    if (output.compiled === undefined) {
-      try {
-        output.compiled = compileSchema(output.schema, 'output');
-      } catch (err) {
-        // A schema this library cannot compile must not make the tool unusable; say so once.
-        output.compiled = null;
-        this.report(new Error(`Tool "${name}": its outputSchema is not checked: ${(err as Error).message}`));
-      }
-    }
-    if (output.compiled === null) return;
-    const structured = result.structuredContent;
-    if (structured == null) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        `Tool "${name}" declares an outputSchema but its result has no structuredContent`,
-        { tool: name, result },
-      );
-    }
-    let outcome = output.compiled.validate(structured);
-    if (outcome instanceof Promise) outcome = await outcome;
-    if (!outcome.ok) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        `Tool "${name}" returned structuredContent that does not match its outputSchema: ${outcome.message}`,
-        { tool: name, result },
-      );
-    }
+    return this.spoken().request<R>(method, params, options);
   }
 }
 
 function cursorParams(cursor: Cursor | undefined): Params | undefined {
   return cursor === undefined ? undefined : { cursor };
-}
-
-/** The answer to a server request for a feature this client did not declare. */
-function notDeclared(method: string, capability: string): McpError {
-  return new McpError(
-    ErrorCode.MethodNotFound,
-    `Method not found: ${method} (this client did not declare the "${capability}" capability)`,
-  );
-}
-
-function modeNotDeclared(mode: string): McpError {
-  return new McpError(
-    ErrorCode.InvalidParams,
-    `Invalid params: this client did not declare elicitation mode ${JSON.stringify(mode)}`,
-  );
 }

@@ -10,11 +10,20 @@ import type {
   InitializeRequestParams,
   Root,
 } from '../protocol/types.js';
-import { isLegacyVersion, LATEST_PROTOCOL_VERSION, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import {
+  eraOf,
+  isLegacyVersion,
+  isModernVersion,
+  LATEST_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
+} from '../protocol/versions.js';
 import type { Connection } from '../session/connection.js';
+import type { RetryPolicy } from '../session/retry-policy.js';
 import type { SessionOptions } from '../session/session.js';
 import { type ClientContext, ClientSession } from './client-session.js';
 import { checkRoots } from './roots.js';
+import type { EraVerdict, ModernStart } from './session-era.js';
 
 /** Answers a server's `sampling/createMessage`: runs the model (ideally with a human in the loop). */
 export type SamplingHandler = (
@@ -48,17 +57,44 @@ export interface ClientOptions extends SessionOptions {
    * defaults before answering (SEP-1034). Default true.
    */
   applyElicitationDefaults?: boolean;
-  /** The protocol version to ask for at initialize. Default: the latest this library speaks. */
+  /**
+   * Which protocol era to speak: `'auto'` (default) probes with `server/discover` and falls back to
+   * `initialize` when the server is not a modern one; `'modern'` speaks only 2026-07-28 and later;
+   * `'legacy'` only the initialize handshake (2025-11-25 and before).
+   */
+  era?: EraPreference;
+  /**
+   * Pins one protocol version: a modern one (`'2026-07-28'`) speaks only it, a legacy one only it at
+   * initialize. Default: the newest of each era this library speaks.
+   */
   protocolVersion?: string;
+  /** Rounds of `input_required` one modern request may take before it fails. Default 10. */
+  maxInputRounds?: number;
+  /** How a dropped listen stream is opened again. Default `DEFAULT_RETRY_POLICY`. */
+  retry?: Partial<RetryPolicy>;
+  /** How long the probe over stdio (or another non-HTTP connection) waits for `server/discover`. Default 5 s. */
+  probeTimeout?: number;
 }
 
-/** Limits on the initialize handshake of one `connect`. */
+/** Which era a Client speaks; see `ClientOptions.era`. */
+export type EraPreference = 'auto' | 'modern' | 'legacy';
+
+/** Limits on the handshake of one `connect`, and what is already known of the server. */
 export interface ClientConnectOptions {
   /** Aborting gives up on the handshake and closes the connection. */
   signal?: AbortSignal;
-  /** Time to wait for the initialize answer; default: the client's `requestTimeout`. */
+  /** Time to wait for each answer of the handshake; default: the client's `requestTimeout`. */
   timeout?: number;
+  /**
+   * What an earlier negotiation found (`session.verdict`): the probe is skipped and that era spoken. A
+   * verdict that proves wrong fails the connect; `connectUrl` then probes afresh.
+   */
+  prior?: EraVerdict;
+  /** @internal A discover result already read (by the HTTP probe): the session is modern from it. */
+  start?: ModernStart;
 }
+
+export const DEFAULT_PROBE_TIMEOUT_MS = 5000;
 
 /**
  * An MCP client definition: who it is, what it can do for servers (roots, sampling, elicitation)
@@ -68,36 +104,54 @@ export interface ClientConnectOptions {
 export class Client {
   /** The capabilities every session declares, derived once from the options. */
   readonly capabilities: ClientCapabilities;
-  /** The version every session asks for. */
+  /** The legacy version asked for at initialize (or the pinned modern version). */
   readonly protocolVersion: string;
-  /** The initialize params, built once and shared by every connection (never mutated). */
-  readonly initializeParams: Params;
+  /** The era negotiation aims for. */
+  readonly era: EraPreference;
+  /** The modern versions this client speaks, by preference; empty when it speaks only legacy. */
+  readonly modernVersions: readonly string[];
+  /** The initialize params, built once and shared by every connection (never mutated); undefined when pinned modern. */
+  readonly initializeParams: Params | undefined;
 
   constructor(
     readonly info: Implementation,
     readonly options: ClientOptions = {},
   ) {
-    const version = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
-    if (!isLegacyVersion(version)) {
+    const pin = options.protocolVersion;
+    if (pin !== undefined && !isLegacyVersion(pin) && !isModernVersion(pin)) {
       throw new Error(
-        `Protocol version "${version}" is not supported; choose one of ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
+        `Protocol version "${pin}" is not supported; choose one of ` +
+          [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS].join(', '),
       );
     }
+    const era = options.era ?? (pin === undefined ? 'auto' : eraOf(pin));
+    if (era !== 'auto' && era !== 'modern' && era !== 'legacy') {
+      throw new Error(`era must be 'auto', 'modern' or 'legacy', not ${JSON.stringify(era)}`);
+    }
+    if (pin !== undefined && era !== eraOf(pin)) {
+      throw new Error(`Protocol version "${pin}" belongs to the ${eraOf(pin)} era, but era is '${era}'`);
+    }
     if (options.roots !== undefined) checkRoots(options.roots);
-    this.protocolVersion = version;
+    this.era = era;
     this.capabilities = declaredCapabilities(options);
-    this.initializeParams = {
-      protocolVersion: version,
-      capabilities: this.capabilities,
-      clientInfo: info,
-    } satisfies InitializeRequestParams;
+    const legacy = era === 'modern' ? undefined : (pin ?? LATEST_PROTOCOL_VERSION);
+    this.protocolVersion = pin ?? LATEST_PROTOCOL_VERSION;
+    this.modernVersions = era === 'legacy' ? [] : pin === undefined ? MODERN_PROTOCOL_VERSIONS : [pin];
+    this.initializeParams =
+      legacy === undefined
+        ? undefined
+        : ({
+            protocolVersion: legacy,
+            capabilities: this.capabilities,
+            clientInfo: info,
+          } satisfies InitializeRequestParams);
   }
 
   /**
-   * Runs the initialize handshake over `connection` and resolves with the session once the server
-   * has answered with a version this client speaks and `notifications/initialized` is sent.
-   * On any failure (timeout, abort, an error answer, a malformed result, an unsupported version)
-   * the connection is closed and the promise rejects with the reason. initialize itself is never
+   * Negotiates the era over `connection` and resolves with the session once it is ready: with `era:
+   * 'auto'`, `server/discover` first (within `probeTimeout`), then `initialize` when the answer is not a
+   * modern one. On any failure (timeout, abort, an error answer, a malformed result, an unsupported
+   * version) the connection is closed and the promise rejects with the reason. initialize itself is never
    * cancelled on the wire: the spec forbids it.
    */
   async connect(connection: Connection, options: ClientConnectOptions = {}): Promise<ClientSession> {

@@ -4,7 +4,7 @@
  */
 
 import type { Params, RequestId } from '../jsonrpc/types.js';
-import type { ServerCapabilities } from './types.js';
+import { Method, type ServerCapabilities } from './types.js';
 
 /** How a modern result is to be read; an absent one (a legacy server) means complete. */
 export type ResultType = 'complete' | 'input_required' | (string & {});
@@ -49,3 +49,10 @@ export interface DiscoverResult {
 export interface SubscriptionMeta {
   'io.modelcontextprotocol/subscriptionId': RequestId;
 }
+
+/** The methods whose handlers may need the client first (`input_required`): spec 2026-07-28, MRTR. */
+export const ROUND_TRIP_METHODS: ReadonlySet<string> = new Set([
+  Method.ToolsCall,
+  Method.PromptsGet,
+  Method.ResourcesRead,
+]);

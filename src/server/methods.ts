@@ -32,13 +32,6 @@ export type MethodHandler = (
 /** A method table: method name → handler, with no prototype (a name like "constructor" finds nothing). */
 export type MethodTable = Readonly<Record<string, MethodHandler | undefined>>;
 
-/** The methods whose handlers may need the client first (`input_required`): spec 2026-07-28, MRTR. */
-export const ROUND_TRIP_METHODS: ReadonlySet<string> = new Set([
-  Method.ToolsCall,
-  Method.PromptsGet,
-  Method.ResourcesRead,
-]);
-
 /** The modern results that carry caching hints (`ttlMs`, `cacheScope`): spec 2026-07-28, caching. */
 export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
   Method.ServerDiscover,

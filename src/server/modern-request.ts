@@ -1,12 +1,13 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
+import { ROUND_TRIP_METHODS } from '../protocol/modern-types.js';
 import type { Result } from '../protocol/types.js';
 import { RunningRequest } from '../session/session.js';
 import { clientCallProblem, requiredCapabilities } from './client-capabilities.js';
 import type { ModernScope } from './client-scope.js';
 import { InputRequired } from './input-required.js';
-import { CACHEABLE_METHODS, MODERN_METHODS, ROUND_TRIP_METHODS } from './methods.js';
+import { CACHEABLE_METHODS, MODERN_METHODS } from './methods.js';
 import { ModernContext, type ModernOutlet } from './modern-context.js';
 import { type JournalState, ReplayJournal } from './replay-journal.js';
 import { bindingOf } from './request-state.js';

@@ -1,7 +1,7 @@
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
 import { MetaKey } from '../protocol/envelope.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
-import { Method, type ServerCapabilities } from '../protocol/types.js';
+import { Method } from '../protocol/types.js';
 import type { Server } from './server.js';
 import { ListKind, type ServerEvent } from './server-events.js';
 
@@ -11,28 +11,6 @@ export interface SubscriptionSink {
   send(message: JsonRpcMessage): boolean;
   /** Ends the stream after what was sent. */
   end(): void;
-}
-
-/**
- * The part of `filter` this server can honour: list changes of the lists it announces as changing, and
- * resource updates when it announces `subscribe`. What the ack sends back, and all the stream ever carries.
- */
-export function honouredFilter(
-  filter: SubscriptionFilter,
-  capabilities: ServerCapabilities,
-): SubscriptionFilter {
-  const honoured: SubscriptionFilter = {};
-  if (filter.toolsListChanged === true && capabilities.tools?.listChanged) honoured.toolsListChanged = true;
-  if (filter.promptsListChanged === true && capabilities.prompts?.listChanged)
-    honoured.promptsListChanged = true;
-  if (filter.resourcesListChanged === true && capabilities.resources?.listChanged) {
-    honoured.resourcesListChanged = true;
-  }
-  const uris = filter.resourceSubscriptions;
-  if (uris !== undefined && uris.length > 0 && capabilities.resources?.subscribe) {
-    honoured.resourceSubscriptions = [...new Set(uris)];
-  }
-  return honoured;
 }
 
 /**

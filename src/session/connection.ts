@@ -1,4 +1,5 @@
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
+import type { Era } from '../protocol/versions.js';
 
 /**
  * What a transport knows about where a message came from, handed to handlers as `ctx.transport`.
@@ -28,6 +29,11 @@ export interface Receiver {
   batch(messages: JsonRpcMessage[], info?: MessageInfo): void;
   /** A non-fatal problem (e.g. malformed input that the transport already answered). */
   error(err: Error): void;
+  /**
+   * The answer to our request `id` can no longer come (its stream broke, with no way to resume it): the
+   * request fails with `cause`, a ResponseLostError. Only transports with one stream per request call it.
+   */
+  lost?(id: RequestId, cause: Error): void;
   /**
    * The transport lost the peer's session and reached a fresh one (a legacy SSE reconnect; a
    * Streamable HTTP 404 on a live session): requests in flight will never be answered, and the
@@ -69,4 +75,10 @@ export interface Connection {
   close(): Promise<void>;
   /** The transport's session id, when it has one (Streamable HTTP). */
   readonly sessionId?: string;
+  /**
+   * The one protocol era this transport carries, when it carries only one (HTTP+SSE and the sessionful
+   * Streamable HTTP client: legacy; the per-request one: modern). A client then speaks that era without
+   * probing; undefined (stdio, memory) means either, and the client probes.
+   */
+  readonly era?: Era;
 }

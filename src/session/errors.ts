@@ -43,6 +43,25 @@ export class SessionExpiredError extends McpError {
   }
 }
 
+/**
+ * The stream that was to carry a request's answer broke before the answer came, and it cannot be resumed
+ * (spec 2026-07-28, Streamable HTTP: a broken stream loses the request). The server may or may not have
+ * run it: the client re-issues only requests that are safe to repeat, and fails the others with this.
+ */
+export class ResponseLostError extends McpError {
+  override name = 'ResponseLostError';
+  constructor(
+    readonly method: string,
+    detail: string,
+  ) {
+    super(
+      ErrorCode.ConnectionClosed,
+      `The answer to "${method}" was lost (${detail}); the server may or may not have run it`,
+      { method },
+    );
+  }
+}
+
 /** The caller aborted a request through its AbortSignal. The peer was sent `notifications/cancelled`. */
 export class RequestCancelledError extends McpError {
   override name = 'RequestCancelledError';

@@ -187,7 +187,19 @@ export abstract class Session implements Receiver {
     if (this.restarting !== undefined && method !== Method.Initialize) {
       return this.restarting.then(() => this.request<R>(method, params, options));
     }
+    return this.issue<R>(method, params, options).result;
+  }
 
+  /**
+   * `request`, for a caller that must know the id the request goes out with (a listen's acknowledgement
+   * names it) before its answer comes. The session must be open and not restarting.
+   */
+  protected issue<R>(
+    method: string,
+    params: Params | undefined,
+    options: RequestOptions,
+  ): { id: RequestId; result: Promise<R> } {
+    const signal = options.signal;
     const n = this.nextId++;
     const id = this.requestIdPrefix === undefined ? n : this.requestIdPrefix + n;
     let progressToken: string | number | undefined;
@@ -204,7 +216,7 @@ export abstract class Session implements Receiver {
     const message: JsonRpcRequest =
       params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
 
-    return new Promise<R>((resolve, reject) => {
+    const result = new Promise<R>((resolve, reject) => {
       const entry: Pending = {
         method,
         resolve: resolve as (r: Record<string, unknown>) => void,
@@ -235,6 +247,7 @@ export abstract class Session implements Receiver {
         this.settle(id)?.reject(err);
       });
     });
+    return { id, result };
   }
 
   /** Sends a notification. */
@@ -334,6 +347,10 @@ export abstract class Session implements Receiver {
 
   error(err: Error): void {
     this.report(err);
+  }
+
+  lost(id: RequestId, cause: Error): void {
+    this.settle(id)?.reject(cause);
   }
 
   restarted(cause: Error): void {
@@ -540,12 +557,21 @@ export abstract class Session implements Receiver {
     const id = params.requestId as RequestId | undefined;
     if (id === undefined) return;
     const running = this.inFlight?.get(id);
-    if (running === undefined) return;
+    if (running === undefined) {
+      this.cancelledByPeer(id);
+      return;
+    }
     // initialize is never cancelled (spec: lifecycle).
     if (id === this.initializeId) return;
     this.inFlight = without(this.inFlight!, id);
     running.abort(new RequestCancelledError('request', params.reason ?? 'cancelled by the peer'));
   }
+
+  /**
+   * The peer cancelled `id`, which is none of its requests in flight here: it may be one of ours that the
+   * peer ends without an answer (a 2026-07-28 server ending a listen on stdio). Default: nothing to do.
+   */
+  protected cancelledByPeer(_id: RequestId): void {}
 
   /** Routes progress to the outgoing request it belongs to; true when it did. */
   private onProgress(params: Params): boolean {

@@ -14,6 +14,7 @@ import { LegacySseHandler } from './sse/handler.js';
 import { StreamableHttpError } from './streamable/client-errors.js';
 import { StreamableHttpClientConnection } from './streamable/client-transport.js';
 import { StreamableHTTPHandler } from './streamable/handler.js';
+import { ModernHttpClientConnection } from './streamable/modern/client-connection.js';
 
 const client = new Client(
   { name: 'connect-url-test', version: '1' },
@@ -48,14 +49,28 @@ describe('connectUrl against our own server', () => {
     await http.close();
   });
 
-  test('auto on the Streamable endpoint speaks Streamable HTTP', async () => {
+  test('auto on the dual-era endpoint speaks the modern era after one discover', async () => {
     requests.length = 0;
     const session = await within(connectUrl(client, `${base}/mcp`), 10_000, 'connect');
     try {
-      assert.ok(session.connection instanceof StreamableHttpClientConnection);
+      assert.ok(session.connection instanceof ModernHttpClientConnection);
+      assert.equal(session.era, 'modern');
       assert.equal(session.serverInfo.name, 'mcpwire-demo');
       assert.equal(toolText(await session.callTool('echo', { message: 'new' })), 'Echo: new');
       assert.equal(requests[0], 'POST /mcp');
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('a legacy client on the same endpoint speaks Streamable HTTP with a session', async () => {
+    requests.length = 0;
+    const legacyClient = new Client({ name: 'connect-url-test', version: '1' }, { era: 'legacy' });
+    const session = await within(connectUrl(legacyClient, `${base}/mcp`), 10_000, 'connect');
+    try {
+      assert.ok(session.connection instanceof StreamableHttpClientConnection);
+      assert.equal(session.era, 'legacy');
+      assert.equal(toolText(await session.callTool('echo', { message: 'old' })), 'Echo: old');
     } finally {
       await session.close();
     }
@@ -75,7 +90,8 @@ describe('connectUrl against our own server', () => {
         refusals.map((r) => r.status),
         [405],
       );
-      assert.deepEqual(requests.slice(0, 2), ['POST /sse', 'GET /sse']);
+      // The discover probe and initialize were both refused; then the GET of the legacy transport.
+      assert.deepEqual(requests.slice(0, 3), ['POST /sse', 'POST /sse', 'GET /sse']);
       assert.equal(toolText(await session.callTool('echo', { message: 'old' })), 'Echo: old');
       const roots = await session.callTool('list_roots');
       assert.deepEqual(roots.structuredContent, { roots: ['file:///work/auto'] });
@@ -90,7 +106,7 @@ describe('connectUrl against our own server', () => {
       within(connectUrl(client, `${base}/sse`, { transport: 'http' }), 10_000, 'connect'),
       (err: StreamableHttpError) => err instanceof StreamableHttpError && err.status === 405,
     );
-    assert.deepEqual(requests, ['POST /sse']);
+    assert.deepEqual(requests, ['POST /sse', 'POST /sse']);
     requests.length = 0;
     const session = await within(connectUrl(client, `${base}/sse`, { transport: 'sse' }), 10_000, 'connect');
     try {
@@ -104,8 +120,9 @@ describe('connectUrl against our own server', () => {
   test('when the fallback fails too, the error names both refusals', async () => {
     await assert.rejects(within(connectUrl(client, `${base}/nowhere`), 10_000, 'connect'), (err: Error) => {
       assert.ok(err instanceof AggregateError);
-      assert.match(err.message, /is neither a Streamable HTTP endpoint \(HTTP 404/);
-      assert.match(err.message, /nor a legacy HTTP\+SSE one \(.*404/);
+      assert.match(err.message, /server\/discover got HTTP 404/);
+      assert.match(err.message, /initialize got HTTP 404/);
+      assert.match(err.message, /the HTTP\+SSE GET got .*404/);
       return true;
     });
   });

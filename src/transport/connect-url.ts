@@ -1,12 +1,17 @@
-import type { Client, ClientConnectOptions } from '../client/client.js';
+import { type Client, type ClientConnectOptions, DEFAULT_PROBE_TIMEOUT_MS } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
-import type { RetryPolicy } from './retry-policy.js';
+import type { EraVerdict } from '../client/session-era.js';
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { RetryPolicy } from '../session/retry-policy.js';
+import { OAuthError } from './oauth/oauth-error.js';
 import { SseClientConnection, type SseClientOptions } from './sse/client.js';
 import { StreamableHttpError } from './streamable/client-errors.js';
 import {
   StreamableHttpClientConnection,
   type StreamableHttpClientOptions,
 } from './streamable/client-transport.js';
+import { ModernHttpClientConnection } from './streamable/modern/client-connection.js';
+import { probeHttp } from './streamable/modern/probe-http.js';
 
 /** Which HTTP transport `connectUrl` speaks: `'auto'` tries Streamable HTTP and falls back to HTTP+SSE. */
 export type UrlTransport = 'auto' | 'http' | 'sse';
@@ -36,20 +41,35 @@ export interface ConnectUrlOptions {
   sse?: Omit<SseClientOptions, SharedOption>;
   /** Told when `'auto'` falls back to the legacy transport, with the refusal that made it do so. */
   onFallback?: (refusal: StreamableHttpError) => void;
+  /** What an earlier negotiation with this endpoint found (`session.verdict`): skips the probe while it holds. */
+  prior?: EraVerdict;
 }
 
 /** The answers to a POSTed initialize that mean "not a Streamable HTTP endpoint" (spec: backwards compatibility). */
 const LEGACY_STATUSES = new Set([400, 404, 405]);
 
+/** Codes only a modern server answers with: after one, the legacy SSE transport is never tried. */
+const MODERN_CODES = new Set([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
+]);
+
 /**
- * Connects `client` to the MCP server at `url` and resolves with the initialized session.
+ * Connects `client` to the MCP server at `url` and resolves with the ready session, in the era the client
+ * and server share (`session.era`, `session.verdict`).
  *
- * With `transport: 'auto'` (the default) it does what the spec's backwards-compatibility section asks
- * of clients: it POSTs initialize with the Streamable HTTP client; when that is refused with 400, 404 or
- * 405 it opens the legacy HTTP+SSE transport on the same URL (a GET, then the `endpoint` event) and
- * initializes there. Any other failure (401, a network error, a timeout…) rejects as it is, without a
- * fallback. When the fallback fails too, it rejects with an AggregateError holding both failures, whose
- * message names each. `session.connection` tells which transport was chosen.
+ * With the client's `era: 'auto'` (the default) it does what the spec's backwards-compatibility sections
+ * ask of a dual-era client: a modern `server/discover` first; a discover result or a recognised modern
+ * error means the modern era (a -32022 naming a version this client speaks is asked again with it); any
+ * other answer, however garbled, means `initialize` over Streamable HTTP; and only a 400, 404 or 405 to
+ * that, without a modern error in its body, leads to the legacy HTTP+SSE transport (a GET, then the
+ * `endpoint` event). A 401, a network error or a timeout of initialize rejects as it is. When every step
+ * fails it rejects with an AggregateError whose message says what each step answered.
+ *
+ * The verdict is kept per endpoint for the life of the process (`prior` supplies one), so later connects
+ * skip the probe; one that proves wrong is dropped and the server probed afresh. A legacy verdict is
+ * probed again after an hour, as the server may have been upgraded.
  */
 export async function connectUrl(
   client: Client,
@@ -60,35 +80,181 @@ export async function connectUrl(
   if (mode !== 'auto' && mode !== 'http' && mode !== 'sse') {
     throw new TypeError(`transport must be 'auto', 'http' or 'sse', got ${JSON.stringify(mode)}`);
   }
-  const shared = {
-    fetch: options.fetch,
-    headers: options.headers,
-    authHeaders: options.authHeaders,
-    retry: options.retry,
-  };
-  const legacy = () => new SseClientConnection(url, { ...options.sse, ...shared });
-  if (mode === 'sse') return client.connect(legacy(), handshake(options, undefined));
-
+  const key = String(url);
   const deadline = options.timeout === undefined ? undefined : Date.now() + options.timeout;
-  const streamable = new StreamableHttpClientConnection(url, { ...options.streamable, ...shared });
+  const known = options.prior ?? eraVerdicts.get(key);
+  if (known !== undefined && usable(known, mode, client)) {
+    try {
+      return remember(key, await connectAs(client, url, known, options, deadline));
+    } catch (err) {
+      if (options.signal?.aborted || isAuthFailure(err)) throw err;
+      // Proved wrong (or the server changed): probe afresh.
+      eraVerdicts.delete(key);
+    }
+  }
+  return remember(key, await negotiate(client, url, mode, options, deadline));
+}
+
+/** Which era each endpoint spoke when this process last connected to it, by URL. */
+const eraVerdicts = new Map<string, EraVerdict>();
+const LEGACY_VERDICT_MAX_AGE_MS = 60 * 60 * 1000;
+
+function remember(key: string, session: ClientSession): ClientSession {
+  eraVerdicts.set(key, session.verdict);
+  return session;
+}
+
+/** A verdict the client and the transport option allow, and not too old to trust. */
+function usable(verdict: EraVerdict, mode: UrlTransport, client: Client): boolean {
+  if (verdict.era === 'modern')
+    return mode !== 'sse' && client.modernVersions.includes(verdict.protocolVersion);
+  if (client.initializeParams === undefined || Date.now() - verdict.at > LEGACY_VERDICT_MAX_AGE_MS)
+    return false;
+  return mode === 'auto' || verdict.transport === undefined || verdict.transport === mode;
+}
+
+/** Connects as `verdict` says, without probing. */
+async function connectAs(
+  client: Client,
+  url: string | URL,
+  verdict: EraVerdict,
+  options: ConnectUrlOptions,
+  deadline: number | undefined,
+): Promise<ClientSession> {
+  if (verdict.era === 'modern') {
+    return client.connect(new ModernHttpClientConnection(url, shared(options)), {
+      ...handshake(options, deadline),
+      prior: verdict,
+    });
+  }
+  const legacy = { ...handshake(options, deadline), prior: verdict };
+  if (verdict.transport === 'sse')
+    return withTransport(await client.connect(sse(url, options), legacy), 'sse');
+  return withTransport(await client.connect(streamable(url, options), legacy), 'http');
+}
+
+/** The whole negotiation: discover, then initialize, then the legacy SSE transport. */
+async function negotiate(
+  client: Client,
+  url: string | URL,
+  mode: UrlTransport,
+  options: ConnectUrlOptions,
+  deadline: number | undefined,
+): Promise<ClientSession> {
+  const legacyOnly = { era: 'legacy', at: Date.now() } as const;
+  if (mode === 'sse')
+    return withTransport(
+      await client.connect(sse(url, options), { ...handshake(options, deadline), prior: legacyOnly }),
+      'sse',
+    );
+  const steps: string[] = [];
+  if (client.modernVersions.length > 0) {
+    const outcome = await probeHttp(String(url), client, {
+      ...shared(options),
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      timeout: remaining(deadline, client.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT_MS),
+      signal: options.signal,
+    });
+    if (outcome.era === 'modern') {
+      return client.connect(new ModernHttpClientConnection(url, shared(options)), {
+        ...handshake(options, deadline),
+        start: outcome.start,
+      });
+    }
+    steps.push(`server/discover got ${outcome.answer}`);
+    if (client.initializeParams === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${url} does not speak ${client.modernVersions.join(' or ')}: ${steps[0]}`,
+      );
+    }
+  }
   let refusal: StreamableHttpError;
   try {
-    return await client.connect(streamable, handshake(options, deadline));
+    const session = await client.connect(streamable(url, options), {
+      ...handshake(options, deadline),
+      prior: legacyOnly,
+    });
+    return withTransport(session, 'http');
   } catch (err) {
     const status = err instanceof StreamableHttpError ? err.status : undefined;
-    if (mode === 'http' || status === undefined || !LEGACY_STATUSES.has(status)) throw err;
+    if (
+      mode === 'http' ||
+      status === undefined ||
+      !LEGACY_STATUSES.has(status) ||
+      isModernRefusal(err as StreamableHttpError)
+    ) {
+      throw withSteps(err, steps);
+    }
     refusal = err as StreamableHttpError;
   }
+  steps.push(`initialize got ${refusal.message}`);
   options.onFallback?.(refusal);
   try {
-    return await client.connect(legacy(), handshake(options, deadline));
+    return withTransport(
+      await client.connect(sse(url, options), { ...handshake(options, deadline), prior: legacyOnly }),
+      'sse',
+    );
   } catch (err) {
     throw new AggregateError(
       [refusal, err],
-      `${url} is neither a Streamable HTTP endpoint (${refusal.message}) nor a legacy HTTP+SSE one ` +
-        `(${(err as Error).message})`,
+      `${url} is neither a 2026-07-28 endpoint nor a Streamable HTTP one nor a legacy HTTP+SSE one: ` +
+        `${steps.join('; ')}; the HTTP+SSE GET got ${(err as Error).message}`,
     );
   }
+}
+
+/** The failure of initialize, its message prefixed with what the probe before it answered. */
+function withSteps(err: unknown, steps: string[]): unknown {
+  if (steps.length === 0 || !(err instanceof Error)) return err;
+  const message = `${steps.join('; ')}; then initialize failed: ${err.message}`;
+  if (err instanceof StreamableHttpError)
+    return new StreamableHttpError(message, err.status, err.body, { cause: err });
+  return new AggregateError([err], message);
+}
+
+/** A refusal of initialize whose body is an error only a modern server sends. */
+function isModernRefusal(err: StreamableHttpError): boolean {
+  try {
+    const code = JSON.parse(err.body ?? '')?.error?.code;
+    return MODERN_CODES.has(code) || (code === ErrorCode.MethodNotFound && err.status === 404);
+  } catch {
+    return false;
+  }
+}
+
+function isAuthFailure(err: unknown): boolean {
+  return (
+    err instanceof OAuthError ||
+    (err instanceof StreamableHttpError && (err.status === 401 || err.status === 403))
+  );
+}
+
+/** The session's verdict, with the legacy transport that reached it. */
+function withTransport(session: ClientSession, transport: 'http' | 'sse'): ClientSession {
+  session.recordTransport(transport);
+  return session;
+}
+
+function shared(options: ConnectUrlOptions) {
+  return { fetch: options.fetch, headers: options.headers, authHeaders: options.authHeaders };
+}
+
+function streamable(url: string | URL, options: ConnectUrlOptions): StreamableHttpClientConnection {
+  return new StreamableHttpClientConnection(url, {
+    ...options.streamable,
+    ...shared(options),
+    retry: options.retry,
+  });
+}
+
+function sse(url: string | URL, options: ConnectUrlOptions): SseClientConnection {
+  return new SseClientConnection(url, { ...options.sse, ...shared(options), retry: options.retry });
+}
+
+/** What is left of the deadline, at most `cap`, at least 1 ms. */
+function remaining(deadline: number | undefined, cap: number): number {
+  return deadline === undefined ? cap : Math.max(1, Math.min(cap, deadline - Date.now()));
 }
 
 /** The handshake limits of one attempt: what is left of the deadline, at least 1 ms. */

@@ -1,7 +1,7 @@
+export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay, retryPolicy } from '../session/retry-policy.js';
 export * from './connect-url.js';
 export * from './memory.js';
 export * from './oauth/index.js';
-export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay, retryPolicy } from './retry-policy.js';
 export * from './sse/index.js';
 export * from './stdio-client.js';
 export * from './stdio-env.js';

@@ -8,6 +8,7 @@ import type {
 } from '../jsonrpc/types.js';
 import { claimsModern } from '../protocol/envelope.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
+import { honouredFilter } from '../protocol/subscription-filter.js';
 import { Method, type Result } from '../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { ModernScope } from '../server/client-scope.js';
@@ -15,7 +16,7 @@ import { admitModern } from '../server/modern-admission.js';
 import type { ModernOutlet } from '../server/modern-context.js';
 import { ModernCall } from '../server/modern-request.js';
 import type { Server } from '../server/server.js';
-import { honouredFilter, Subscription } from '../server/subscription.js';
+import { Subscription } from '../server/subscription.js';
 import type { Connection, Receiver } from '../session/connection.js';
 import { RequestCancelledError } from '../session/errors.js';
 

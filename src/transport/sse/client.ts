@@ -4,14 +4,14 @@ import type { JsonRpcMessage } from '../../jsonrpc/types.js';
 import { type Clock, systemClock } from '../../session/clock.js';
 import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
-import { deliver } from '../deliver.js';
 import {
   isTransientStatus,
   type RetryPolicy,
   retryAfterMs,
   retryDelay,
   retryPolicy,
-} from '../retry-policy.js';
+} from '../../session/retry-policy.js';
+import { deliver } from '../deliver.js';
 import { SseClientError } from './client-errors.js';
 
 /** How an `SseClientConnection` connects, retries and shuts down; every limit has a default. */
@@ -110,6 +110,7 @@ const noop = () => {};
  *   `close` closes at once.
  */
 export class SseClientConnection implements Connection {
+  readonly era = 'legacy';
   /** The SSE URL the connection GETs. */
   readonly url: URL;
   private readonly fetch: typeof fetch;

@@ -6,8 +6,9 @@ import { Method } from '../../protocol/types.js';
 import type { Clock } from '../../session/clock.js';
 import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
-import { type RetryPolicy, retryDelay, retryPolicy } from '../retry-policy.js';
+import { type RetryPolicy, retryDelay, retryPolicy } from '../../session/retry-policy.js';
 import { SessionLostError, StreamableHttpError } from './client-errors.js';
+import { discard, excerpt, lowerCased, reason, serverMessage } from './client-http.js';
 
 /** Default `closeTimeoutMs`: how long `close()` waits for the server to answer its DELETE. */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 2000;
@@ -99,6 +100,7 @@ class Epoch {
  * (bounded), aborts every stream and request, and then reports `closed` to the receiver.
  */
 export class StreamableHttpClientConnection implements Connection {
+  readonly era = 'legacy';
   private receiver: Receiver | undefined;
   private epoch = new Epoch();
   private closing = false;
@@ -570,60 +572,8 @@ export class StreamableHttpClientConnection implements Connection {
   }
 }
 
-/** Header names are case-insensitive: one spelling, so that ours replace the caller's instead of joining them. */
-function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (headers !== undefined) for (const name in headers) out[name.toLowerCase()] = headers[name];
-  return out;
-}
-
-/** Frees the connection of a response whose body nobody reads. */
-function discard(response: Response): void {
-  response.body?.cancel().catch(noop);
-}
-
-const EXCERPT_CHARS = 1000;
-
-/** The start of an error body, read no further than needed. */
-async function excerpt(response: Response): Promise<string> {
-  const body = response.body;
-  if (body === null) return '';
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    while (text.length <= EXCERPT_CHARS) {
-      const { done, value } = await reader.read();
-      if (done) return text + decoder.decode();
-      text += decoder.decode(value, { stream: true });
-    }
-    reader.cancel().catch(noop);
-    return `${text.slice(0, EXCERPT_CHARS)}…`;
-  } catch {
-    return text;
-  }
-}
-
-/** What the server said in an error body: its JSON-RPC error message when it sent one, else the text. */
-function serverMessage(body: string): string {
-  try {
-    const message = JSON.parse(body)?.error?.message;
-    if (typeof message === 'string') return message;
-  } catch {
-    // not JSON: the text itself says it
-  }
-  return body.trim() === '' ? '(empty body)' : body.trim();
-}
-
 function describe(message: JsonRpcMessage): string {
   if ('method' in message)
     return 'id' in message ? `request "${message.method}"` : `notification "${message.method}"`;
   return `the response to request ${JSON.stringify(message.id)}`;
-}
-
-function reason(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  // fetch reports network failures as "fetch failed" with the useful part in `cause`.
-  const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
 }

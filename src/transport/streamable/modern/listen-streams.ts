@@ -4,7 +4,8 @@ import { SseWriter } from '../../../http/sse-writer.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { JsonRpcRequest } from '../../../jsonrpc/types.js';
 import type { SubscriptionFilter } from '../../../protocol/modern-types.js';
-import { honouredFilter, Subscription } from '../../../server/subscription.js';
+import { honouredFilter } from '../../../protocol/subscription-filter.js';
+import { Subscription } from '../../../server/subscription.js';
 import type { ModernHost } from './modern-post.js';
 
 /** Default `maxListenStreams`: listen streams one handler holds at most. */

@@ -2,7 +2,8 @@
  * How a client transport tries again after losing its connection or stream: a budget of attempts and an
  * exponential backoff between them, spread by jitter. The budget counts consecutive attempts that
  * brought nothing; the transport resets it once the connection makes progress again (an endpoint, an
- * event, a keep-alive). Both HTTP clients (Streamable and legacy HTTP+SSE) take it as their `retry` option.
+ * event, a keep-alive). Both HTTP clients (Streamable and legacy HTTP+SSE) take it as their `retry` option, and a client
+ * session re-opens a dropped listen stream by it.
  */
 export interface RetryPolicy {
   /** Consecutive failed attempts after which the transport gives up; 0 never tries again. */

@@ -1,0 +1,127 @@
+import type { JsonRpcNotification, Params, RequestId } from '../jsonrpc/types.js';
+import type { SubscriptionFilter } from '../protocol/modern-types.js';
+import { honouredFilter } from '../protocol/subscription-filter.js';
+import { Method, type ServerCapabilities } from '../protocol/types.js';
+import { CapabilityError, RequestCancelledError, ResponseLostError } from '../session/errors.js';
+import { type RetryPolicy, retryDelay, retryPolicy } from '../session/retry-policy.js';
+import type { RequestOptions } from '../session/session.js';
+import { Listen } from './listen.js';
+import type { EraWire } from './session-era.js';
+
+/** Where the session sends what arrives for one open listen request, by its id. */
+export interface ListenRoute {
+  /** `notifications/subscriptions/acknowledged`, with the honoured filter. */
+  acknowledged(honoured: SubscriptionFilter): void;
+  /** A notification tagged with this listen's subscription id. */
+  notification(notification: JsonRpcNotification): void;
+  /** The server ended the listen with `notifications/cancelled` instead of a result (stdio). */
+  cancelled(): void;
+}
+
+export type ListenRoutes = Map<RequestId, ListenRoute>;
+
+/**
+ * Opens `subscriptions/listen` (spec 2026-07-28) and resolves on its acknowledgement. Refused before
+ * anything is sent when the server's capabilities leave nothing of `filter` to honour. Afterwards:
+ * tagged notifications go to the Listen; a result or a `notifications/cancelled` from the server ends it;
+ * an abrupt drop (ResponseLostError) re-opens it after the retry policy's backoff, and the reader gets a
+ * resync (what changed meanwhile was not seen); any other failure ends it. The session lives on whatever
+ * happens to the listen.
+ */
+export function openModernListen(
+  wire: EraWire,
+  envelope: (params: Params) => Params,
+  capabilities: ServerCapabilities,
+  filter: SubscriptionFilter,
+  options: RequestOptions | undefined,
+  routes: ListenRoutes,
+  retry: Partial<RetryPolicy> | undefined,
+): Promise<Listen> {
+  if (options?.signal?.aborted) return Promise.reject(options.signal.reason);
+  const possible = honouredFilter(filter, capabilities);
+  if (Object.keys(possible).length === 0) {
+    return Promise.reject(
+      new CapabilityError(
+        'The server announces no change it could notify for this filter (no listChanged or subscribe ' +
+          'capability that matches), so subscriptions/listen was not sent',
+      ),
+    );
+  }
+  const policy = retryPolicy(retry);
+  let controller = new AbortController();
+  let listen: Listen | undefined;
+  const stop = async () => {
+    controller.abort(new Error('listen closed'));
+  };
+
+  return new Promise<Listen>((resolveOpen, rejectOpen) => {
+    let attempt = 0;
+    const open = () => {
+      controller = new AbortController();
+      const signal =
+        options?.signal === undefined
+          ? controller.signal
+          : AbortSignal.any([controller.signal, options.signal]);
+      const issued = wire.issue<Record<string, unknown>>(
+        Method.SubscriptionsListen,
+        envelope({ notifications: filter }),
+        {
+          signal,
+          timeout: Number.POSITIVE_INFINITY,
+        },
+      );
+      const id = issued.id;
+      let acknowledged = false;
+      routes.set(id, {
+        acknowledged(honoured) {
+          if (acknowledged) return;
+          acknowledged = true;
+          attempt = 0;
+          if (listen === undefined) {
+            listen = new Listen(honoured, stop);
+            resolveOpen(listen);
+          } else {
+            listen.honoured = honoured;
+            listen.push({ type: 'resync', reason: 'the listen stream was opened again after it broke' });
+          }
+        },
+        notification(notification) {
+          listen?.push({ type: 'notification', notification });
+        },
+        cancelled() {
+          routes.delete(id);
+          listen?.finish({ reason: 'ended' });
+          controller.abort(new Error('the server ended the listen'));
+        },
+      });
+      issued.result.then(
+        () => {
+          routes.delete(id);
+          if (listen === undefined)
+            rejectOpen(new Error('The server ended subscriptions/listen before acknowledging it'));
+          else listen.finish({ reason: 'ended' });
+        },
+        (err: Error) => {
+          routes.delete(id);
+          if (err instanceof RequestCancelledError && listen !== undefined) {
+            listen.finish({ reason: 'closed' }); // by close(), or the caller's signal
+            return;
+          }
+          if (!(err instanceof ResponseLostError) || ++attempt > policy.maxAttempts) {
+            if (listen === undefined) rejectOpen(err);
+            else listen.finish({ reason: 'failed', error: err });
+            return;
+          }
+          if (listen !== undefined && !listen.isOpen) return;
+          setTimeout(
+            () => {
+              if (listen === undefined || listen.isOpen) open();
+            },
+            retryDelay(policy, attempt, Math.random),
+          );
+        },
+      );
+    };
+    open();
+  });
+}

@@ -1,0 +1,143 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { CallToolResult, ListToolsResult, ObjectSchema, Tool } from '../protocol/types.js';
+import { type CompiledSchema, compileSchema } from '../server/schema.js';
+import type { RequestOptions } from '../session/session.js';
+
+/** What the catalog knows of one listed tool: its output schema (compiled on first call) and its hints. */
+interface Known {
+  readonly output: ObjectSchema | undefined;
+  /** undefined until the first call; null when the schema could not be compiled (reported). */
+  compiled?: CompiledSchema | null;
+  /** `readOnlyHint` or `idempotentHint`: a call whose answer was lost may be sent again. */
+  readonly repeatable: boolean;
+}
+
+/**
+ * What a client session knows of the server's tools from `tools/list`: each tool's output schema, which
+ * `callTool` checks results against, and whether the tool says calling it twice is harmless. A
+ * `list_changed` (`forget`) drops it all; a listing begun before it records nothing.
+ */
+export class ToolCatalog {
+  private readonly known = new Map<string, Known>();
+  /** True once a whole tool list has been read since the last forget. */
+  private listed = false;
+  private generation = 0;
+  /** The listing `learn` started; shared by concurrent callers. */
+  private listing: Promise<void> | undefined;
+
+  constructor(
+    private readonly listAll: (options: RequestOptions) => AsyncIterable<Tool>,
+    private readonly report: (err: Error) => void,
+  ) {}
+
+  /** Marks the start of a listing: `record` and `complete` count only if nothing was forgotten since. */
+  begin(): number {
+    return this.generation;
+  }
+
+  /** Records one page of a listing that began at `generation`. */
+  record(generation: number, result: ListToolsResult, firstPage: boolean): void {
+    if (generation !== this.generation || !Array.isArray(result.tools)) return;
+    for (const tool of result.tools) this.known.set(tool.name, this.entry(tool));
+    if (firstPage && result.nextCursor === undefined) this.listed = true;
+  }
+
+  /** A listing that began at `generation` read every page. */
+  complete(generation: number): void {
+    if (generation === this.generation) this.listed = true;
+  }
+
+  forget(): void {
+    this.known.clear();
+    this.listed = false;
+    this.generation++;
+  }
+
+  /** Forgets, then reads the whole list again (after the server refused headers built from a stale one). */
+  async refresh(options: RequestOptions | undefined): Promise<void> {
+    this.forget();
+    await this.learn(options);
+  }
+
+  /** The tool's entry, reading the whole list first when it is not known and no list was read yet. */
+  async lookup(name: string, options: RequestOptions | undefined): Promise<Known | undefined> {
+    if (!this.known.has(name) && !this.listed) await this.learn(options);
+    return this.known.get(name);
+  }
+
+  /** True when the listed tool says a repeated call is harmless (`readOnlyHint` or `idempotentHint`). */
+  repeatable(name: string): boolean {
+    return this.known.get(name)?.repeatable === true;
+  }
+
+  /**
+   * When the tool has an outputSchema and the result is not an error, the result must carry
+   * `structuredContent` that conforms to it; otherwise rejects with an McpError naming the offending
+   * field, the result in its `data`.
+   */
+  async check(name: string, known: Known, result: CallToolResult): Promise<void> {
+    if (known.output === undefined || result.isError === true) return;
+    if (known.compiled === undefined) {
+      try {
+        known.compiled = compileSchema(known.output, 'output');
+      } catch (err) {
+        // A schema this library cannot compile must not make the tool unusable; say so once.
+        known.compiled = null;
+        this.report(new Error(`Tool "${name}": its outputSchema is not checked: ${(err as Error).message}`));
+      }
+    }
+    if (known.compiled === null) return;
+    const structured = result.structuredContent;
+    if (structured == null) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Tool "${name}" declares an outputSchema but its result has no structuredContent`,
+        { tool: name, result },
+      );
+    }
+    let outcome = known.compiled.validate(structured);
+    if (outcome instanceof Promise) outcome = await outcome;
+    if (!outcome.ok) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `Tool "${name}" returned structuredContent that does not match its outputSchema: ${outcome.message}`,
+        { tool: name, result },
+      );
+    }
+  }
+
+  /** Reads the whole tool list once; concurrent callers share the listing. */
+  private learn(options: RequestOptions | undefined): Promise<void> {
+    // Without the caller's signal: the listing may be shared with callers that did not abort.
+    this.listing ??= (async () => {
+      try {
+        for await (const _ of this.listAll({ timeout: options?.timeout })) {
+          // Consumed for its side effect: each page is recorded.
+        }
+      } finally {
+        this.listing = undefined;
+      }
+    })();
+    return this.listing;
+  }
+
+  /**
+   * The entry of a listed tool. A schema equal to the one already compiled keeps its validator, so a client
+   * that lists tools before every call does not recompile each time.
+   */
+  private entry(tool: Tool): Known {
+    const output = tool.outputSchema;
+    const hints = tool.annotations;
+    const repeatable = hints?.readOnlyHint === true || hints?.idempotentHint === true;
+    const previous = this.known.get(tool.name);
+    if (
+      previous?.compiled != null &&
+      output !== undefined &&
+      previous.repeatable === repeatable &&
+      JSON.stringify(previous.output) === JSON.stringify(output)
+    ) {
+      return previous;
+    }
+    return { output, repeatable };
+  }
+}

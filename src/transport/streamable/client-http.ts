@@ -1,0 +1,58 @@
+/*
+ * Small pieces both Streamable HTTP clients (the legacy session one and the modern per-request one) need
+ * to talk HTTP to a server and to say what went wrong in words a person can act on.
+ */
+
+const noop = () => {};
+
+/** Header names are case-insensitive: one spelling, so that ours replace the caller's instead of joining them. */
+export function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (headers !== undefined) for (const name in headers) out[name.toLowerCase()] = headers[name];
+  return out;
+}
+
+/** Frees the connection of a response whose body nobody reads. */
+export function discard(response: Response): void {
+  response.body?.cancel().catch(noop);
+}
+
+const EXCERPT_CHARS = 1000;
+
+/** The start of an error body, read no further than needed. */
+export async function excerpt(response: Response): Promise<string> {
+  const body = response.body;
+  if (body === null) return '';
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length <= EXCERPT_CHARS) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      text += decoder.decode(value, { stream: true });
+    }
+    reader.cancel().catch(noop);
+    return `${text.slice(0, EXCERPT_CHARS)}…`;
+  } catch {
+    return text;
+  }
+}
+
+/** What the server said in an error body: its JSON-RPC error message when it sent one, else the text. */
+export function serverMessage(body: string): string {
+  try {
+    const message = JSON.parse(body)?.error?.message;
+    if (typeof message === 'string') return message;
+  } catch {
+    // not JSON: the text itself says it
+  }
+  return body.trim() === '' ? '(empty body)' : body.trim();
+}
+
+export function reason(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  // fetch reports network failures as "fetch failed" with the useful part in `cause`.
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
+}
