@@ -60,10 +60,20 @@ const AUTH_SCENARIOS = [
   // backcompat: a 2025-03-26 server, with authorization server metadata at its own origin or none at all
   '2025-03-26-oauth-metadata-backcompat',
   '2025-03-26-oauth-endpoint-fallback',
-  // draft: the resource's metadata names another server (the client must stop), and SEP-2207's refresh tokens
+  // 2026-07-28: the resource's metadata names another server (the client must stop), SEP-2207's refresh
+  // tokens, re-registration when the resource's authorization server changes (SEP-2352), and the issuer
+  // checks of RFC 9207 and RFC 8414 (SEP-2468), where the client must stop before redeeming the code
   'resource-mismatch',
   'offline-access-scope',
   'offline-access-not-supported',
+  'authorization-server-migration',
+  'iss-supported',
+  'iss-not-advertised',
+  'iss-supported-missing',
+  'iss-wrong-issuer',
+  'iss-unexpected',
+  'iss-normalized',
+  'metadata-issuer-mismatch',
 ];
 for (const name of AUTH_SCENARIOS) SCENARIOS[`auth/${name}`] = authorized;
 

@@ -9,6 +9,8 @@ export interface AuthorizationServerLog {
   /** The form of each token request, with its Authorization header as `authorization`. */
   tokenRequests: URLSearchParams[];
   registrations: number;
+  /** The body of each registration request. */
+  registrationRequests: Record<string, unknown>[];
   /** Introspection requests (RFC 7662), each with the credentials it carried as `authorization`. */
   introspections: URLSearchParams[];
 }
@@ -21,6 +23,10 @@ export interface TestAuthorizationServer extends LoopbackServer {
   readonly tokens: Map<string, { scopes: string[]; resource: string | null }>;
   /** Fields that replace those of its metadata (e.g. `code_challenge_methods_supported`). */
   metadata: Record<string, unknown>;
+  /** The `iss` its authorization responses carry (RFC 9207), undefined for none. Default its issuer. */
+  iss: string | undefined;
+  /** The OAuth error its registration endpoint answers (HTTP 400) instead of registering, when set. */
+  registrationError: { error: string; error_description?: string } | undefined;
   /** The `expires_in` of the tokens it issues, in seconds. Default 3600. */
   expiresIn: number;
   /** Forgets what it was asked, the tokens and the overrides. */
@@ -33,16 +39,18 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
 
 /**
  * Starts a test authorization server: RFC 8414 metadata, dynamic registration (every client is
- * `registered` / `s3cret`), an authorization endpoint that redirects at once with a code, and a token
- * endpoint that checks PKCE (S256) and the refresh tokens it issued. Tokens get the scopes the
- * authorization asked for, refreshed ones the same. Its introspection endpoint (`/introspect`) answers the
- * resource server `resource-server` / `rs-secret` about them, with `sub` "ada" and `aud` their resource.
+ * `registered` / `s3cret`, after `prefix`), an authorization endpoint that redirects at once with a code
+ * and its `iss`, and a token endpoint that checks PKCE (S256) and the refresh tokens it issued. Tokens
+ * (`token-N`, after `prefix`) get the scopes the authorization asked for, refreshed ones the same. Its
+ * introspection endpoint (`/introspect`) answers the resource server `resource-server` / `rs-secret` about
+ * them, with `sub` "ada" and `aud` their resource.
  */
-export async function startAuthorizationServer(): Promise<TestAuthorizationServer> {
+export async function startAuthorizationServer(prefix = ''): Promise<TestAuthorizationServer> {
   const log: AuthorizationServerLog = {
     authorizations: [],
     tokenRequests: [],
     registrations: 0,
+    registrationRequests: [],
     introspections: [],
   };
   const tokens = new Map<string, { scopes: string[]; resource: string | null }>();
@@ -63,13 +71,16 @@ export async function startAuthorizationServer(): Promise<TestAuthorizationServe
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        authorization_response_iss_parameter_supported: true,
         ...handle.metadata,
       });
     }
     if (url.pathname === '/register' && req.method === 'POST') {
       log.registrations++;
       const asked = JSON.parse(await readBody(req)) as Record<string, unknown>;
-      return send(res, 201, { ...asked, client_id: 'registered', client_secret: 's3cret' });
+      log.registrationRequests.push(asked);
+      if (handle.registrationError !== undefined) return send(res, 400, handle.registrationError);
+      return send(res, 201, { ...asked, client_id: `${prefix}registered`, client_secret: 's3cret' });
     }
     if (url.pathname === '/authorize') {
       const query = url.searchParams;
@@ -83,6 +94,7 @@ export async function startAuthorizationServer(): Promise<TestAuthorizationServe
       const back = new URL(query.get('redirect_uri')!);
       back.searchParams.set('code', code);
       if (query.has('state')) back.searchParams.set('state', query.get('state')!);
+      if (handle.iss !== undefined) back.searchParams.set('iss', handle.iss);
       res.writeHead(302, { location: back.href }).end();
       return;
     }
@@ -105,14 +117,14 @@ export async function startAuthorizationServer(): Promise<TestAuthorizationServe
         grant = refreshTokens.get(form.get('refresh_token') ?? '');
       }
       if (grant === undefined) return send(res, 400, { error: 'invalid_grant' });
-      const token = `token-${++issued}`;
+      const token = `${prefix}token-${++issued}`;
       tokens.set(token, grant);
-      refreshTokens.set(`refresh-${issued}`, grant);
+      refreshTokens.set(`${prefix}refresh-${issued}`, grant);
       return send(res, 200, {
         access_token: token,
         token_type: 'Bearer',
         expires_in: handle.expiresIn,
-        refresh_token: `refresh-${issued}`,
+        refresh_token: `${prefix}refresh-${issued}`,
         ...(grant.scopes.length > 0 && { scope: grant.scopes.join(' ') }),
       });
     }
@@ -145,16 +157,21 @@ export async function startAuthorizationServer(): Promise<TestAuthorizationServe
     log,
     tokens,
     metadata: {},
+    iss: issuer,
+    registrationError: undefined,
     expiresIn: 3600,
     reset() {
       log.authorizations = [];
       log.tokenRequests = [];
       log.registrations = 0;
+      log.registrationRequests = [];
       log.introspections = [];
       tokens.clear();
       codes.clear();
       refreshTokens.clear();
       handle.metadata = {};
+      handle.iss = issuer;
+      handle.registrationError = undefined;
       handle.expiresIn = 3600;
     },
   };

@@ -22,4 +22,5 @@ export {
   type OAuthTokens,
 } from './oauth-client.js';
 export { OAuthError } from './oauth-error.js';
+export type { ApplicationType } from './registration.js';
 export { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';

@@ -19,6 +19,8 @@ export interface AuthorizationServerMetadata {
   token_endpoint_auth_methods_supported?: string[];
   /** The server takes a Client ID Metadata Document URL as `client_id`. */
   client_id_metadata_document_supported?: boolean;
+  /** The server's authorization responses carry `iss` (RFC 9207 §3). */
+  authorization_response_iss_parameter_supported?: boolean;
   [field: string]: unknown;
 }
 
@@ -70,7 +72,8 @@ export async function discoverProtectedResource(
 /**
  * The metadata of the authorization server `issuer` (RFC 8414 §3.1 with the issuer's path inserted after
  * the well-known prefix, then OpenID Connect discovery both ways). Rejects with an OAuthError when none
- * answers, when the endpoints are missing, or when the metadata names another issuer.
+ * answers, when the endpoints are missing, or when the metadata names another issuer than `issuer`, compared
+ * as strings (RFC 8414 §3.3: a trailing slash makes another issuer).
  */
 export async function discoverAuthorizationServer(
   issuer: string,
@@ -131,9 +134,12 @@ function checked(
   }
   if (typeof meta.issuer !== 'string')
     throw new OAuthError(`The authorization server metadata at ${url} names no issuer`);
-  if (issuer !== undefined && meta.issuer.replace(/\/$/, '') !== issuer.replace(/\/$/, '')) {
+  // The endpoints of metadata that names another issuer may be anyone's: none of them is used.
+  if (issuer !== undefined && meta.issuer !== issuer) {
     throw new OAuthError(
-      `The authorization server metadata at ${url} names the issuer ${JSON.stringify(meta.issuer)}, not ${issuer}`,
+      `The authorization server metadata at ${url} names the issuer ${JSON.stringify(meta.issuer)}, not ` +
+        `${JSON.stringify(issuer)}, which its well-known URL was built from (RFC 8414 §3.3): not using it. The ` +
+        "resource's metadata must name the authorization server exactly as that server names itself",
     );
   }
   return meta as AuthorizationServerMetadata;

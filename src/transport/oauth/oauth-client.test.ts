@@ -4,74 +4,17 @@
 // a token from going where it must not.
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
-import { Client } from '../../client/client.js';
-import { createDemoServer } from '../../demo/demo-server.js';
 import { ProtectedResource } from '../../http/protected-resource.js';
-import { startAuthorizationServer } from '../../test-support/authorization-server.js';
-import { type Served, serveOn } from '../../test-support/mcp-http.js';
+import { startOAuthFixture } from '../../test-support/oauth-fixture.js';
 import { until } from '../../test-support/time-limit.js';
 import { toolText } from '../../test-support/tool-text.js';
-import { StreamableHttpClientConnection } from '../streamable/client-transport.js';
-import { StreamableHTTPHandler } from '../streamable/handler.js';
-import { OAuthClient, type OAuthClientOptions, type OAuthState } from './oauth-client.js';
+import type { OAuthState } from './oauth-client.js';
 import { OAuthError } from './oauth-error.js';
 
-const as = await startAuthorizationServer();
-/** Every request that reached the MCP server: its method and the Authorization header it carried. */
-let mcpAuthorization: string[] = [];
-/** The metadata served in place of the resource's own, when a test sets it. */
-let metadata: ProtectedResource | undefined;
-
-let resource: ProtectedResource;
-let handler: StreamableHTTPHandler;
-const served: Served = await serveOn((req, res) => {
-  if (req.url === resource.metadataPath) return (metadata ?? resource).node()(req, res);
-  mcpAuthorization.push(`${req.method} ${req.headers.authorization ?? '-'}`);
-  handler.node()(req, res);
-});
-const serverUrl = served.url;
-resource = new ProtectedResource({
-  resource: serverUrl,
-  authorizationServers: [as.issuer],
-  scopesSupported: ['mcp:tools'],
-  verifier: {
-    verify: (token) => {
-      const grant = as.tokens.get(token);
-      return grant?.resource === serverUrl ? { principal: 'ada', scopes: grant.scopes } : undefined;
-    },
-  },
-});
-handler = new StreamableHTTPHandler(createDemoServer(), { auth: resource });
-
-after(async () => {
-  await handler.close({ deadlineMs: 0 });
-  await served.close();
-  await as.close();
-});
-
-beforeEach(() => {
-  as.reset();
-  mcpAuthorization = [];
-  metadata = undefined;
-});
-
-/** An OAuthClient whose user approves at once: the authorization URL is fetched and its redirect returned. */
-function oauth(options: Partial<OAuthClientOptions> = {}): OAuthClient {
-  return new OAuthClient({
-    redirectUri: 'http://127.0.0.1:1/callback',
-    authorize: async (url) => {
-      const response = await fetch(url, { redirect: 'manual' });
-      await response.body?.cancel();
-      return response.headers.get('location')!;
-    },
-    ...options,
-  });
-}
-
-async function connect(auth: OAuthClient) {
-  const client = new Client({ name: 'oauth-test', version: '1' }, { requestTimeout: 10_000 });
-  return client.connect(new StreamableHttpClientConnection(serverUrl, { fetch: auth.fetch }));
-}
+const fixture = await startOAuthFixture();
+const { as, serverUrl, mcpAuthorization, oauth, connect } = fixture;
+after(() => fixture.close());
+beforeEach(() => fixture.reset());
 
 describe('OAuthClient', { timeout: 20_000 }, () => {
   test('a 401 leads to discovery, registration, PKCE authorization for the resource, and the call goes through', async () => {
@@ -132,7 +75,7 @@ describe('OAuthClient', { timeout: 20_000 }, () => {
     const issued = as.log.tokenRequests.length;
     // An hour later, 5 s before the token expires.
     now += 3_595_000;
-    mcpAuthorization = [];
+    mcpAuthorization.length = 0;
     assert.equal(toolText(await session.callTool('echo', { message: 'fresh' })), 'Echo: fresh');
     assert.deepEqual(
       as.log.tokenRequests.slice(issued).map((r) => r.get('grant_type')),
@@ -168,7 +111,7 @@ describe('OAuthClient', { timeout: 20_000 }, () => {
   });
 
   test('metadata for another resource stops before any authorization', async () => {
-    metadata = new ProtectedResource({
+    fixture.metadata = new ProtectedResource({
       resource: 'https://elsewhere.example/mcp',
       authorizationServers: [as.issuer],
       verifier: { verify: () => undefined },
