@@ -34,16 +34,27 @@ test('everything after -- is the server command, run over stdio; the action come
   assert.deepEqual(args.action, { kind: 'tools' });
 });
 
-test('--roots takes every path up to the next option, relative ones against the working directory', () => {
-  assert.deepEqual(parse('http://h/mcp', 'call', 'list_roots', '--roots', '/tmp', 'src', '--json').roots, [
-    'file:///tmp',
-    'file:///home/ada/src',
-  ]);
-  assert.deepEqual(parse('http://h/mcp', 'ping', '--roots', '/a', '--roots=/b c').roots, [
-    'file:///a',
-    'file:///b%20c',
-  ]);
-  assert.throws(() => parse('http://h/mcp', 'ping', '--roots', '--json'), /--roots needs at least one path/);
+test('--roots takes one path per flag, repeatable, relative ones against the working directory', () => {
+  assert.deepEqual(
+    parse('http://h/mcp', 'call', 'list_roots', '--roots', '/tmp', '--roots', 'src', '--json').roots,
+    ['file:///tmp', 'file:///home/ada/src'],
+  );
+  assert.deepEqual(parse('http://h/mcp', 'ping', '--roots=/b c').roots, ['file:///b%20c']);
+  assert.throws(() => parse('http://h/mcp', 'ping', '--roots'), /--roots <value>' argument missing/);
+});
+
+test('--roots before the URL leaves the URL and the action alone', () => {
+  const args = parse('--roots', '/a', 'http://h/mcp', 'call', 'x');
+  assert.equal(args.target.kind === 'url' && args.target.url.href, 'http://h/mcp');
+  assert.deepEqual(args.action, { kind: 'call', name: 'x', args: undefined });
+  assert.deepEqual(args.roots, ['file:///a']);
+});
+
+test('a second path after one --roots is not taken for a root, and the error says how to give two', () => {
+  const hint = /If "\/b" is a root: --roots takes one path, repeat it for more \(--roots A --roots B\)$/;
+  assert.throws(() => parse('http://h/mcp', 'ping', '--roots', '/a', '/b'), /Unexpected argument "\/b"/);
+  assert.throws(() => parse('http://h/mcp', 'ping', '--roots', '/a', '/b'), hint);
+  assert.throws(() => parse('http://h/mcp', 'call', 'list_roots', '--roots', '/a', '/b'), hint);
 });
 
 test('headers are "Name: value" and repeatable', () => {

@@ -55,15 +55,15 @@ const ACTIONS = ['tools', 'call', 'resources', 'read', 'templates', 'prompts', '
  * says what to change. The grammar:
  *   mcpwire call [options] <url> <action> [action args]
  *   mcpwire call [options] <action> [action args] -- <command> [command args]
- * Everything after `--` is the server command. `--roots` takes every following argument up to the next
- * option (or `--`), so it goes after the action's arguments; it may also be repeated.
+ * Everything after `--` is the server command. Options go anywhere before it; `--roots` takes one path
+ * and is repeated for more.
  */
 export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd()): CallArgs | 'help' {
   const split = argv.indexOf('--');
   const ours = split === -1 ? argv : argv.slice(0, split);
   const command = split === -1 ? undefined : argv.slice(split + 1);
-  const { values, positionals } = parseArgs({
-    args: expandRoots(ours),
+  const { values, positionals, tokens } = parseArgs({
+    args: ours,
     options: {
       transport: { type: 'string' },
       header: { type: 'string', multiple: true, default: [] },
@@ -77,6 +77,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     },
     allowPositionals: true,
     strict: true,
+    tokens: true,
   });
   if (values.help) return 'help';
 
@@ -107,7 +108,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
   return {
     target,
     transport,
-    action: parseAction(rest),
+    action: withRootsHint(() => parseAction(rest), rest, afterRoots(tokens)),
     headers: parseHeaders(values.header),
     roots: values.roots?.map((path) => pathToFileURL(resolve(cwd, path)).href),
     samplingReply: values['sampling-reply'],
@@ -118,19 +119,35 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
   };
 }
 
-/** `--roots a b` becomes `--roots a --roots b`, so that parseArgs reads a variadic option. */
-function expandRoots(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] !== '--roots') {
-      out.push(args[i]);
-      continue;
-    }
-    const first = i;
-    while (i + 1 < args.length && !args[i + 1].startsWith('-')) out.push('--roots', args[++i]);
-    if (i === first) throw new UsageError('--roots needs at least one path');
+/**
+ * An action that does not parse, with a word right after a `--roots PATH` among its arguments, was likely
+ * meant as a second root (as `--roots` took several paths once): the error says so.
+ */
+function withRootsHint(
+  parse: () => CallAction,
+  words: readonly string[],
+  afterRoots: Set<string>,
+): CallAction {
+  try {
+    return parse();
+  } catch (err) {
+    const stray = words.find((word) => afterRoots.has(word));
+    if (!(err instanceof UsageError) || stray === undefined) throw err;
+    throw new UsageError(
+      `${err.message}. If "${stray}" is a root: --roots takes one path, repeat it for more (--roots A --roots B)`,
+    );
   }
-  return out;
+}
+
+/** The words that come right after a `--roots PATH`. */
+function afterRoots(tokens: ReturnType<typeof parseArgs>['tokens']): Set<string> {
+  const words = new Set<string>();
+  tokens?.forEach((token, i) => {
+    const next = tokens[i + 1];
+    if (token.kind === 'option' && token.name === 'roots' && next?.kind === 'positional')
+      words.add(next.value);
+  });
+  return words;
 }
 
 function parseUrl(text: string): URL {

@@ -42,8 +42,8 @@ Commands:
     --transport T    auto (the default for a URL: Streamable HTTP, falling back to HTTP+SSE),
                      http, sse; stdio (the default with a command)
     --header K:V     Send this header with every HTTP request (repeatable)
-    --roots PATH…    Answer roots/list with these paths as file:// URIs; takes every argument
-                     up to the next option, so put it after the action's arguments
+    --roots PATH     Answer roots/list with this path as a file:// URI (repeatable:
+                     --roots A --roots B)
     --sampling-reply TEXT
                      Answer sampling requests with TEXT (else ask on the terminal; without
                      one, refuse)
