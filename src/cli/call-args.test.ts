@@ -57,6 +57,35 @@ test('a second path after one --roots is not taken for a root, and the error say
   assert.throws(() => parse('http://h/mcp', 'call', 'list_roots', '--roots', '/a', '/b'), hint);
 });
 
+test('--era: auto by default, or modern or legacy; the same for a command', () => {
+  assert.equal(parse('http://h/mcp', 'ping').era, 'auto');
+  assert.equal(parse('http://h/mcp', 'ping', '--era', 'modern').era, 'modern');
+  assert.equal(parse('--era=legacy', 'ping', '--', 'node', 'server.js').era, 'legacy');
+});
+
+test('listen: every list change when no flag says what; else what the flags name', () => {
+  assert.deepEqual(parse('http://h/mcp', 'listen').action, {
+    kind: 'listen',
+    filter: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
+  });
+  assert.deepEqual(parse('http://h/mcp', 'listen', '--tools', '--resources').action, {
+    kind: 'listen',
+    filter: { toolsListChanged: true, resourcesListChanged: true },
+  });
+  assert.deepEqual(
+    parse('http://h/mcp', 'listen', '--resource', 'demo://readme', '--prompts', '--resource', 'demo://b')
+      .action,
+    {
+      kind: 'listen',
+      filter: { promptsListChanged: true, resourceSubscriptions: ['demo://readme', 'demo://b'] },
+    },
+  );
+  assert.deepEqual(parse('http://h/mcp', 'listen', '--resource', 'demo://readme').action, {
+    kind: 'listen',
+    filter: { resourceSubscriptions: ['demo://readme'] },
+  });
+});
+
 test('headers are "Name: value" and repeatable', () => {
   assert.deepEqual(
     parse('http://h/mcp', 'ping', '--header', 'Authorization: Bearer a:b', '--header', 'X-A:1').headers,
@@ -136,6 +165,13 @@ test('mistakes are UsageErrors that say what to change', () => {
       ['http://h/mcp', 'ping', '--log-level', 'loud'],
       /--log-level must be one of debug, info, .*emergency, not "loud"/,
     ],
+    [['http://h/mcp', 'ping', '--era', '2026'], /--era must be one of auto, modern, legacy, not "2026"/],
+    [
+      ['http://h/mcp', 'tools', '--tools'],
+      /--tools goes with the listen action: `mcpwire call URL listen --tools`/,
+    ],
+    [['http://h/mcp', 'ping', '--resource', 'a://b'], /`mcpwire call URL listen --resource URI`/],
+    [['http://h/mcp', 'listen', 'tools'], /Unexpected argument "tools" after listen/],
   ];
   for (const [argv, message] of cases) {
     assert.throws(

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import {
   type JsonObject,
   LOGGING_LEVELS,
@@ -24,17 +25,23 @@ export type CallAction =
       argument: { name: string; value: string };
       /** Arguments already chosen, which the server may narrow its suggestions by. */
       context: Record<string, string> | undefined;
-    };
+    }
+  /** Print the server's notifications as they come: the list changes and resource updates of `filter`. */
+  | { kind: 'listen'; filter: SubscriptionFilter };
 
 /** Where the server is: a URL, or a command to spawn and speak to over stdio. */
 export type CallTarget = { kind: 'url'; url: URL } | { kind: 'command'; command: string; args: string[] };
 
 export type CallTransport = 'auto' | 'http' | 'sse' | 'stdio';
 
+/** Which protocol era to speak: `auto` finds what the server speaks, the others insist on one. */
+export type CallEra = 'auto' | 'modern' | 'legacy';
+
 /** A checked `mcpwire call` command line. */
 export interface CallArgs {
   target: CallTarget;
   transport: CallTransport;
+  era: CallEra;
   action: CallAction;
   headers: Record<string, string>;
   /** The `file://` URIs of `--roots`, or undefined when none were given (roots not declared). */
@@ -48,7 +55,21 @@ export interface CallArgs {
 }
 
 const TRANSPORTS: readonly CallTransport[] = ['auto', 'http', 'sse', 'stdio'];
-const ACTIONS = ['tools', 'call', 'resources', 'read', 'templates', 'prompts', 'prompt', 'complete', 'ping'];
+const ERAS: readonly CallEra[] = ['auto', 'modern', 'legacy'];
+const ACTIONS = [
+  'tools',
+  'call',
+  'resources',
+  'read',
+  'templates',
+  'prompts',
+  'prompt',
+  'complete',
+  'ping',
+  'listen',
+];
+/** The options that say what `listen` listens for. */
+type ListenFlags = { tools: boolean; prompts: boolean; resources: boolean; resource: string[] };
 
 /**
  * Parses the arguments after `mcpwire call`, or returns 'help'. Throws UsageError with a message that
@@ -66,6 +87,11 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     args: ours,
     options: {
       transport: { type: 'string' },
+      era: { type: 'string', default: 'auto' },
+      tools: { type: 'boolean', default: false },
+      prompts: { type: 'boolean', default: false },
+      resources: { type: 'boolean', default: false },
+      resource: { type: 'string', multiple: true, default: [] },
       header: { type: 'string', multiple: true, default: [] },
       roots: { type: 'string', multiple: true },
       'sampling-reply': { type: 'string' },
@@ -105,10 +131,16 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     );
   }
 
+  const era = values.era as CallEra;
+  if (!ERAS.includes(era)) {
+    throw new UsageError(`--era must be one of ${ERAS.join(', ')}, not "${values.era}"`);
+  }
+
   return {
     target,
     transport,
-    action: withRootsHint(() => parseAction(rest), rest, afterRoots(tokens)),
+    era,
+    action: withRootsHint(() => parseAction(rest, values), rest, afterRoots(tokens)),
     headers: parseHeaders(values.header),
     roots: values.roots?.map((path) => pathToFileURL(resolve(cwd, path)).href),
     samplingReply: values['sampling-reply'],
@@ -167,9 +199,16 @@ function parseUrl(text: string): URL {
   return url;
 }
 
-function parseAction(words: readonly string[]): CallAction {
+function parseAction(words: readonly string[], flags: ListenFlags): CallAction {
   const [kind, ...args] = words;
   if (kind === undefined) throw new UsageError(`call needs an action: one of ${ACTIONS.join(', ')}`);
+  if (kind !== 'listen') {
+    const given = listenFlagsGiven(flags);
+    if (given.length > 0) {
+      const example = given[0] === '--resource' ? '--resource URI' : given[0];
+      throw new UsageError(`${given[0]} goes with the listen action: \`mcpwire call URL listen ${example}\``);
+    }
+  }
   const arity = (min: number, max: number, shape: string) => {
     if (args.length < min || args.length > max) {
       throw new UsageError(
@@ -212,9 +251,34 @@ function parseAction(words: readonly string[]): CallAction {
         context: stringValues(jsonObject(context, what), what),
       };
     }
+    case 'listen':
+      arity(0, 0, '');
+      return { kind, filter: listenFilter(flags) };
     default:
       throw new UsageError(`Unknown action "${kind}"; the actions are ${ACTIONS.join(', ')}`);
   }
+}
+
+/** What `listen` asks for: what its flags name, or every list change when none is given. */
+function listenFilter(flags: ListenFlags): SubscriptionFilter {
+  if (listenFlagsGiven(flags).length === 0) {
+    return { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true };
+  }
+  const filter: SubscriptionFilter = {};
+  if (flags.tools) filter.toolsListChanged = true;
+  if (flags.prompts) filter.promptsListChanged = true;
+  if (flags.resources) filter.resourcesListChanged = true;
+  if (flags.resource.length > 0) filter.resourceSubscriptions = flags.resource;
+  return filter;
+}
+
+function listenFlagsGiven(flags: ListenFlags): string[] {
+  return [
+    ...(flags.tools ? ['--tools'] : []),
+    ...(flags.prompts ? ['--prompts'] : []),
+    ...(flags.resources ? ['--resources'] : []),
+    ...(flags.resource.length > 0 ? ['--resource'] : []),
+  ];
 }
 
 /** Parses a JSON object argument; the error names the argument, the text and JSON.parse's reason. */

@@ -179,6 +179,8 @@ async function perform(
       await session.ping(options);
       return { result: {}, text: `pong (${Math.round(performance.now() - started)} ms)\n`, failed: false };
     }
+    case 'listen':
+      throw new Error('listen is not implemented yet');
   }
 }
 

@@ -38,9 +38,14 @@ Commands:
                      The same with a server started as a command, over stdio
     Actions: tools, call NAME [JSON], resources, read URI, templates, prompts,
              prompt NAME [JSON], complete prompt:NAME|URI_TEMPLATE ARG [VALUE] [JSON],
-             ping          (JSON: the arguments, or those already chosen, as one object)
+             ping, listen [--tools] [--prompts] [--resources] [--resource URI]…
+             (JSON: the arguments, or those already chosen, as one object. listen prints
+             the server's notifications as they come: the lists that changed, and updates
+             of each --resource URI; with no flag, the changes of every list)
     --transport T    auto (the default for a URL: Streamable HTTP, falling back to HTTP+SSE),
                      http, sse; stdio (the default with a command)
+    --era E          auto (the default: the 2026 protocol where the server speaks it, else
+                     the 2025 one), modern (2026 only), legacy (2025 and before only)
     --header K:V     Send this header with every HTTP request (repeatable)
     --roots PATH     Answer roots/list with this path as a file:// URI (repeatable:
                      --roots A --roots B)
