@@ -21,6 +21,8 @@ test('a URL, an action and its JSON arguments; options anywhere among them', () 
   assert.equal(args.json, true);
   assert.equal(args.timeout, 500);
   assert.equal(args.roots, undefined);
+  assert.equal(args.store, true);
+  assert.equal(parse('http://h/mcp', 'ping', '--no-store').store, false);
 });
 
 test('everything after -- is the server command, run over stdio; the action comes before it', () => {

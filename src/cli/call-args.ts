@@ -52,6 +52,8 @@ export interface CallArgs {
   logLevel: LoggingLevel | undefined;
   json: boolean;
   timeout: number | undefined;
+  /** Keep an OAuth sign-in for the next runs (false with `--no-store`: each run signs in again). */
+  store: boolean;
 }
 
 const TRANSPORTS: readonly CallTransport[] = ['auto', 'http', 'sse', 'stdio'];
@@ -99,6 +101,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
       'log-level': { type: 'string' },
       json: { type: 'boolean', default: false },
       timeout: { type: 'string' },
+      'no-store': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
@@ -148,6 +151,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     logLevel: values['log-level'] === undefined ? undefined : parseLogLevel(values['log-level']),
     json: values.json,
     timeout: values.timeout === undefined ? undefined : parseTimeout(values.timeout),
+    store: !values['no-store'],
   };
 }
 

@@ -20,6 +20,7 @@ import {
   formatTools,
 } from './call-output.js';
 import { cliSampling } from './call-sampling.js';
+import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 import { ProgressBar } from './progress-bar.js';
 import { canAsk, conversations, type Terminal } from './terminal.js';
 
@@ -65,7 +66,9 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
       args.target.kind === 'url' &&
       !Object.keys(args.headers).some((h) => h.toLowerCase() === 'authorization')
     ) {
-      signIn = await cliSignIn(clientVersion, canAsk(terminal), (text) => bar.print(text));
+      const say = (text: string) => bar.print(text);
+      const saved = args.store ? new OAuthTokenFile(args.target.url, signInFolder(), say) : undefined;
+      signIn = await cliSignIn(clientVersion, canAsk(terminal), say, saved);
     }
     let session: ClientSession;
     try {

@@ -58,8 +58,11 @@ Commands:
     --log-level L    Ask the server for log messages at level L and above (debug … emergency)
     --json           Print the raw result as JSON
     --timeout MS     Time allowed to connect, and for each answer (progress resets it)
+    --no-store       Keep no sign-in: the next run signs in again
     A server that wants an OAuth token gets a sign-in on the terminal: open the URL printed,
     and the browser comes back to mcpwire on 127.0.0.1 (--header passes a token instead).
+    The sign-in is kept for the next runs, one file per server only you can read, in
+    $XDG_CONFIG_HOME/mcpwire/oauth (default ~/.config; %APPDATA%\\mcpwire\\oauth on Windows).
     The command inherits only PATH, HOME and a few more variables of the environment:
     \`-- env KEY=VALUE command…\` passes more. Exit status: 0 done, 1 the call or the
     server failed, 2 a usage mistake.
