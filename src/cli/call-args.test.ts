@@ -21,6 +21,8 @@ test('a URL, an action and its JSON arguments; options anywhere among them', () 
   assert.equal(args.json, true);
   assert.equal(args.timeout, 500);
   assert.equal(args.roots, undefined);
+  assert.equal(args.store, true);
+  assert.equal(parse('http://h/mcp', 'ping', '--no-store').store, false);
 });
 
 test('everything after -- is the server command, run over stdio; the action comes before it', () => {
@@ -34,16 +36,56 @@ test('everything after -- is the server command, run over stdio; the action come
   assert.deepEqual(args.action, { kind: 'tools' });
 });
 
-test('--roots takes every path up to the next option, relative ones against the working directory', () => {
-  assert.deepEqual(parse('http://h/mcp', 'call', 'list_roots', '--roots', '/tmp', 'src', '--json').roots, [
-    'file:///tmp',
-    'file:///home/ada/src',
-  ]);
-  assert.deepEqual(parse('http://h/mcp', 'ping', '--roots', '/a', '--roots=/b c').roots, [
-    'file:///a',
-    'file:///b%20c',
-  ]);
-  assert.throws(() => parse('http://h/mcp', 'ping', '--roots', '--json'), /--roots needs at least one path/);
+test('--roots takes one path per flag, repeatable, relative ones against the working directory', () => {
+  assert.deepEqual(
+    parse('http://h/mcp', 'call', 'list_roots', '--roots', '/tmp', '--roots', 'src', '--json').roots,
+    ['file:///tmp', 'file:///home/ada/src'],
+  );
+  assert.deepEqual(parse('http://h/mcp', 'ping', '--roots=/b c').roots, ['file:///b%20c']);
+  assert.throws(() => parse('http://h/mcp', 'ping', '--roots'), /--roots <value>' argument missing/);
+});
+
+test('--roots before the URL leaves the URL and the action alone', () => {
+  const args = parse('--roots', '/a', 'http://h/mcp', 'call', 'x');
+  assert.equal(args.target.kind === 'url' && args.target.url.href, 'http://h/mcp');
+  assert.deepEqual(args.action, { kind: 'call', name: 'x', args: undefined });
+  assert.deepEqual(args.roots, ['file:///a']);
+});
+
+test('a second path after one --roots is not taken for a root, and the error says how to give two', () => {
+  const hint = /If "\/b" is a root: --roots takes one path, repeat it for more \(--roots A --roots B\)$/;
+  assert.throws(() => parse('http://h/mcp', 'ping', '--roots', '/a', '/b'), /Unexpected argument "\/b"/);
+  assert.throws(() => parse('http://h/mcp', 'ping', '--roots', '/a', '/b'), hint);
+  assert.throws(() => parse('http://h/mcp', 'call', 'list_roots', '--roots', '/a', '/b'), hint);
+});
+
+test('--era: auto by default, or modern or legacy; the same for a command', () => {
+  assert.equal(parse('http://h/mcp', 'ping').era, 'auto');
+  assert.equal(parse('http://h/mcp', 'ping', '--era', 'modern').era, 'modern');
+  assert.equal(parse('--era=legacy', 'ping', '--', 'node', 'server.js').era, 'legacy');
+});
+
+test('listen: every list change when no flag says what; else what the flags name', () => {
+  assert.deepEqual(parse('http://h/mcp', 'listen').action, {
+    kind: 'listen',
+    filter: { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true },
+  });
+  assert.deepEqual(parse('http://h/mcp', 'listen', '--tools', '--resources').action, {
+    kind: 'listen',
+    filter: { toolsListChanged: true, resourcesListChanged: true },
+  });
+  assert.deepEqual(
+    parse('http://h/mcp', 'listen', '--resource', 'demo://readme', '--prompts', '--resource', 'demo://b')
+      .action,
+    {
+      kind: 'listen',
+      filter: { promptsListChanged: true, resourceSubscriptions: ['demo://readme', 'demo://b'] },
+    },
+  );
+  assert.deepEqual(parse('http://h/mcp', 'listen', '--resource', 'demo://readme').action, {
+    kind: 'listen',
+    filter: { resourceSubscriptions: ['demo://readme'] },
+  });
 });
 
 test('headers are "Name: value" and repeatable', () => {
@@ -125,6 +167,13 @@ test('mistakes are UsageErrors that say what to change', () => {
       ['http://h/mcp', 'ping', '--log-level', 'loud'],
       /--log-level must be one of debug, info, .*emergency, not "loud"/,
     ],
+    [['http://h/mcp', 'ping', '--era', '2026'], /--era must be one of auto, modern, legacy, not "2026"/],
+    [
+      ['http://h/mcp', 'tools', '--tools'],
+      /--tools goes with the listen action: `mcpwire call URL listen --tools`/,
+    ],
+    [['http://h/mcp', 'ping', '--resource', 'a://b'], /`mcpwire call URL listen --resource URI`/],
+    [['http://h/mcp', 'listen', 'tools'], /Unexpected argument "tools" after listen/],
   ];
   for (const [argv, message] of cases) {
     assert.throws(

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import {
   type JsonObject,
   LOGGING_LEVELS,
@@ -24,17 +25,23 @@ export type CallAction =
       argument: { name: string; value: string };
       /** Arguments already chosen, which the server may narrow its suggestions by. */
       context: Record<string, string> | undefined;
-    };
+    }
+  /** Print the server's notifications as they come: the list changes and resource updates of `filter`. */
+  | { kind: 'listen'; filter: SubscriptionFilter };
 
 /** Where the server is: a URL, or a command to spawn and speak to over stdio. */
 export type CallTarget = { kind: 'url'; url: URL } | { kind: 'command'; command: string; args: string[] };
 
 export type CallTransport = 'auto' | 'http' | 'sse' | 'stdio';
 
+/** Which protocol era to speak: `auto` finds what the server speaks, the others insist on one. */
+export type CallEra = 'auto' | 'modern' | 'legacy';
+
 /** A checked `mcpwire call` command line. */
 export interface CallArgs {
   target: CallTarget;
   transport: CallTransport;
+  era: CallEra;
   action: CallAction;
   headers: Record<string, string>;
   /** The `file://` URIs of `--roots`, or undefined when none were given (roots not declared). */
@@ -45,27 +52,48 @@ export interface CallArgs {
   logLevel: LoggingLevel | undefined;
   json: boolean;
   timeout: number | undefined;
+  /** Keep an OAuth sign-in for the next runs (false with `--no-store`: each run signs in again). */
+  store: boolean;
 }
 
 const TRANSPORTS: readonly CallTransport[] = ['auto', 'http', 'sse', 'stdio'];
-const ACTIONS = ['tools', 'call', 'resources', 'read', 'templates', 'prompts', 'prompt', 'complete', 'ping'];
+const ERAS: readonly CallEra[] = ['auto', 'modern', 'legacy'];
+const ACTIONS = [
+  'tools',
+  'call',
+  'resources',
+  'read',
+  'templates',
+  'prompts',
+  'prompt',
+  'complete',
+  'ping',
+  'listen',
+];
+/** The options that say what `listen` listens for. */
+type ListenFlags = { tools: boolean; prompts: boolean; resources: boolean; resource: string[] };
 
 /**
  * Parses the arguments after `mcpwire call`, or returns 'help'. Throws UsageError with a message that
  * says what to change. The grammar:
  *   mcpwire call [options] <url> <action> [action args]
  *   mcpwire call [options] <action> [action args] -- <command> [command args]
- * Everything after `--` is the server command. `--roots` takes every following argument up to the next
- * option (or `--`), so it goes after the action's arguments; it may also be repeated.
+ * Everything after `--` is the server command. Options go anywhere before it; `--roots` takes one path
+ * and is repeated for more.
  */
 export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd()): CallArgs | 'help' {
   const split = argv.indexOf('--');
   const ours = split === -1 ? argv : argv.slice(0, split);
   const command = split === -1 ? undefined : argv.slice(split + 1);
-  const { values, positionals } = parseArgs({
-    args: expandRoots(ours),
+  const { values, positionals, tokens } = parseArgs({
+    args: ours,
     options: {
       transport: { type: 'string' },
+      era: { type: 'string', default: 'auto' },
+      tools: { type: 'boolean', default: false },
+      prompts: { type: 'boolean', default: false },
+      resources: { type: 'boolean', default: false },
+      resource: { type: 'string', multiple: true, default: [] },
       header: { type: 'string', multiple: true, default: [] },
       roots: { type: 'string', multiple: true },
       'sampling-reply': { type: 'string' },
@@ -73,10 +101,12 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
       'log-level': { type: 'string' },
       json: { type: 'boolean', default: false },
       timeout: { type: 'string' },
+      'no-store': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
     strict: true,
+    tokens: true,
   });
   if (values.help) return 'help';
 
@@ -104,10 +134,16 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     );
   }
 
+  const era = values.era as CallEra;
+  if (!ERAS.includes(era)) {
+    throw new UsageError(`--era must be one of ${ERAS.join(', ')}, not "${values.era}"`);
+  }
+
   return {
     target,
     transport,
-    action: parseAction(rest),
+    era,
+    action: withRootsHint(() => parseAction(rest, values), rest, afterRoots(tokens)),
     headers: parseHeaders(values.header),
     roots: values.roots?.map((path) => pathToFileURL(resolve(cwd, path)).href),
     samplingReply: values['sampling-reply'],
@@ -115,22 +151,39 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     logLevel: values['log-level'] === undefined ? undefined : parseLogLevel(values['log-level']),
     json: values.json,
     timeout: values.timeout === undefined ? undefined : parseTimeout(values.timeout),
+    store: !values['no-store'],
   };
 }
 
-/** `--roots a b` becomes `--roots a --roots b`, so that parseArgs reads a variadic option. */
-function expandRoots(args: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] !== '--roots') {
-      out.push(args[i]);
-      continue;
-    }
-    const first = i;
-    while (i + 1 < args.length && !args[i + 1].startsWith('-')) out.push('--roots', args[++i]);
-    if (i === first) throw new UsageError('--roots needs at least one path');
+/**
+ * An action that does not parse, with a word right after a `--roots PATH` among its arguments, was likely
+ * meant as a second root (as `--roots` took several paths once): the error says so.
+ */
+function withRootsHint(
+  parse: () => CallAction,
+  words: readonly string[],
+  afterRoots: Set<string>,
+): CallAction {
+  try {
+    return parse();
+  } catch (err) {
+    const stray = words.find((word) => afterRoots.has(word));
+    if (!(err instanceof UsageError) || stray === undefined) throw err;
+    throw new UsageError(
+      `${err.message}. If "${stray}" is a root: --roots takes one path, repeat it for more (--roots A --roots B)`,
+    );
   }
-  return out;
+}
+
+/** The words that come right after a `--roots PATH`. */
+function afterRoots(tokens: ReturnType<typeof parseArgs>['tokens']): Set<string> {
+  const words = new Set<string>();
+  tokens?.forEach((token, i) => {
+    const next = tokens[i + 1];
+    if (token.kind === 'option' && token.name === 'roots' && next?.kind === 'positional')
+      words.add(next.value);
+  });
+  return words;
 }
 
 function parseUrl(text: string): URL {
@@ -150,9 +203,16 @@ function parseUrl(text: string): URL {
   return url;
 }
 
-function parseAction(words: readonly string[]): CallAction {
+function parseAction(words: readonly string[], flags: ListenFlags): CallAction {
   const [kind, ...args] = words;
   if (kind === undefined) throw new UsageError(`call needs an action: one of ${ACTIONS.join(', ')}`);
+  if (kind !== 'listen') {
+    const given = listenFlagsGiven(flags);
+    if (given.length > 0) {
+      const example = given[0] === '--resource' ? '--resource URI' : given[0];
+      throw new UsageError(`${given[0]} goes with the listen action: \`mcpwire call URL listen ${example}\``);
+    }
+  }
   const arity = (min: number, max: number, shape: string) => {
     if (args.length < min || args.length > max) {
       throw new UsageError(
@@ -195,9 +255,34 @@ function parseAction(words: readonly string[]): CallAction {
         context: stringValues(jsonObject(context, what), what),
       };
     }
+    case 'listen':
+      arity(0, 0, '');
+      return { kind, filter: listenFilter(flags) };
     default:
       throw new UsageError(`Unknown action "${kind}"; the actions are ${ACTIONS.join(', ')}`);
   }
+}
+
+/** What `listen` asks for: what its flags name, or every list change when none is given. */
+function listenFilter(flags: ListenFlags): SubscriptionFilter {
+  if (listenFlagsGiven(flags).length === 0) {
+    return { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true };
+  }
+  const filter: SubscriptionFilter = {};
+  if (flags.tools) filter.toolsListChanged = true;
+  if (flags.prompts) filter.promptsListChanged = true;
+  if (flags.resources) filter.resourcesListChanged = true;
+  if (flags.resource.length > 0) filter.resourceSubscriptions = flags.resource;
+  return filter;
+}
+
+function listenFlagsGiven(flags: ListenFlags): string[] {
+  return [
+    ...(flags.tools ? ['--tools'] : []),
+    ...(flags.prompts ? ['--prompts'] : []),
+    ...(flags.resources ? ['--resources'] : []),
+    ...(flags.resource.length > 0 ? ['--resource'] : []),
+  ];
 }
 
 /** Parses a JSON object argument; the error names the argument, the text and JSON.parse's reason. */

@@ -4,6 +4,7 @@ import {
   formatCompletion,
   formatContent,
   formatLog,
+  formatNotification,
   formatReadResult,
   formatToolResult,
   formatTools,
@@ -72,4 +73,49 @@ test('completion: one suggestion a line, then how many more the server has', () 
   assert.equal(formatCompletion({ completion: { values: ['a'], total: 3, hasMore: true } }), 'a\n(2 more)\n');
   assert.equal(formatCompletion({ completion: { values: ['a'], hasMore: true } }), 'a\n(more)\n');
   assert.equal(formatCompletion({ completion: { values: [] } }), 'No suggestions\n');
+});
+
+test('a notification: what changed, which resource was updated, what the stream carries; others as they came', () => {
+  const meta = { _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } };
+  assert.equal(formatNotification({ method: 'notifications/tools/list_changed' }), 'tools changed\n');
+  assert.equal(
+    formatNotification({ method: 'notifications/prompts/list_changed', params: meta }),
+    'prompts changed\n',
+  );
+  assert.equal(formatNotification({ method: 'notifications/resources/list_changed' }), 'resources changed\n');
+  assert.equal(
+    formatNotification({
+      method: 'notifications/resources/updated',
+      params: { uri: 'demo://readme', ...meta },
+    }),
+    'resource updated: demo://readme\n',
+  );
+  assert.equal(
+    formatNotification({
+      method: 'notifications/subscriptions/acknowledged',
+      params: {
+        notifications: { toolsListChanged: true, resourceSubscriptions: ['demo://readme'] },
+        ...meta,
+      },
+    }),
+    'listening for tools changes, updates of demo://readme\n',
+  );
+  assert.equal(
+    formatNotification({ method: 'notifications/subscriptions/acknowledged', params: { notifications: {} } }),
+    'listening for nothing: the server takes none of what was asked\n',
+  );
+  assert.equal(
+    formatNotification({ method: 'notifications/message', params: { level: 'info', data: 'hi' } }),
+    '[info] hi\n',
+  );
+  assert.equal(
+    formatNotification({ method: 'notifications/weather', params: { sky: 'clear', ...meta } }),
+    'notifications/weather {"sky":"clear"}\n',
+  );
+  assert.equal(formatNotification({ method: 'notifications/ping', params: meta }), 'notifications/ping\n');
+  // Without the URI it names, an update is shown as it came rather than as an update of nothing.
+  assert.equal(
+    formatNotification({ method: 'notifications/resources/updated', params: {} }),
+    'notifications/resources/updated\n',
+  );
 });

@@ -1,14 +1,16 @@
-import type {
-  CallToolResult,
-  CompleteResult,
-  ContentBlock,
-  GetPromptResult,
-  LoggingMessageNotificationParams,
-  Prompt,
-  ReadResourceResult,
-  Resource,
-  ResourceTemplate,
-  Tool,
+import type { SubscriptionFilter } from '../protocol/modern-types.js';
+import {
+  type CallToolResult,
+  type CompleteResult,
+  type ContentBlock,
+  type GetPromptResult,
+  type LoggingMessageNotificationParams,
+  Method,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
 } from '../protocol/types.js';
 
 // How `mcpwire call` shows results to a person. Each function returns whole lines, ending in '\n'.
@@ -120,6 +122,50 @@ export function formatContent(block: ContentBlock): string {
 export function formatLog(params: LoggingMessageNotificationParams): string {
   const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
   return `[${params.level}]${params.logger ? ` ${params.logger}:` : ''} ${data}\n`;
+}
+
+/** The list changes a notification method announces, by the word shown for them. */
+const LIST_CHANGED: Record<string, string> = {
+  [Method.ToolListChanged]: 'tools',
+  [Method.PromptListChanged]: 'prompts',
+  [Method.ResourceListChanged]: 'resources',
+};
+
+/**
+ * One notification from the server, as `listen` shows it: `tools changed`, `resource updated: URI`, what
+ * the server agreed to send, a log message; any other as its method and params. `_meta` is left out: it
+ * ties the notification to its stream, which the person does not need.
+ */
+export function formatNotification(notification: {
+  method: string;
+  params?: Record<string, unknown>;
+}): string {
+  const { method } = notification;
+  const { _meta, ...params } = notification.params ?? {};
+  if (LIST_CHANGED[method] !== undefined) return `${LIST_CHANGED[method]} changed\n`;
+  if (method === Method.ResourceUpdated && typeof params.uri === 'string') {
+    return `resource updated: ${params.uri}\n`;
+  }
+  if (method === Method.SubscriptionsAcknowledged && typeof params.notifications === 'object') {
+    return formatAcknowledged(params.notifications as SubscriptionFilter);
+  }
+  if (method === Method.LoggingMessage && typeof params.level === 'string') {
+    return formatLog(params as unknown as LoggingMessageNotificationParams);
+  }
+  return Object.keys(params).length === 0 ? `${method}\n` : `${method} ${JSON.stringify(params)}\n`;
+}
+
+/** What a listen stream will carry: the filter the server honoured. */
+function formatAcknowledged(filter: SubscriptionFilter): string {
+  const kinds = [
+    ...(filter.toolsListChanged ? ['tools changes'] : []),
+    ...(filter.promptsListChanged ? ['prompts changes'] : []),
+    ...(filter.resourcesListChanged ? ['resources changes'] : []),
+    ...(filter.resourceSubscriptions ?? []).map((uri) => `updates of ${uri}`),
+  ];
+  return kinds.length === 0
+    ? 'listening for nothing: the server takes none of what was asked\n'
+    : `listening for ${kinds.join(', ')}\n`;
 }
 
 function heading(name: string, description: string | undefined): string {

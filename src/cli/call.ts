@@ -20,6 +20,7 @@ import {
   formatTools,
 } from './call-output.js';
 import { cliSampling } from './call-sampling.js';
+import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 import { ProgressBar } from './progress-bar.js';
 import { canAsk, conversations, type Terminal } from './terminal.js';
 
@@ -65,7 +66,9 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
       args.target.kind === 'url' &&
       !Object.keys(args.headers).some((h) => h.toLowerCase() === 'authorization')
     ) {
-      signIn = await cliSignIn(clientVersion, canAsk(terminal), (text) => bar.print(text));
+      const say = (text: string) => bar.print(text);
+      const saved = args.store ? new OAuthTokenFile(args.target.url, signInFolder(), say) : undefined;
+      signIn = await cliSignIn(clientVersion, canAsk(terminal), say, saved);
     }
     let session: ClientSession;
     try {
@@ -179,6 +182,8 @@ async function perform(
       await session.ping(options);
       return { result: {}, text: `pong (${Math.round(performance.now() - started)} ms)\n`, failed: false };
     }
+    case 'listen':
+      throw new Error('listen is not implemented yet');
   }
 }
 

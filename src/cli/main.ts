@@ -38,12 +38,17 @@ Commands:
                      The same with a server started as a command, over stdio
     Actions: tools, call NAME [JSON], resources, read URI, templates, prompts,
              prompt NAME [JSON], complete prompt:NAME|URI_TEMPLATE ARG [VALUE] [JSON],
-             ping          (JSON: the arguments, or those already chosen, as one object)
+             ping, listen [--tools] [--prompts] [--resources] [--resource URI]…
+             (JSON: the arguments, or those already chosen, as one object. listen prints
+             the server's notifications as they come: the lists that changed, and updates
+             of each --resource URI; with no flag, the changes of every list)
     --transport T    auto (the default for a URL: Streamable HTTP, falling back to HTTP+SSE),
                      http, sse; stdio (the default with a command)
+    --era E          auto (the default: the 2026 protocol where the server speaks it, else
+                     the 2025 one), modern (2026 only), legacy (2025 and before only)
     --header K:V     Send this header with every HTTP request (repeatable)
-    --roots PATH…    Answer roots/list with these paths as file:// URIs; takes every argument
-                     up to the next option, so put it after the action's arguments
+    --roots PATH     Answer roots/list with this path as a file:// URI (repeatable:
+                     --roots A --roots B)
     --sampling-reply TEXT
                      Answer sampling requests with TEXT (else ask on the terminal; without
                      one, refuse)
@@ -53,8 +58,11 @@ Commands:
     --log-level L    Ask the server for log messages at level L and above (debug … emergency)
     --json           Print the raw result as JSON
     --timeout MS     Time allowed to connect, and for each answer (progress resets it)
+    --no-store       Keep no sign-in: the next run signs in again
     A server that wants an OAuth token gets a sign-in on the terminal: open the URL printed,
     and the browser comes back to mcpwire on 127.0.0.1 (--header passes a token instead).
+    The sign-in is kept for the next runs, one file per server only you can read, in
+    $XDG_CONFIG_HOME/mcpwire/oauth (default ~/.config; %APPDATA%\\mcpwire\\oauth on Windows).
     The command inherits only PATH, HOME and a few more variables of the environment:
     \`-- env KEY=VALUE command…\` passes more. Exit status: 0 done, 1 the call or the
     server failed, 2 a usage mistake.

@@ -17,9 +17,9 @@ export interface CliRun {
 /** Every run not yet closed, so that `killCliRuns` can end those a failed test left behind. */
 const running = new Set<ChildProcessWithoutNullStreams>();
 
-/** Starts the built `mcpwire …args` with piped stdio and collects what it prints. */
-export function runCli(args: string[]): CliRun {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: 'pipe' });
+/** Starts the built `mcpwire …args` with piped stdio and collects what it prints; `env` adds to this one's. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
+  const child = spawn(process.execPath, [CLI, ...args], { stdio: 'pipe', env: { ...process.env, ...env } });
   running.add(child);
   let stdout = '';
   let stderr = '';

@@ -1,22 +1,59 @@
 // `mcpwire call` against a server that wants an OAuth token (mcpwire's ProtectedResource, and a test
 // authorization server whose user approves at once): on a terminal it prints where to sign in and waits for
-// the browser to come back to its loopback listener; off one it says what to do instead.
+// the browser to come back to its loopback listener; off one it says what to do instead. The sign-in is kept
+// in the user's configuration folder (a temporary XDG_CONFIG_HOME here) for the next runs.
 import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { OAuthTokenFile, signInFolder } from '../../src/cli/oauth-token-file.js';
 import {
   startAuthorizationServer,
   type TestAuthorizationServer,
 } from '../../src/test-support/authorization-server.js';
 import { CLI, killCliRuns, runCli } from '../../src/test-support/cli-run.js';
 import { type ProtectedDemo, serveProtectedDemo } from '../../src/test-support/protected-demo.js';
-import { killTerminalRuns, onTerminal } from '../../src/test-support/pseudo-terminal.js';
+import { killTerminalRuns, onTerminal, type TerminalRun } from '../../src/test-support/pseudo-terminal.js';
 import { until } from '../../src/test-support/time-limit.js';
 
 const SIGN_IN = /Open this URL in a browser:\n {2}(\S+)\n/;
 
+/** Plays the browser for a run on a terminal: opens the sign-in URL it prints, which comes back to it at once. */
+async function signIn(run: TerminalRun): Promise<URL> {
+  await until(() => SIGN_IN.test(run.shown()), 10_000, 'the sign-in URL').catch((err: Error) => {
+    throw new Error(`${err.message}; the terminal shows:\n${run.shown()}`);
+  });
+  const url = new URL(SIGN_IN.exec(run.shown())![1]);
+  const page = await fetch(url);
+  assert.match(await page.text(), /Signed in: you can close this tab/);
+  return url;
+}
+
 describe('mcpwire call signs in to a server that wants OAuth', { timeout: 30_000 }, () => {
   let as: TestAuthorizationServer;
   let demo: ProtectedDemo;
+  let roots: string[] = [];
+  /** A configuration folder of its own, as XDG_CONFIG_HOME, so that no run reads or writes the user's. */
+  const configHome = async () => {
+    roots.push(await mkdtemp(join(tmpdir(), 'mcpwire-call-oauth-')));
+    return { XDG_CONFIG_HOME: roots.at(-1)! };
+  };
+  /** The access token the authorization server issued last. */
+  const lastIssued = () => [...as.tokens.keys()].at(-1)!;
+  /** Where a run with `env` keeps the demo's sign-in. */
+  const savedAt = (env: { XDG_CONFIG_HOME: string }) =>
+    new OAuthTokenFile(new URL(demo.url), signInFolder(env), () => {}).path;
+  const echo = (message: string) => [
+    process.execPath,
+    CLI,
+    'call',
+    demo.url,
+    'call',
+    'echo',
+    JSON.stringify({ message }),
+  ];
 
   before(async () => {
     as = await startAuthorizationServer();
@@ -28,27 +65,16 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 30_000
     killCliRuns();
     await demo.close();
     await as.close();
+    await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
+    roots = [];
   });
 
   test('on a terminal: the sign-in URL, the browser sent back to mcpwire, then the call', async () => {
-    const run = onTerminal([
-      process.execPath,
-      CLI,
-      'call',
-      demo.url,
-      'call',
-      'echo',
-      '{"message":"signed in"}',
-    ]);
-    await until(() => SIGN_IN.test(run.shown()), 10_000, 'the sign-in URL').catch((err: Error) => {
-      throw new Error(`${err.message}; the terminal shows:\n${run.shown()}`);
-    });
-    const url = new URL(SIGN_IN.exec(run.shown())![1]);
+    const run = onTerminal(echo('signed in'), await configHome());
+    // The browser: the authorization server sends it straight back to mcpwire's loopback redirect URI.
+    const url = await signIn(run);
     assert.equal(url.origin, as.issuer);
     assert.match(run.shown(), new RegExp(`The server wants you to sign in at 127\\.0\\.0\\.1:${as.port}\\.`));
-    // The browser: the authorization server sends it straight back to mcpwire's loopback redirect URI.
-    const page = await fetch(url);
-    assert.match(await page.text(), /Signed in: you can close this tab/);
     assert.equal(await run.closed, 0, run.shown());
     assert.match(run.shown(), /Echo: signed in\n/);
 
@@ -59,10 +85,13 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 30_000
   });
 
   test('off a terminal it does not wait for a browser: it says how to go on', async () => {
-    const run = runCli(['call', demo.url, 'call', 'echo', '{"message":"x"}']);
+    const run = runCli(['call', demo.url, 'call', 'echo', '{"message":"x"}'], await configHome());
     run.child.stdin.end();
     assert.equal(await run.exit(15_000), 1);
-    assert.match(run.stderr(), /wants you to sign in \(OAuth\), which mcpwire call does only on a terminal/);
+    assert.match(
+      run.stderr(),
+      /wants you to sign in \(OAuth\), which mcpwire call does only on a terminal; run it once on one \(the sign-in is kept for the next runs\)/,
+    );
     assert.match(run.stderr(), /--header "Authorization: Bearer …"/);
     assert.equal(as.log.authorizations.length, 0);
   });
@@ -82,5 +111,86 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 30_000
     assert.equal(await run.exit(15_000), 0, run.stderr());
     assert.equal(run.stdout(), 'Echo: by hand\n');
     assert.equal(as.log.authorizations.length, 0);
+  });
+
+  test('the sign-in is kept: the next run signs in no more, and the token it refreshes is saved', async () => {
+    const env = await configHome();
+    const first = onTerminal(echo('first'), env);
+    await signIn(first);
+    assert.equal(await first.closed, 0, first.shown());
+    const file = savedAt(env);
+    assert.equal((await stat(file)).mode & 0o777, 0o600);
+    assert.equal((await stat(join(file, '..'))).mode & 0o777, 0o700);
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    assert.equal(saved.state.tokens.access_token, lastIssued());
+    // Time passes: the access token has expired by the next run.
+    saved.state.tokens.expires_at = Date.now() - 1000;
+    await writeFile(file, JSON.stringify(saved));
+
+    // Off a terminal, where a sign-in would fail: the saved registration and refresh token serve instead.
+    const next = runCli(['call', demo.url, 'call', 'echo', '{"message":"next"}'], env);
+    next.child.stdin.end();
+    assert.equal(await next.exit(15_000), 0, next.stderr());
+    assert.equal(next.stdout(), 'Echo: next\n');
+    assert.equal(as.log.authorizations.length, 1);
+    assert.equal(as.log.registrations, 1);
+    assert.deepEqual(
+      as.log.tokenRequests.map((form) => form.get('grant_type')),
+      ['authorization_code', 'refresh_token'],
+    );
+    const refreshed = JSON.parse(await readFile(file, 'utf8')).state.tokens;
+    assert.equal(as.tokens.size, 2);
+    assert.equal(refreshed.access_token, lastIssued());
+    assert.equal(refreshed.refresh_token, lastIssued().replace('token-', 'refresh-'));
+    assert.ok(refreshed.expires_at > Date.now() + 3_000_000);
+  });
+
+  test('--no-store keeps nothing: the next run signs in again', async () => {
+    const env = await configHome();
+    const run = onTerminal([...echo('once'), '--no-store'], env);
+    await signIn(run);
+    assert.equal(await run.closed, 0, run.shown());
+    assert.deepEqual(await readdir(env.XDG_CONFIG_HOME), []);
+  });
+
+  test('a corrupt saved sign-in is warned about, then replaced by a new sign-in', async () => {
+    const env = await configHome();
+    const first = onTerminal(echo('first'), env);
+    await signIn(first);
+    assert.equal(await first.closed, 0, first.shown());
+    const file = savedAt(env);
+    await writeFile(file, '{"server": "http');
+
+    const run = onTerminal(echo('again'), env);
+    await signIn(run);
+    assert.equal(await run.closed, 0, run.shown());
+    assert.match(run.shown(), /ignoring the saved sign-in .*\(not JSON: .*\); a new sign-in will replace it/);
+    assert.match(run.shown(), /Echo: again\n/);
+    assert.equal(as.tokens.size, 2);
+    assert.equal(JSON.parse(await readFile(file, 'utf8')).state.tokens.access_token, lastIssued());
+  });
+
+  test('the next run listens on the port registered; when it is taken, it registers again with another', async () => {
+    const env = await configHome();
+    const first = onTerminal(echo('first'), env);
+    await signIn(first);
+    assert.equal(await first.closed, 0, first.shown());
+    const registered = new URL(as.log.authorizations[0].get('redirect_uri')!);
+
+    // The authorization server forgets its tokens: the next run must sign in again, with the port in use.
+    as.reset();
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(Number(registered.port), '127.0.0.1', resolve));
+    try {
+      const run = onTerminal(echo('moved'), env);
+      await signIn(run);
+      assert.equal(await run.closed, 0, run.shown());
+    } finally {
+      squatter.close();
+    }
+    const moved = new URL(as.log.authorizations[0].get('redirect_uri')!);
+    assert.notEqual(moved.port, registered.port);
+    assert.equal(as.log.registrations, 1, 'registered again, with the new redirect URI');
+    assert.equal(JSON.parse(await readFile(savedAt(env), 'utf8')).redirectUri, moved.href);
   });
 });

@@ -106,8 +106,18 @@ describe('mcpwire call against mcpwire serve', () => {
     assert.match(run.stdout, /^pong \(\d+ ms\)\n$/);
   });
 
-  test('--roots answers roots/list with the file:// URIs of the paths', BOUND, async () => {
-    const run = await mcpwire(['call', mcp, 'call', 'list_roots', '--roots', '/tmp', '/var', '--json']);
+  test('--roots answers roots/list with the file:// URIs of the paths, one per --roots', BOUND, async () => {
+    const run = await mcpwire([
+      'call',
+      '--roots',
+      '/tmp',
+      mcp,
+      'call',
+      'list_roots',
+      '--roots',
+      '/var',
+      '--json',
+    ]);
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout).structuredContent, { roots: ['file:///tmp', 'file:///var'] });
   });
