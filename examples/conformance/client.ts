@@ -1,20 +1,22 @@
 // The client fixture of the official MCP conformance suite (../shared/conformance/FIXTURE.md §2):
 // our Client over the Streamable HTTP client transport, doing what each scenario asks; the auth/ ones
 // through an OAuthClient whose user signs in at once (the mock authorization server redirects at once).
-//   usage: MCP_CONFORMANCE_SCENARIO=<scenario> npm run fixture:client -- <server-url>
+// The scenarios conformance 0.2.0-alpha.12 added are in client-2026.ts (see FIXTURE-CLIENT-2026.md).
+//   usage: MCP_CONFORMANCE_SCENARIO=<scenario> [MCP_CONFORMANCE_PROTOCOL_VERSION=<revision>] npm run fixture:client -- <server-url>
 // The conformance CLI appends the server URL, so it is the last argument. Exits 0 once the scenario's
 // work is done and the session is closed, 1 when anything failed (the reason goes to stderr).
 
 import { Client } from '../../src/client/client.js';
-import type { ClientSession } from '../../src/client/client-session.js';
-import type { CallToolResult } from '../../src/protocol/types.js';
 import { OAuthClient, type OAuthClientInformation } from '../../src/transport/oauth/index.js';
 import { StreamableHttpClientConnection } from '../../src/transport/streamable/client-transport.js';
+import { SCENARIOS_2026, scenarioOptions } from './client-2026.js';
+import { expectSuccess, log, report, type Scenario } from './client-scenario.js';
 
-/** Bounds every request well inside the CLI's 30 s per-scenario timeout, so a hang becomes an error. */
-const REQUEST_TIMEOUT_MS = 15_000;
-
-type Scenario = (session: ClientSession) => Promise<void>;
+/**
+ * Bounds every request well inside the CLI's per-scenario timeout (30 s by default), so a hang becomes an
+ * error. conformance-client-next.sh, whose legs start every client at once, raises both (FIXTURE_REQUEST_TIMEOUT_MS).
+ */
+const REQUEST_TIMEOUT_MS = Number(process.env.FIXTURE_REQUEST_TIMEOUT_MS) || 15_000;
 
 const SCENARIOS: Record<string, Scenario> = {
   // initialize and initialized are Client.connect's work; the mock declares no tools, so listing them
@@ -35,6 +37,7 @@ const SCENARIOS: Record<string, Scenario> = {
   'sse-retry': async (session) => {
     report(await expectSuccess(session.callTool('test_reconnection')));
   },
+  ...SCENARIOS_2026,
 };
 
 /** Every auth/ scenario: sign in as the 401 asks, list the tools, call test-tool (step-up on the way where asked). */
@@ -105,19 +108,34 @@ function oauthFor(scenario: string): OAuthClient | undefined {
   });
 }
 
-const client = new Client(
-  { name: 'mcpwire-conformance-client', version: '0.1.0' },
-  {
-    requestTimeout: REQUEST_TIMEOUT_MS,
-    elicitation: {
-      form: (params) => {
-        log(`elicitation/create: ${params.message}; accepting with the schema's defaults`);
-        return { action: 'accept', content: {} };
+/**
+ * The revision the suite asks for: alpha.12 sets MCP_CONFORMANCE_PROTOCOL_VERSION on every run (the
+ * --requirements or --spec-version revision, else the scenario's era), 0.1.16 never does. It becomes the
+ * Client's protocolVersion: a 2025 one pins the initialize offer, 2026-07-28 makes the Client speak the
+ * modern era. (Until the Client speaks it, its constructor refuses a modern version and the run fails.)
+ */
+function requestedProtocolVersion(): { protocolVersion?: string } {
+  const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+  return version === undefined || version === '' ? {} : { protocolVersion: version };
+}
+
+function clientFor(scenario: string): Client {
+  return new Client(
+    { name: 'mcpwire-conformance-client', version: '0.1.0' },
+    {
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      elicitation: {
+        form: (params) => {
+          log(`elicitation/create: ${params.message}; accepting with the schema's defaults`);
+          return { action: 'accept', content: {} };
+        },
       },
+      onerror: (err) => log(`error: ${err.message}`),
+      ...requestedProtocolVersion(),
+      ...scenarioOptions(scenario),
     },
-    onerror: (err) => log(`error: ${err.message}`),
-  },
-);
+  );
+}
 
 async function main(): Promise<number> {
   const name = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -134,6 +152,7 @@ async function main(): Promise<number> {
     log(`usage: MCP_CONFORMANCE_SCENARIO=<scenario> client.ts <server-url> (got ${JSON.stringify(url)})`);
     return 1;
   }
+  const client = clientFor(name);
   const oauth = oauthFor(name);
   const session = await client.connect(new StreamableHttpClientConnection(url, { fetch: oauth?.fetch }));
   log(`connected to ${session.serverInfo.name} (protocol ${session.protocolVersion})`);
@@ -143,25 +162,6 @@ async function main(): Promise<number> {
     await session.close();
   }
   return 0;
-}
-
-/** A tool result that is not an error, or a rejection that says what the tool said. */
-async function expectSuccess(call: Promise<CallToolResult>): Promise<CallToolResult> {
-  const result = await call;
-  if (result.isError === true) throw new Error(`the tool failed: ${text(result)}`);
-  return result;
-}
-
-function report(result: CallToolResult): void {
-  process.stdout.write(`${text(result)}\n`);
-}
-
-function text(result: CallToolResult): string {
-  return result.content.map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join(' ');
-}
-
-function log(line: string): void {
-  process.stderr.write(`conformance client: ${line}\n`);
 }
 
 main().then(
