@@ -54,6 +54,8 @@ export interface CallArgs {
   timeout: number | undefined;
   /** Keep an OAuth sign-in for the next runs (false with `--no-store`: each run signs in again). */
   store: boolean;
+  /** `--verbose`: say on stderr which server answered, in which era and version. */
+  verbose: boolean;
 }
 
 const TRANSPORTS: readonly CallTransport[] = ['auto', 'http', 'sse', 'stdio'];
@@ -102,6 +104,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
       json: { type: 'boolean', default: false },
       timeout: { type: 'string' },
       'no-store': { type: 'boolean', default: false },
+      verbose: { type: 'boolean', short: 'v', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
@@ -138,6 +141,9 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
   if (!ERAS.includes(era)) {
     throw new UsageError(`--era must be one of ${ERAS.join(', ')}, not "${values.era}"`);
   }
+  if (era === 'modern' && transport === 'sse') {
+    throw new UsageError('--era modern cannot go with --transport sse: HTTP+SSE carries only the legacy era');
+  }
 
   return {
     target,
@@ -152,6 +158,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     json: values.json,
     timeout: values.timeout === undefined ? undefined : parseTimeout(values.timeout),
     store: !values['no-store'],
+    verbose: values.verbose,
   };
 }
 

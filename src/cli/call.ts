@@ -1,16 +1,18 @@
 import { basename } from 'node:path';
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
-import type { LoggingLevel } from '../protocol/types.js';
+import type { SubscriptionFilter } from '../protocol/modern-types.js';
+import { type LoggingLevel, Method } from '../protocol/types.js';
 import type { RequestOptions } from '../session/session.js';
+import { connectStdio } from '../transport/connect-stdio.js';
 import { connectUrl } from '../transport/connect-url.js';
-import { spawnStdio } from '../transport/stdio-client.js';
 import type { CallAction, CallArgs } from './call-args.js';
 import { cliElicitation } from './call-elicitation.js';
 import { type CliSignIn, cliSignIn } from './call-oauth.js';
 import {
   formatCompletion,
   formatLog,
+  formatNotification,
   formatPromptResult,
   formatPrompts,
   formatReadResult,
@@ -32,6 +34,8 @@ interface Outcome {
   result: unknown;
   text: string;
   failed: boolean;
+  /** Already written to stdout as it came (listen): nothing more to print. */
+  streamed?: boolean;
 }
 
 /**
@@ -49,6 +53,7 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
   const client = new Client(
     { name: 'mcpwire-call', version: clientVersion },
     {
+      era: args.era,
       requestTimeout: args.timeout,
       roots: args.roots?.map((uri) => ({ uri, name: basename(new URL(uri).pathname) || uri })),
       sampling: cliSampling(args.samplingReply, terminal, converse),
@@ -78,14 +83,21 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
       throw new Error(`Could not connect to ${where(args)}: ${(err as Error).message}`, { cause: err });
     }
     session.on('log', (params) => bar.print(formatLog(params)));
+    if (args.verbose) bar.print(`mcpwire: ${describeSession(session)}\n`);
     try {
       if (args.logLevel !== undefined) await setLogLevel(session, args.logLevel, bar, interrupt.signal);
-      const outcome = await perform(session, args.action, {
-        signal: interrupt.signal,
-        timeout: args.timeout,
-        onprogress: (progress) => bar.update(progress),
-      });
+      // A modern server logs only for requests that ask; a legacy one logs unasked. Ask, so both look alike.
+      else if (session.era === 'modern' && session.serverCapabilities.logging !== undefined) {
+        await session.setLoggingLevel('info');
+      }
+      const outcome = await perform(
+        session,
+        args.action,
+        { signal: interrupt.signal, timeout: args.timeout, onprogress: (progress) => bar.update(progress) },
+        args.json,
+      );
       bar.clear();
+      if (outcome.streamed) return interrupt.signal.aborted ? INTERRUPTED : 0;
       process.stdout.write(args.json ? `${JSON.stringify(outcome.result, null, 2)}\n` : outcome.text);
       if (outcome.failed) process.stderr.write(`mcpwire: ${describe(args.action)} reported an error\n`);
       return outcome.failed ? 1 : 0;
@@ -126,8 +138,11 @@ function open(
   if (target.kind === 'command') {
     // The child's stderr is the person's to read; its environment is the library's allow-list
     // (`-- env KEY=VALUE command…` passes more).
-    const connection = spawnStdio({ command: target.command, args: target.args, stderr: 'inherit' });
-    return client.connect(connection, { signal, timeout: args.timeout });
+    return connectStdio(
+      client,
+      { command: target.command, args: target.args, stderr: 'inherit' },
+      { signal, timeout: args.timeout },
+    );
   }
   return connectUrl(client, target.url, {
     transport: args.transport as 'auto' | 'http' | 'sse',
@@ -142,6 +157,7 @@ async function perform(
   session: ClientSession,
   action: CallAction,
   options: RequestOptions,
+  json: boolean,
 ): Promise<Outcome> {
   switch (action.kind) {
     case 'tools': {
@@ -180,11 +196,53 @@ async function perform(
     case 'ping': {
       const started = performance.now();
       await session.ping(options);
-      return { result: {}, text: `pong (${Math.round(performance.now() - started)} ms)\n`, failed: false };
+      const ms = Math.round(performance.now() - started);
+      return {
+        result: {},
+        text: `pong (${ms} ms; ${session.protocolVersion}, ${session.era} era)\n`,
+        failed: false,
+      };
     }
     case 'listen':
-      throw new Error('listen is not implemented yet');
+      return listen(session, action.filter, options.signal, json);
   }
+}
+
+/**
+ * The listen action: says what the server agreed to send (on stderr), then prints each notification as it
+ * arrives (a line, or a JSON line with --json) until Ctrl-C or the server ends it. A stream that broke and
+ * was opened again is said on stderr: what it covers may have changed meanwhile.
+ */
+async function listen(
+  session: ClientSession,
+  filter: SubscriptionFilter,
+  signal: AbortSignal | undefined,
+  json: boolean,
+): Promise<Outcome> {
+  const open = await session.listen(filter, { signal });
+  process.stderr.write(
+    `mcpwire: ${formatNotification({ method: Method.SubscriptionsAcknowledged, params: { notifications: open.honoured } })}`,
+  );
+  for await (const event of open) {
+    if (event.type === 'resync') {
+      process.stderr.write(`mcpwire: ${event.reason}; what it covers may have changed meanwhile\n`);
+    } else {
+      const { method, params } = event.notification;
+      process.stdout.write(
+        json ? `${JSON.stringify(event.notification)}\n` : formatNotification({ method, params }),
+      );
+    }
+  }
+  const end = await open.ended;
+  if (end.reason === 'failed') throw end.error;
+  return { result: undefined, text: '', failed: false, streamed: true };
+}
+
+/** What --verbose says once connected: who answered, and in which era and version. */
+function describeSession(session: ClientSession): string {
+  const info = session.serverInfo;
+  const server = info.name === '' ? 'the server' : `${info.name} ${info.version}`;
+  return `connected to ${server}, protocol ${session.protocolVersion} (${session.era} era)`;
 }
 
 /** Every item of a paginated listing: --json prints them as one result, pages joined. */

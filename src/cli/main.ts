@@ -46,6 +46,7 @@ Commands:
                      http, sse; stdio (the default with a command)
     --era E          auto (the default: the 2026 protocol where the server speaks it, else
                      the 2025 one), modern (2026 only), legacy (2025 and before only)
+    --verbose, -v    Say on stderr which server answered, in which era and protocol version
     --header K:V     Send this header with every HTTP request (repeatable)
     --roots PATH     Answer roots/list with this path as a file:// URI (repeatable:
                      --roots A --roots B)
@@ -55,7 +56,8 @@ Commands:
     --elicit-reply accept|decline|cancel|JSON
                      Answer elicitation requests so (JSON: the form's values, accepted); else
                      ask on the terminal (a URL is shown, never opened); without one, cancel
-    --log-level L    Ask the server for log messages at level L and above (debug … emergency)
+    --log-level L    Ask the server for log messages at level L and above (debug … emergency;
+                     a 2026 server is asked for info and above unless told otherwise)
     --json           Print the raw result as JSON
     --timeout MS     Time allowed to connect, and for each answer (progress resets it)
     --no-store       Keep no sign-in: the next run signs in again

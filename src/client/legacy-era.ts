@@ -117,6 +117,12 @@ export class LegacyEra implements SessionEra {
       off();
       await Promise.all(uris.map((uri) => this.unsubscribeResource(uri, undefined).catch(() => {})));
     });
+    const signal = options?.signal;
+    if (signal !== undefined) {
+      const onAbort = () => listen.close().catch(() => {});
+      signal.addEventListener('abort', onAbort, { once: true });
+      listen.ended.then(() => signal.removeEventListener('abort', onAbort));
+    }
     off = this.onNotification((notification) => {
       const method = notification.method;
       const uri = notification.params?.uri;

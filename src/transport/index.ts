@@ -1,4 +1,5 @@
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay, retryPolicy } from '../session/retry-policy.js';
+export * from './connect-stdio.js';
 export * from './connect-url.js';
 export * from './memory.js';
 export * from './oauth/index.js';

@@ -100,11 +100,64 @@ describe('mcpwire call against mcpwire serve', () => {
     assert.match(unknown.stderr, /completing "name" failed: .*nope/);
   });
 
-  test('ping', BOUND, async () => {
-    const run = await mcpwire(['call', mcp, 'ping']);
+  test(
+    'ping says the era: auto and --era modern find 2026-07-28, --era legacy and /sse the 2025 one',
+    BOUND,
+    async () => {
+      for (const [args, seen] of [
+        [[mcp], '2026-07-28, modern era'],
+        [[mcp, '--era', 'modern'], '2026-07-28, modern era'],
+        [[mcp, '--era', 'legacy'], '2025-11-25, legacy era'],
+        [[sse], '2025-11-25, legacy era'],
+      ] as const) {
+        const run = await mcpwire(['call', ...args, 'ping']);
+        assert.equal(run.code, 0, run.stderr);
+        assert.equal(run.stdout.replace(/\d+ ms/, 'N ms'), `pong (N ms; ${seen})\n`, args.join(' '));
+      }
+    },
+  );
+
+  test('--verbose names the server, the version and the era on stderr', BOUND, async () => {
+    const run = await mcpwire(['call', '--verbose', mcp, 'call', 'echo', '{"message":"v"}']);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /^pong \(\d+ ms\)\n$/);
+    assert.match(
+      run.stderr,
+      /^mcpwire: connected to mcpwire-demo [\d.]+, protocol 2026-07-28 \(modern era\)\n/,
+    );
   });
+
+  test('--era modern with --transport sse is a usage mistake', BOUND, async () => {
+    const run = await mcpwire(['call', sse, '--era', 'modern', '--transport', 'sse', 'ping']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /HTTP\+SSE carries only the legacy era/);
+  });
+
+  test(
+    'listen prints the notifications it asked for as they come, in both eras, until interrupted',
+    BOUND,
+    async () => {
+      for (const era of ['modern', 'legacy']) {
+        const listen = runCli(['call', mcp, '--era', era, 'listen', '--resource', 'demo://readme']);
+        listen.child.stdin.end();
+        await until(
+          () => listen.stderr().includes('listening for'),
+          10_000,
+          `${era}: the listen to be acknowledged`,
+        );
+        assert.match(listen.stderr(), /listening for updates of demo:\/\/readme/);
+        const touch = await mcpwire(['call', mcp, 'call', 'touch_readme']);
+        assert.equal(touch.code, 0, touch.stderr);
+        await until(
+          () => listen.stdout().includes('resource updated: demo://readme'),
+          10_000,
+          `${era}: the update`,
+        );
+        listen.child.kill('SIGINT');
+        assert.equal(await listen.exit(10_000), 130);
+        assert.equal(listen.stdout(), 'resource updated: demo://readme\n');
+      }
+    },
+  );
 
   test('--roots answers roots/list with the file:// URIs of the paths, one per --roots', BOUND, async () => {
     const run = await mcpwire([

@@ -1,0 +1,43 @@
+import type { Client, ClientConnectOptions } from '../client/client.js';
+import type { ClientSession } from '../client/client-session.js';
+import type { EraVerdict } from '../client/session-era.js';
+import { ConnectionClosedError } from '../session/errors.js';
+import { type StdioClientOptions, spawnStdio } from './stdio-client.js';
+
+/** Which era each server command spoke when this process last started it, by command line. */
+const eraVerdicts = new Map<string, EraVerdict>();
+
+/**
+ * Spawns the server `command` and connects `client` to it over stdio, negotiating the era as
+ * `Client.connect` does (`server/discover` first, within the client's `probeTimeout`, then `initialize`).
+ * Some legacy servers exit on a request they do not know before `initialize`: when the child ends during
+ * the probe, it is started once more and spoken to with `initialize` alone. The verdict is kept per
+ * command line for the life of the process, so the next start skips the probe; `options.prior` supplies one.
+ */
+export async function connectStdio(
+  client: Client,
+  command: StdioClientOptions,
+  options: ClientConnectOptions = {},
+): Promise<ClientSession> {
+  const key = JSON.stringify([command.command, command.args ?? [], command.cwd ?? '']);
+  const prior = options.prior ?? eraVerdicts.get(key);
+  let session: ClientSession;
+  try {
+    session = await client.connect(spawnStdio(command), { ...options, prior });
+  } catch (err) {
+    const probed = prior === undefined && client.era === 'auto' && client.initializeParams !== undefined;
+    if (!probed || !(err instanceof ConnectionClosedError) || options.signal?.aborted) throw err;
+    const legacy: EraVerdict = { era: 'legacy', at: Date.now() };
+    try {
+      session = await client.connect(spawnStdio(command), { ...options, prior: legacy });
+    } catch (again) {
+      throw new AggregateError(
+        [err, again],
+        `${command.command} ended when sent server/discover (${err.message}), and started again it failed ` +
+          `initialize: ${(again as Error).message}`,
+      );
+    }
+  }
+  eraVerdicts.set(key, session.verdict);
+  return session;
+}
