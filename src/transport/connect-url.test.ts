@@ -169,6 +169,8 @@ describe('connectUrl auto against server-everything in sse mode (a legacy server
     );
     try {
       assert.ok(session.connection instanceof SseClientConnection);
+      assert.equal(session.era, 'legacy');
+      assert.deepEqual({ ...session.verdict, at: 0 }, { era: 'legacy', transport: 'sse', at: 0 });
       assert.equal(refusals.length, 1);
       assert.ok([400, 404, 405].includes(refusals[0]), String(refusals[0]));
       assert.equal(session.serverInfo.name, 'mcp-servers/everything');
