@@ -182,9 +182,9 @@ async function negotiate(
       mode === 'http' ||
       status === undefined ||
       !LEGACY_STATUSES.has(status) ||
-      isModernRefusal(err as StreamableHttpError)
+      modernRefusal(err as StreamableHttpError) !== undefined
     ) {
-      throw withSteps(err, steps);
+      throw withSteps(explained(err), steps);
     }
     refusal = err as StreamableHttpError;
   }
@@ -213,14 +213,38 @@ function withSteps(err: unknown, steps: string[]): unknown {
   return new AggregateError([err], message);
 }
 
-/** A refusal of initialize whose body is an error only a modern server sends. */
-function isModernRefusal(err: StreamableHttpError): boolean {
+/** The code of a refusal of initialize whose body is an error only a modern server sends. */
+function modernRefusal(err: StreamableHttpError): number | undefined {
   try {
-    const code = JSON.parse(err.body ?? '')?.error?.code;
-    return MODERN_CODES.has(code) || (code === ErrorCode.MethodNotFound && err.status === 404);
+    const error = JSON.parse(err.body ?? '')?.error;
+    const code = error?.code;
+    return MODERN_CODES.has(code) || (code === ErrorCode.MethodNotFound && err.status === 404)
+      ? code
+      : undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** A modern server's refusal of initialize, said as such: the legacy transports are not what it serves. */
+function explained(err: unknown): unknown {
+  if (!(err instanceof StreamableHttpError)) return err;
+  const code = modernRefusal(err);
+  if (code === undefined) return err;
+  let supported = '';
+  try {
+    const list = JSON.parse(err.body ?? '')?.error?.data?.supported;
+    if (Array.isArray(list)) supported = ` (it serves ${list.join(', ')})`;
+  } catch {
+    // the code alone says it
+  }
+  return new StreamableHttpError(
+    `${err.message} [${code}: an error only a 2026-07-28 or later server sends${supported}, so the legacy ` +
+      "HTTP+SSE transport was not tried; connect with era 'auto' or 'modern']",
+    err.status,
+    err.body,
+    { cause: err },
+  );
 }
 
 function isAuthFailure(err: unknown): boolean {

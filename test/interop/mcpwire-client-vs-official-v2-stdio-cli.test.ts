@@ -15,7 +15,7 @@ import {
   officialV2StdioCommand,
   startOfficialV2Server,
 } from '../../src/test-support/official-v2-server.js';
-import { within } from '../../src/test-support/time-limit.js';
+import { until, within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 import { spawnStdio } from '../../src/transport/stdio-client.js';
 
@@ -112,5 +112,25 @@ describe('mcpwire call (the built CLI) ↔ official v2 server, modern-only', { t
     assert.equal(await run.exit(LIMIT), 0, run.stderr());
     assert.equal(run.stdout().trim(), 'hi');
     assert.ok(!proxy.seen.includes('initialize') && !proxy.seen.includes('GET'), proxy.seen.join());
+  });
+
+  test('--era legacy is refused by this modern-only server, with what it answered, and no HTTP+SSE try', async () => {
+    proxy.seen.length = 0;
+    const run = runCli(['call', proxy.url, '--era', 'legacy', 'ping'], env);
+    run.child.stdin.end();
+    assert.equal(await run.exit(LIMIT), 1);
+    assert.match(run.stderr(), /Could not connect to .*-32022: an error only a 2026-07-28 or later server sends \(it serves 2026-07-28\), so the legacy HTTP\+SSE transport was not tried/);
+    assert.deepEqual(proxy.seen, ['initialize']);
+  });
+
+  test('listen prints the list change the server announced, until Ctrl-C', async () => {
+    const run = runCli(['call', proxy.url, '--era', 'modern', 'listen', '--tools'], env);
+    run.child.stdin.end();
+    await until(() => run.stderr().includes('listening for'), LIMIT, 'the listen acknowledgement');
+    server.notify.toolsChanged();
+    await until(() => run.stdout().includes('tools changed'), LIMIT, 'the list change');
+    run.child.kill('SIGINT');
+    assert.equal(await run.exit(LIMIT), 130);
+    assert.equal(run.stdout(), 'tools changed\n');
   });
 });
