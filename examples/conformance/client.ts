@@ -1,5 +1,5 @@
 // The client fixture of the official MCP conformance suite (../shared/conformance/FIXTURE.md §2):
-// our Client over the Streamable HTTP client transport, doing what each scenario asks; the auth/ ones
+// our Client connected with connectUrl (era negotiation), doing what each scenario asks; the auth/ ones
 // through an OAuthClient whose user signs in at once (the mock authorization server redirects at once).
 // The scenarios conformance 0.2.0-alpha.12 added are in client-2026.ts (see FIXTURE-CLIENT-2026.md).
 //   usage: MCP_CONFORMANCE_SCENARIO=<scenario> [MCP_CONFORMANCE_PROTOCOL_VERSION=<revision>] npm run fixture:client -- <server-url>
@@ -7,14 +7,16 @@
 // work is done and the session is closed, 1 when anything failed (the reason goes to stderr).
 
 import { Client } from '../../src/client/client.js';
+import { connectUrl } from '../../src/transport/connect-url.js';
 import { OAuthClient, type OAuthClientInformation } from '../../src/transport/oauth/index.js';
-import { StreamableHttpClientConnection } from '../../src/transport/streamable/client-transport.js';
 import { SCENARIOS_2026, scenarioOptions } from './client-2026.js';
 import { expectSuccess, log, report, type Scenario } from './client-scenario.js';
 
 /**
- * Bounds every request well inside the CLI's per-scenario timeout (30 s by default), so a hang becomes an
- * error. conformance-client-next.sh, whose legs start every client at once, raises both (FIXTURE_REQUEST_TIMEOUT_MS).
+ * Bounds every request, and the server/discover probe, well inside the CLI's per-scenario timeout (30 s by
+ * default), so a hang becomes an error. conformance-client-next.sh, whose legs start every client at once,
+ * raises both (FIXTURE_REQUEST_TIMEOUT_MS): under that load a mock may take longer than the probe's
+ * default 5 s to answer, and an auth/ scenario signs in within the probe's fetch (its first POST gets the 401).
  */
 const REQUEST_TIMEOUT_MS = Number(process.env.FIXTURE_REQUEST_TIMEOUT_MS) || 15_000;
 
@@ -111,8 +113,8 @@ function oauthFor(scenario: string): OAuthClient | undefined {
 /**
  * The revision the suite asks for: alpha.12 sets MCP_CONFORMANCE_PROTOCOL_VERSION on every run (the
  * --requirements or --spec-version revision, else the scenario's era), 0.1.16 never does. It becomes the
- * Client's protocolVersion: a 2025 one pins the initialize offer, 2026-07-28 makes the Client speak the
- * modern era. (Until the Client speaks it, its constructor refuses a modern version and the run fails.)
+ * Client's protocolVersion: a 2025 one makes it legacy-only (initialize offers that version), 2026-07-28
+ * modern-only (connectUrl probes with server/discover). Unpinned (0.1.16), the Client is era 'auto'.
  */
 function requestedProtocolVersion(): { protocolVersion?: string } {
   const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
@@ -124,6 +126,7 @@ function clientFor(scenario: string): Client {
     { name: 'mcpwire-conformance-client', version: '0.1.0' },
     {
       requestTimeout: REQUEST_TIMEOUT_MS,
+      probeTimeout: REQUEST_TIMEOUT_MS,
       elicitation: {
         form: (params) => {
           log(`elicitation/create: ${params.message}; accepting with the schema's defaults`);
@@ -154,8 +157,9 @@ async function main(): Promise<number> {
   }
   const client = clientFor(name);
   const oauth = oauthFor(name);
-  const session = await client.connect(new StreamableHttpClientConnection(url, { fetch: oauth?.fetch }));
-  log(`connected to ${session.serverInfo.name} (protocol ${session.protocolVersion})`);
+  // As a user would: negotiation finds the era and the transport (server/discover, then initialize).
+  const session = await connectUrl(client, url, { fetch: oauth?.fetch });
+  log(`connected to ${session.serverInfo.name} (${session.era}, protocol ${session.protocolVersion})`);
   try {
     await scenario(session);
   } finally {
