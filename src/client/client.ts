@@ -72,7 +72,11 @@ export interface ClientOptions extends SessionOptions {
   maxInputRounds?: number;
   /** How a dropped listen stream is opened again. Default `DEFAULT_RETRY_POLICY`. */
   retry?: Partial<RetryPolicy>;
-  /** How long the probe over stdio (or another non-HTTP connection) waits for `server/discover`. Default 5 s. */
+  /**
+   * How long the probe over stdio (or another connection without HTTP statuses) waits for `server/discover`
+   * before taking the server for a legacy one. Default 5 s. Over HTTP the probe waits as long as a request
+   * may, since a sign-in may happen within it.
+   */
   probeTimeout?: number;
 }
 

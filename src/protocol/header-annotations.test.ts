@@ -93,8 +93,12 @@ describe('headerAnnotations', () => {
       ['number', 'null'],
       [],
     ]) {
-      rejects(schemaWith({ a: { type, 'x-mcp-header': 'A' } }), 'type must be', 'not number');
+      rejects(schemaWith({ a: { type, 'x-mcp-header': 'A' } }), 'type must be');
     }
+    rejects(
+      schemaWith({ a: { type: 'number', 'x-mcp-header': 'A' } }),
+      'only integers are mirrored, not numbers',
+    );
   });
 
   test('an annotation off a pure properties chain makes the schema invalid', () => {

@@ -120,7 +120,11 @@ function annotation(
   if (type === undefined) {
     invalid(
       where,
-      `the property's type must be "string", "integer" or "boolean" (not number), got ${schema.type === undefined ? 'none' : JSON.stringify(schema.type)}`,
+      `the property's type must be "string", "integer" or "boolean" (optionally with "null"), got ` +
+        (schema.type === undefined ? 'none' : JSON.stringify(schema.type)) +
+        (JSON.stringify(schema.type ?? '').includes('"number"')
+          ? ' (only integers are mirrored, not numbers)'
+          : ''),
     );
   }
   return { header, path: chain, type };

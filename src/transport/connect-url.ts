@@ -1,8 +1,9 @@
-import { type Client, type ClientConnectOptions, DEFAULT_PROBE_TIMEOUT_MS } from '../client/client.js';
+import type { Client, ClientConnectOptions } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
 import type { EraVerdict } from '../client/session-era.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { RetryPolicy } from '../session/retry-policy.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../session/session.js';
 import { OAuthError } from './oauth/oauth-error.js';
 import { SseClientConnection, type SseClientOptions } from './sse/client.js';
 import { StreamableHttpError } from './streamable/client-errors.js';
@@ -152,7 +153,9 @@ async function negotiate(
     const outcome = await probeHttp(String(url), client, {
       ...shared(options),
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-      timeout: remaining(deadline, client.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT_MS),
+      // As long as any request may take: a sign-in (the OAuth fetch's, on the probe's 401) happens within it,
+      // and must not be mistaken for a server that does not answer discover.
+      timeout: remaining(deadline, client.options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS),
       signal: options.signal,
     });
     if (outcome.era === 'modern') {
