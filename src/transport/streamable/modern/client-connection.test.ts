@@ -40,7 +40,10 @@ const SCHEMA = {
 const TOOLS = [
   { name: 'put', inputSchema: SCHEMA },
   // `number` may not be mirrored: the whole tool is invalid, and must be dropped.
-  { name: 'bad', inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } } },
+  {
+    name: 'bad',
+    inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } },
+  },
 ];
 
 const lookup =
@@ -83,9 +86,12 @@ describe('ModernHttpClientConnection', () => {
       if (m?.method === 'resources/read') return sendJson(res, result(m.id, { contents: [] }));
       if (args.mode === 'json-error')
         return sendJson(res, error(m.id, -32602, 'Invalid params', { field: 'region' }), 400);
-      if (args.mode === 'plain-409') return void res.writeHead(409, { 'content-type': 'text/plain' }).end('busy');
+      if (args.mode === 'plain-409')
+        return void res.writeHead(409, { 'content-type': 'text/plain' }).end('busy');
       if (args.mode === 'cut') {
-        openSse(res, [{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } }]);
+        openSse(res, [
+          { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } },
+        ]);
         await new Promise((r) => setTimeout(r, 20));
         return cut(res);
       }
@@ -124,7 +130,12 @@ describe('ModernHttpClientConnection', () => {
     assert.equal(h['mcp-param-count'], '42');
     assert.equal(h['mcp-param-dry'], 'false');
     // What the server checks: the headers agree with the body.
-    const check = checkMirroredHeaders('tools/call', hit.message.params, lookup(h), headerAnnotations(SCHEMA));
+    const check = checkMirroredHeaders(
+      'tools/call',
+      hit.message.params,
+      lookup(h),
+      headerAnnotations(SCHEMA),
+    );
     assert.equal(check, undefined);
 
     await session.readResource('file:///tmp/ünï');
@@ -206,7 +217,7 @@ describe('header mirroring round trip (property)', () => {
   });
 
   // Lone surrogates cannot be spelt in UTF-8 (the client writes U+FFFD), so the body and header would differ.
-  const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' })).filter((s) => s.isWellFormed());
+  const text = fc.oneof(fc.string(), fc.string({ unit: 'binary' })).filter((s) => !/\p{Cs}/u.test(s));
   const hostile = fc.oneof(
     text,
     fc.constantFrom('=?base64?aGk=?=', ' lead', 'trail\t', 'a\r\nInjected: 1', '\u0000', '=?base64?', '?='),
