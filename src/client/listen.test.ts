@@ -225,6 +225,35 @@ describe('listen over HTTP', () => {
       await t.close();
     }
   });
+  test("the caller's signal aborted while a dropped listen waits to re-open: it ends, and is not re-opened", async () => {
+    const slow = new Client(
+      { name: 'listen-test', version: '1' },
+      { retry: { initialDelayMs: 300, maxDelayMs: 300, jitter: 0, maxAttempts: 3 } },
+    );
+    const t = await listenServer(
+      (_n, hit, res) => {
+        openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
+        setTimeout(() => cut(res), 10);
+      },
+      LISTS,
+      slow,
+    );
+    try {
+      const controller = new AbortController();
+      const listen = await within(
+        t.session.listen({ toolsListChanged: true }, { signal: controller.signal }),
+        5000,
+        'listen',
+      );
+      await within(t.listens()[0].closed, 5000, 'the drop');
+      controller.abort();
+      assert.deepEqual(await within(listen.ended, 5000, 'the end'), { reason: 'closed' });
+      await new Promise((r) => setTimeout(r, 400)); // past the re-open delay
+      assert.equal(t.listens().length, 1);
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 describe('listen over a connection (stdio-like)', () => {
