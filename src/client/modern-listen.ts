@@ -21,6 +21,13 @@ export interface ListenRoute {
 export type ListenRoutes = Map<RequestId, ListenRoute>;
 
 /**
+ * A stream acknowledged at least this long ago (or the policy's longest delay, if longer) was healthy: its
+ * drop starts the backoff afresh. One that drops sooner counts as a failed attempt, so a server that
+ * acknowledges and drops at once is not re-opened forever at the shortest delay.
+ */
+const HEALTHY_STREAM_MS = 1000;
+
+/**
  * Opens `subscriptions/listen` (spec 2026-07-28) and resolves on its acknowledgement. Refused before
  * anything is sent when the server's capabilities leave nothing of `filter` to honour. Afterwards:
  * tagged notifications go to the Listen; a result or a `notifications/cancelled` from the server ends it;
@@ -56,6 +63,7 @@ export function openModernListen(
 
   return new Promise<Listen>((resolveOpen, rejectOpen) => {
     let attempt = 0;
+    const healthyAfter = Math.max(HEALTHY_STREAM_MS, policy.maxDelayMs);
     const open = () => {
       controller = new AbortController();
       const signal =
@@ -72,11 +80,12 @@ export function openModernListen(
       );
       const id = issued.id;
       let acknowledged = false;
+      let acknowledgedAt: number | undefined;
       routes.set(id, {
         acknowledged(honoured) {
           if (acknowledged) return;
           acknowledged = true;
-          attempt = 0;
+          acknowledgedAt = Date.now();
           if (listen === undefined) {
             listen = new Listen(honoured, stop);
             resolveOpen(listen);
@@ -107,6 +116,7 @@ export function openModernListen(
             listen.finish({ reason: 'closed' }); // by close(), or the caller's signal
             return;
           }
+          if (acknowledgedAt !== undefined && Date.now() - acknowledgedAt >= healthyAfter) attempt = 0;
           if (!(err instanceof ResponseLostError) || ++attempt > policy.maxAttempts) {
             if (listen === undefined) rejectOpen(err);
             else listen.finish({ reason: 'failed', error: err });

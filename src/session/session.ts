@@ -202,6 +202,9 @@ export abstract class Session implements Receiver {
     const signal = options.signal;
     const n = this.nextId++;
     const id = this.requestIdPrefix === undefined ? n : this.requestIdPrefix + n;
+    // As `request`: an aborted signal sends nothing (its abort event is over and would never be heard).
+    if (signal?.aborted)
+      return { id, result: Promise.reject(new RequestCancelledError(method, signal.reason)) };
     let progressToken: string | number | undefined;
     const meta = params?._meta as Record<string, unknown> | undefined;
     if (

@@ -1,0 +1,306 @@
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { describe, test } from 'node:test';
+import { McpError } from '../jsonrpc/errors.js';
+import { MetaKey } from '../protocol/envelope.js';
+import type { ServerCapabilities } from '../protocol/types.js';
+import { Server } from '../server/server.js';
+import { CapabilityError } from '../session/errors.js';
+import { memoryPeer } from '../test-support/memory-peer.js';
+import {
+  cut,
+  discoverResult,
+  error,
+  type Hit,
+  modern,
+  openSse,
+  result,
+  scriptedServer,
+  sendJson,
+  writeEvent,
+} from '../test-support/scripted-http.js';
+import { until, within } from '../test-support/time-limit.js';
+import { createMemoryPair } from '../transport/memory.js';
+import { ModernStdio } from '../transport/stdio-modern.js';
+import { ModernHttpClientConnection } from '../transport/streamable/modern/client-connection.js';
+import { Client } from './client.js';
+import type { ListenEvent } from './listen.js';
+
+/*
+ * subscriptions/listen from the client's side (spec 2026-07-28 §1.7): open on the acknowledgement, re-open with
+ * a resync after an abrupt drop, end on a result or notifications/cancelled, and never harm the session.
+ */
+
+const LISTS: ServerCapabilities = { tools: { listChanged: true }, prompts: { listChanged: true } };
+const client = new Client(
+  { name: 'listen-test', version: '1' },
+  { requestTimeout: 5000, retry: { initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 3 } },
+);
+const tag = (id: unknown) => ({ [MetaKey.SubscriptionId]: id });
+const ack = (id: unknown, notifications: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/subscriptions/acknowledged',
+  params: { notifications, _meta: tag(id) },
+});
+const toolsChanged = (id: unknown) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/tools/list_changed',
+  params: { _meta: tag(id) },
+});
+
+/** A modern server whose n-th listen (from 1) is answered by `onListen`; tools/list answered empty. */
+async function listenServer(
+  onListen: (n: number, hit: Hit, res: ServerResponse) => void,
+  capabilities: ServerCapabilities = LISTS,
+  by: Client = client,
+) {
+  let n = 0;
+  const server = await scriptedServer(
+    modern((hit, res) => {
+      const m = hit.message;
+      if (m.method === 'subscriptions/listen') return onListen(++n, hit, res);
+      sendJson(res, result(m.id, { tools: [] }));
+    }, capabilities),
+  );
+  const session = await within(by.connect(new ModernHttpClientConnection(server.url)), 10_000, 'connect');
+  return {
+    server,
+    session,
+    listens: () => server.posts('subscriptions/listen'),
+    async close() {
+      await session.close();
+      await server.close();
+    },
+  };
+}
+
+async function take(iterator: AsyncIterator<ListenEvent>, label: string): Promise<ListenEvent> {
+  const next = await within(iterator.next(), 5000, label);
+  assert.equal(next.done, false, `${label}: the listen ended`);
+  return next.value;
+}
+
+describe('listen over HTTP', () => {
+  test('resolves on the ack with the honoured filter, then yields what is tagged; close closes the stream', async () => {
+    const t = await listenServer((_n, hit, res) => {
+      openSse(res, [ack(hit.message.id, { toolsListChanged: true }), toolsChanged(hit.message.id)]);
+    });
+    try {
+      const changed: number[] = [];
+      t.session.on('toolsChanged', () => changed.push(1));
+      const listen = await within(
+        t.session.listen({ toolsListChanged: true, promptsListChanged: true }),
+        5000,
+        'listen',
+      );
+      assert.deepEqual(listen.honoured, { toolsListChanged: true });
+      const events = listen[Symbol.asyncIterator]();
+      const event = await take(events, 'the notification');
+      assert.equal(
+        event.type === 'notification' && event.notification.method,
+        'notifications/tools/list_changed',
+      );
+      assert.deepEqual(changed, [1]);
+      const [hit] = t.listens();
+      assert.deepEqual(hit.message.params.notifications, {
+        toolsListChanged: true,
+        promptsListChanged: true,
+      });
+      await listen.close();
+      await within(hit.closed, 5000, 'the stream to close');
+      assert.equal(hit.aborted, true);
+      assert.deepEqual(await listen.ended, { reason: 'closed' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('an abrupt drop re-opens under a new id, and the reader is told to resync', async () => {
+    const t = await listenServer((n, hit, res) => {
+      openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
+      if (n === 1) setTimeout(() => cut(res), 20);
+      else writeEvent(res, toolsChanged(hit.message.id));
+    });
+    try {
+      const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
+      const events = listen[Symbol.asyncIterator]();
+      assert.equal((await take(events, 'the resync')).type, 'resync');
+      assert.equal((await take(events, 'the notification')).type, 'notification');
+      const [first, second] = t.listens();
+      assert.notEqual(first.message.id, second.message.id);
+      assert.equal(listen.isOpen, true);
+      await listen.close();
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a graceful result ends it, with no re-open', async () => {
+    const t = await listenServer((_n, hit, res) => {
+      const id = hit.message.id;
+      openSse(res, [
+        ack(id, { toolsListChanged: true }),
+        result(id, { resultType: 'complete', _meta: tag(id) }),
+      ]);
+      res.end();
+    });
+    try {
+      const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
+      assert.deepEqual(await within(listen.ended, 5000, 'the end'), { reason: 'ended' });
+      const events = listen[Symbol.asyncIterator]();
+      assert.equal((await within(events.next(), 5000, 'done')).done, true);
+      await new Promise((r) => setTimeout(r, 100)); // past any retry delay
+      assert.equal(t.listens().length, 1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a server without a matching capability: CapabilityError, and nothing sent', async () => {
+    const t = await listenServer(() => assert.fail('no listen may be sent'), { tools: {} });
+    try {
+      await assert.rejects(t.session.listen({ toolsListChanged: true }), CapabilityError);
+      assert.equal(t.listens().length, 0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a refused listen rejects, and the session goes on', async () => {
+    const t = await listenServer((_n, hit, res) =>
+      sendJson(res, error(hit.message.id, -32602, 'Invalid filter'), 400),
+    );
+    try {
+      await assert.rejects(
+        t.session.listen({ toolsListChanged: true }),
+        (err: McpError) => err instanceof McpError && err.code === -32602,
+      );
+      assert.deepEqual((await t.session.listTools()).tools, []);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a listen that keeps dropping fails once the retries are spent, and the session goes on', async () => {
+    // Acknowledged, then dropped as soon as the ack is on the wire: each re-open is a failed attempt.
+    const t = await listenServer((_n, hit, res) => {
+      openSse(res);
+      res.write(
+        `event: message\ndata: ${JSON.stringify(ack(hit.message.id, { toolsListChanged: true }))}\n\n`,
+        () => cut(res),
+      );
+    });
+    try {
+      const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
+      const end = await within(listen.ended, 10_000, 'the end');
+      assert.equal(end.reason, 'failed');
+      // The first open and maxAttempts (3) re-opens; no more.
+      assert.equal(t.listens().length, 4);
+      assert.deepEqual((await t.session.listTools()).tools, []);
+    } finally {
+      await t.close();
+    }
+  });
+  test('a stream that stayed up a while drops without using up the retries', async () => {
+    // maxAttempts 1: a quick drop uses the one retry; a drop after over a second of health starts afresh.
+    const once = new Client(
+      { name: 'listen-test', version: '1' },
+      { retry: { initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 1 } },
+    );
+    const t = await listenServer(
+      (n, hit, res) => {
+        openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
+        if (n === 1) setTimeout(() => cut(res), 10);
+        if (n === 2) setTimeout(() => cut(res), 1200);
+      },
+      LISTS,
+      once,
+    );
+    try {
+      const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
+      await until(() => t.listens().length === 3, 10_000, 'the third open');
+      assert.equal(listen.isOpen, true);
+      await listen.close();
+    } finally {
+      await t.close();
+    }
+  });
+  test("the caller's signal aborted while a dropped listen waits to re-open: it ends, and is not re-opened", async () => {
+    const slow = new Client(
+      { name: 'listen-test', version: '1' },
+      { retry: { initialDelayMs: 300, maxDelayMs: 300, jitter: 0, maxAttempts: 3 } },
+    );
+    const t = await listenServer(
+      (_n, hit, res) => {
+        openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
+        setTimeout(() => cut(res), 10);
+      },
+      LISTS,
+      slow,
+    );
+    try {
+      const controller = new AbortController();
+      const listen = await within(
+        t.session.listen({ toolsListChanged: true }, { signal: controller.signal }),
+        5000,
+        'listen',
+      );
+      await within(t.listens()[0].closed, 5000, 'the drop');
+      controller.abort();
+      assert.deepEqual(await within(listen.ended, 5000, 'the end'), { reason: 'closed' });
+      await new Promise((r) => setTimeout(r, 400)); // past the re-open delay
+      assert.equal(t.listens().length, 1);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('listen over a connection (stdio-like)', () => {
+  test('notifications/cancelled naming the listen ends it; the session goes on', async () => {
+    const peer = memoryPeer((m) => {
+      if (m.method === 'server/discover') return [result(m.id, discoverResult(LISTS))];
+      if (m.method === 'subscriptions/listen') return [ack(m.id, { toolsListChanged: true })];
+      return undefined;
+    });
+    const session = await within(client.connect(peer.connection), 10_000, 'connect');
+    try {
+      const listen = await within(session.listen({ toolsListChanged: true }), 5000, 'listen');
+      const request = peer.seen.find((m) => m.method === 'subscriptions/listen');
+      await peer.send({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: request.id },
+      });
+      assert.deepEqual(await within(listen.ended, 5000, 'the end'), { reason: 'ended' });
+      await within(session.ping(), 5000, 'ping');
+      assert.equal(peer.seen.filter((m) => m.method === 'subscriptions/listen').length, 1);
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('our own Server: a tool registered later reaches the listen', async () => {
+    const server = new Server({ name: 'ours', version: '1' });
+    server.tool({ name: 'first', inputSchema: { type: 'object' } }, () => ({ content: [] }));
+    const [serverEnd, clientEnd] = createMemoryPair();
+    serverEnd.start(new ModernStdio(server, serverEnd, () => {}));
+    const session = await within(client.connect(clientEnd), 10_000, 'connect');
+    try {
+      const listen = await within(session.listen({ toolsListChanged: true }), 5000, 'listen');
+      assert.deepEqual(listen.honoured, { toolsListChanged: true });
+      const events = listen[Symbol.asyncIterator]();
+      server.tool({ name: 'second', inputSchema: { type: 'object' } }, () => ({ content: [] }));
+      const event = await take(events, 'list_changed');
+      assert.equal(
+        event.type === 'notification' && event.notification.method,
+        'notifications/tools/list_changed',
+      );
+      await listen.close();
+      await until(() => !listen.isOpen, 5000, 'closed');
+    } finally {
+      await session.close();
+      await server.close();
+    }
+  });
+});
