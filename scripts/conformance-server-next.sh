@@ -19,23 +19,7 @@ for arg in "$@"; do
   esac
 done
 
-ROOT=$(git -C "$(dirname "${BASH_SOURCE[0]}")" rev-parse --show-toplevel) || exit 2
-NODE22=$ROOT/tools/conformance/node_modules/.bin/node
-CLI=$ROOT/tools/conformance/node_modules/conformance-next/dist/index.js
-PINNED=0.2.0-alpha.12
-REVISIONS=(2026-07-28 2025-11-25)
-
-if ! [ -x "$NODE22" ] || ! [ -f "$CLI" ]; then
-  echo "No Node 22 or conformance CLI under tools/conformance: run npm ci --prefix tools/conformance" >&2
-  echo "0 passed, 0 failed"
-  exit 2
-fi
-VERSION=$("$NODE22" "$CLI" --version)
-if [ "$VERSION" != "$PINNED" ]; then
-  echo "tools/conformance has conformance-next $VERSION; this script was written for $PINNED" >&2
-  echo "0 passed, 0 failed"
-  exit 2
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/conformance-next-cli.sh"
 
 OUT_DIR=${OUT_DIR:-$(mktemp -d -t conformance-next.XXXXXX)}
 mkdir -p "$OUT_DIR"

@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
 import { MetaKey } from '../protocol/envelope.js';
-import type { SubscriptionFilter } from '../protocol/modern-types.js';
+import { READ_ONLY_METHODS, type SubscriptionFilter } from '../protocol/modern-types.js';
 import {
   type CallToolResult,
   type CompleteRequestParams,
@@ -76,16 +76,6 @@ type ServerFeature = 'tools' | 'resources' | 'prompts' | 'completions' | 'loggin
 
 const noop = () => {};
 
-/** Requests whose answer, when lost, is asked for again: reading them twice changes nothing. */
-const REPEATABLE: ReadonlySet<string> = new Set([
-  Method.ServerDiscover,
-  Method.ToolsList,
-  Method.PromptsList,
-  Method.ResourcesList,
-  Method.ResourcesTemplatesList,
-  Method.ResourcesRead,
-]);
-
 /**
  * One connection to an MCP server, made by `Client.connect` (or `connectUrl`), in whichever era
  * negotiation found: a legacy session (initialize) or modern requests (2026-07-28). Holds what differs
@@ -126,7 +116,7 @@ export class ClientSession extends Session {
       report: (err) => this.report(err),
       answer: async (method, params, ctx) => answerServer(this.client, this.roots, method, params, ctx),
       repeatable: (method, params) =>
-        REPEATABLE.has(method) ||
+        READ_ONLY_METHODS.has(method) ||
         (method === Method.ToolsCall &&
           typeof params?.name === 'string' &&
           this.catalog.repeatable(params.name)),

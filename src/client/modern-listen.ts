@@ -57,9 +57,23 @@ export function openModernListen(
   const policy = retryPolicy(retry);
   let controller = new AbortController();
   let listen: Listen | undefined;
+  /** The wait before a re-open, while one runs: closing (or the caller's signal) ends it at once. */
+  let waiting: ReturnType<typeof setTimeout> | undefined;
   const stop = async () => {
+    clearTimeout(waiting);
+    waiting = undefined;
     controller.abort(new Error('listen closed'));
   };
+  options?.signal?.addEventListener(
+    'abort',
+    () => {
+      if (waiting === undefined) return;
+      clearTimeout(waiting);
+      waiting = undefined;
+      listen?.finish({ reason: 'closed' });
+    },
+    { once: true },
+  );
 
   return new Promise<Listen>((resolveOpen, rejectOpen) => {
     let attempt = 0;
@@ -123,8 +137,9 @@ export function openModernListen(
             return;
           }
           if (listen !== undefined && !listen.isOpen) return;
-          setTimeout(
+          waiting = setTimeout(
             () => {
+              waiting = undefined;
               if (listen === undefined || listen.isOpen) open();
             },
             retryDelay(policy, attempt, Math.random),

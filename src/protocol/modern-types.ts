@@ -56,3 +56,16 @@ export const ROUND_TRIP_METHODS: ReadonlySet<string> = new Set([
   Method.PromptsGet,
   Method.ResourcesRead,
 ]);
+
+/**
+ * The methods that only read: their modern results carry caching hints (`ttlMs`, `cacheScope`: spec
+ * 2026-07-28, caching), and a client may ask again when an answer was lost with its stream.
+ */
+export const READ_ONLY_METHODS: ReadonlySet<string> = new Set([
+  Method.ServerDiscover,
+  Method.ToolsList,
+  Method.PromptsList,
+  Method.ResourcesList,
+  Method.ResourcesTemplatesList,
+  Method.ResourcesRead,
+]);

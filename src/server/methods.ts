@@ -32,16 +32,6 @@ export type MethodHandler = (
 /** A method table: method name → handler, with no prototype (a name like "constructor" finds nothing). */
 export type MethodTable = Readonly<Record<string, MethodHandler | undefined>>;
 
-/** The modern results that carry caching hints (`ttlMs`, `cacheScope`): spec 2026-07-28, caching. */
-export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([
-  Method.ServerDiscover,
-  Method.ToolsList,
-  Method.PromptsList,
-  Method.ResourcesList,
-  Method.ResourcesTemplatesList,
-  Method.ResourcesRead,
-]);
-
 const EMPTY_RESULT: Result = Object.freeze({});
 
 /** One page of a registry's enabled items, as the list method of `kind` answers it. */

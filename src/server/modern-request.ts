@@ -1,13 +1,13 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
-import { ROUND_TRIP_METHODS } from '../protocol/modern-types.js';
+import { READ_ONLY_METHODS, ROUND_TRIP_METHODS } from '../protocol/modern-types.js';
 import type { Result } from '../protocol/types.js';
 import { RunningRequest } from '../session/session.js';
 import { clientCallProblem, requiredCapabilities } from './client-capabilities.js';
 import type { ModernScope } from './client-scope.js';
 import { InputRequired } from './input-required.js';
-import { CACHEABLE_METHODS, MODERN_METHODS } from './methods.js';
+import { MODERN_METHODS } from './methods.js';
 import { ModernContext, type ModernOutlet } from './modern-context.js';
 import { type JournalState, ReplayJournal } from './replay-journal.js';
 import { bindingOf } from './request-state.js';
@@ -200,7 +200,7 @@ export class ModernCall {
     // Object.assign, not a spread with a property after it: V8 builds that one on a path ~25× slower.
     const out: Result = Object.assign({}, result);
     out.resultType = 'complete';
-    if (CACHEABLE_METHODS.has(this.request.method)) {
+    if (READ_ONLY_METHODS.has(this.request.method)) {
       const hints = this.server.cacheHints;
       out.ttlMs = hints.ttlMs;
       out.cacheScope = hints.cacheScope;

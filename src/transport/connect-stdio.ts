@@ -1,11 +1,12 @@
 import type { Client, ClientConnectOptions } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
 import type { EraVerdict } from '../client/session-era.js';
+import { VerdictCache } from '../client/verdict-cache.js';
 import { ConnectionClosedError } from '../session/errors.js';
 import { type StdioClientOptions, spawnStdio } from './stdio-client.js';
 
 /** Which era each server command spoke when this process last started it, by command line. */
-const eraVerdicts = new Map<string, EraVerdict>();
+const eraVerdicts = new VerdictCache();
 
 /**
  * Spawns the server `command` and connects `client` to it over stdio, negotiating the era as

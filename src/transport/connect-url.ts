@@ -1,6 +1,7 @@
 import type { Client, ClientConnectOptions } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
 import type { EraVerdict } from '../client/session-era.js';
+import { VerdictCache } from '../client/verdict-cache.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { RetryPolicy } from '../session/retry-policy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../session/session.js';
@@ -97,7 +98,7 @@ export async function connectUrl(
 }
 
 /** Which era each endpoint spoke when this process last connected to it, by URL. */
-const eraVerdicts = new Map<string, EraVerdict>();
+const eraVerdicts = new VerdictCache();
 const LEGACY_VERDICT_MAX_AGE_MS = 60 * 60 * 1000;
 
 function remember(key: string, session: ClientSession): ClientSession {

@@ -119,7 +119,10 @@ describe('mcpwire call (the built CLI) ↔ official v2 server, modern-only', { t
     const run = runCli(['call', proxy.url, '--era', 'legacy', 'ping'], env);
     run.child.stdin.end();
     assert.equal(await run.exit(LIMIT), 1);
-    assert.match(run.stderr(), /Could not connect to .*-32022: an error only a 2026-07-28 or later server sends \(it serves 2026-07-28\), so the legacy HTTP\+SSE transport was not tried/);
+    assert.match(
+      run.stderr(),
+      /Could not connect to .*-32022: an error only a 2026-07-28 or later server sends \(it serves 2026-07-28\), so the legacy HTTP\+SSE transport was not tried/,
+    );
     assert.deepEqual(proxy.seen, ['initialize']);
   });
 
