@@ -75,6 +75,40 @@ test('a legacy server that exits on server/discover is started again and spoken 
   }
 });
 
+/** A modern-only stdio server: answers server/discover, refuses initialize with -32022 naming what it serves. */
+const MODERN_SERVER = `
+let buffer = '';
+process.stdin.on('data', (chunk) => {
+  buffer += chunk;
+  let nl;
+  while ((nl = buffer.indexOf('\\n')) >= 0) {
+    const m = JSON.parse(buffer.slice(0, nl));
+    buffer = buffer.slice(nl + 1);
+    if (m.id === undefined) continue;
+    const answer = m.method === 'server/discover'
+      ? { result: { supportedVersions: ['2026-07-28'], capabilities: {}, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'upgraded', version: '2' } } } }
+      : { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } };
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, ...answer }) + '\\n');
+  }
+});
+`;
+
+test('a remembered verdict that proves wrong (the command now starts a modern-only server) is dropped, and the server probed afresh', async () => {
+  const client = new Client({ name: 'connect-stdio-test', version: '1' }, { requestTimeout: 10_000 });
+  const path = join(dir, 'changing-server.cjs');
+  writeFileSync(path, LEGACY_SERVER);
+  const command = { command: process.execPath, args: [path, log] };
+  await (await within(connectStdio(client, command), 15_000, 'the legacy connect')).close();
+  writeFileSync(path, MODERN_SERVER);
+  const session = await within(connectStdio(client, command), 15_000, 'the connect after the upgrade');
+  try {
+    assert.equal(session.era, 'modern');
+    assert.equal(session.serverInfo.name, 'upgraded');
+  } finally {
+    await session.close();
+  }
+});
+
 test("a client that speaks only the modern era gets the server's end as the error, with no second start", async () => {
   writeFileSync(log, '');
   const client = new Client(

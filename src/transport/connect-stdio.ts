@@ -13,7 +13,8 @@ const eraVerdicts = new VerdictCache();
  * `Client.connect` does (`server/discover` first, within the client's `probeTimeout`, then `initialize`).
  * Some legacy servers exit on a request they do not know before `initialize`: when the child ends during
  * the probe, it is started once more and spoken to with `initialize` alone. The verdict is kept per
- * command line for the life of the process, so the next start skips the probe; `options.prior` supplies one.
+ * command line for the life of the process, so the next start skips the probe (one that fails is dropped
+ * and the server started and probed afresh); `options.prior` supplies one.
  */
 export async function connectStdio(
   client: Client,
@@ -21,7 +22,17 @@ export async function connectStdio(
   options: ClientConnectOptions = {},
 ): Promise<ClientSession> {
   const key = JSON.stringify([command.command, command.args ?? [], command.cwd ?? '']);
-  const prior = options.prior ?? eraVerdicts.get(key);
+  const remembered = options.prior === undefined ? eraVerdicts.get(key) : undefined;
+  if (remembered !== undefined) {
+    try {
+      return await client.connect(spawnStdio(command), { ...options, prior: remembered });
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      // Proved wrong (the command now starts another server): probe afresh.
+      eraVerdicts.delete(key);
+    }
+  }
+  const prior = options.prior;
   let session: ClientSession;
   try {
     session = await client.connect(spawnStdio(command), { ...options, prior });
