@@ -2,6 +2,14 @@
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
+ * After a 413, how much more of the refused body is read and dropped, and for how long, before the connection is
+ * closed anyway (RFC 9112 §9.6). Closing a socket with unread bytes makes the kernel reset the connection, and a
+ * client still sending then loses the 413 already written to it; a client that sends more, or longer, is cut off.
+ */
+export const REFUSED_BODY_DRAIN_BYTES = 16 * 1024 * 1024;
+export const REFUSED_BODY_DRAIN_MS = 5_000;
+
+/**
  * One HTTP request and its response, as much of them as the MCP transports need and nothing more,
  * so that one transport serves node:http and web-standard runtimes alike.
  *
@@ -38,8 +46,9 @@ export interface HttpExchange extends HeaderSource {
 
   /**
    * The request body as text. Rejects with `BodyTooLargeError` as soon as more than `limitBytes` bytes
-   * arrive (or are announced by Content-Length), and stops reading: the rest is never buffered and the
-   * connection is not reused.
+   * arrive (or are announced by Content-Length). The rest is never buffered: it is read and dropped, up to
+   * `REFUSED_BODY_DRAIN_BYTES` more and for `REFUSED_BODY_DRAIN_MS`, so that a client still sending can read
+   * the 413; then the connection is closed, never reused.
    */
   readBody(limitBytes: number): Promise<string>;
 

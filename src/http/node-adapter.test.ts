@@ -162,7 +162,11 @@ describe('fromNode: request', () => {
           `258\r\n${chunk}\r\n258\r\n${chunk}\r\n`,
       );
       // The body never ends: the server must answer without waiting for the rest.
-      const text = await readAll(socket);
+      const text = await readAll(socket, (seen) => seen.endsWith('}}'));
+      // The server reads on (the rest, if any, is dropped) until the client stops: then it closes.
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.end();
+      await closed;
       assert.equal(outcomes.length, 1);
       assert.ok(outcomes[0].error instanceof BodyTooLargeError);
       assert.match(text, /^HTTP\/1\.1 413 /);
@@ -181,9 +185,11 @@ describe('fromNode: request', () => {
         server.port,
         'POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n',
       );
-      const text = await readAll(socket);
+      const text = await readAll(socket, (seen) => seen.endsWith('}}'));
       assert.match(text, /^HTTP\/1\.1 413 /);
+      assert.match(text, /connection: close/i);
       assert.ok(outcomes[0].error instanceof BodyTooLargeError);
+      socket.destroy();
     } finally {
       await server.close();
     }

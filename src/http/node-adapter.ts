@@ -1,5 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyTooLargeError, type HttpExchange } from './exchange.js';
+import {
+  BodyTooLargeError,
+  type HttpExchange,
+  REFUSED_BODY_DRAIN_BYTES,
+  REFUSED_BODY_DRAIN_MS,
+} from './exchange.js';
 import { ExchangeBase } from './exchange-base.js';
 
 /** Bodies from this many UTF-16 units on are sent as one buffer (see `end`); smaller ones join the head. */
@@ -16,6 +21,10 @@ export function fromNode(req: IncomingMessage, res: ServerResponse): HttpExchang
 
 class NodeExchange extends ExchangeBase implements HttpExchange {
   private headerRecord: Readonly<Record<string, string>> | undefined;
+  /** An oversized body's rest is being read and dropped (`refuseRest`) until this is false again. */
+  private draining = false;
+  /** The response went out whole while the body drained; it ends (closing the connection) once the drain does. */
+  private answered = false;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -113,10 +122,31 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
     });
   }
 
-  /** Stops reading an oversized body; the connection closes after the response instead of draining it. */
+  /**
+   * Reads the rest of an oversized body and drops it, within the drain bounds, and closes the connection after the
+   * response once nothing is left unread: a socket closed with unread bytes is reset, and a client still sending
+   * then loses the 413. A client that sends more, or for longer, is cut off.
+   */
   private refuseRest(): void {
-    this.req.pause();
-    if (!this.res.headersSent) this.res.setHeader('connection', 'close');
+    const { req, res } = this;
+    if (!res.headersSent) res.setHeader('connection', 'close');
+    this.draining = true;
+    let left = REFUSED_BODY_DRAIN_BYTES;
+    const onData = (chunk: Buffer) => {
+      left -= chunk.length;
+      if (left < 0) settle(true);
+    };
+    const settle = (cut: boolean) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', drained).off('close', drained);
+      this.draining = false;
+      if (cut) this.destroy();
+      else if (this.answered) res.end();
+    };
+    const drained = () => settle(false);
+    const timer = setTimeout(() => settle(true), REFUSED_BODY_DRAIN_MS).unref();
+    req.on('data', onData).once('end', drained).once('close', drained);
+    req.resume();
   }
 
   writeHead(status: number, headers?: Readonly<Record<string, string>>): void {
@@ -167,6 +197,17 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
   end(body?: string): void {
     if (this.closed) return;
     this.wroteHead = true;
+    if (this.draining && !this.res.headersSent) {
+      // Ended now, the response would have node:http destroy the socket with the body's rest unread; so it goes
+      // out whole, its length told, and ends when the drain does.
+      const bytes = Buffer.from(body ?? '');
+      this.res.setHeader('content-length', bytes.length);
+      if (bytes.length > 0) this.res.write(bytes);
+      else this.res.flushHeaders();
+      this.answered = true;
+      this.notifyClosed();
+      return;
+    }
     if (body === undefined) this.res.end();
     // A large body is encoded once, into a buffer the socket sends as is: given the string, node would
     // flatten it once to measure it and again when it joins the head to it, before encoding it.
@@ -186,7 +227,7 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
   }
 
   get closed(): boolean {
-    return this.res.writableEnded || this.res.destroyed;
+    return this.answered || this.res.writableEnded || this.res.destroyed;
   }
 
   protected override watchClose(): void {

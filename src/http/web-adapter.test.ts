@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { BodyTooLargeError } from './exchange.js';
+import { until } from '../test-support/time-limit.js';
+import { BodyTooLargeError, REFUSED_BODY_DRAIN_BYTES } from './exchange.js';
 import { fromWeb, WEB_STREAM_HIGH_WATER_MARK } from './web-adapter.js';
 
 const encoder = new TextEncoder();
@@ -75,7 +76,7 @@ describe('fromWeb: request', () => {
     await assert.rejects(fromWeb(request).exchange.readBody(100), BodyTooLargeError);
   });
 
-  test('a streamed body past the limit is refused and the rest is cancelled, not buffered', async () => {
+  test('a streamed body past the limit is refused; its rest is read and dropped, not buffered', async () => {
     const chunk = new Uint8Array(400);
     const { request, state } = streamedRequest([chunk, chunk, chunk, chunk, chunk]);
     await assert.rejects(fromWeb(request).exchange.readBody(1000), (err: unknown) => {
@@ -84,15 +85,45 @@ describe('fromWeb: request', () => {
       assert.equal(err.limitBytes, 1000);
       return true;
     });
-    assert.equal(state.cancelled, true);
-    assert.ok(state.pulled < 5, `read ${state.pulled} chunks of 5`);
+    // Pulled on, so that a runtime reading the body from the connection leaves none of it unread (the body that
+    // never ends, below, shows the refusal does not wait for the rest).
+    await until(() => state.pulled === 5, 2000, 'the rest to be read');
+    assert.equal(state.cancelled, false);
   });
 
-  test('a Content-Length above the limit is refused without reading', async () => {
-    const { request, state } = streamedRequest([new Uint8Array(10)]);
-    request.headers.set('content-length', '5000');
+  test('a refused body that never ends is cancelled once the drain bound is read', async () => {
+    let pulled = 0;
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += 1;
+        controller.enqueue(new Uint8Array(1024 * 1024));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const request = new Request('http://localhost/mcp', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+    } as RequestInit);
     await assert.rejects(fromWeb(request).exchange.readBody(1000), BodyTooLargeError);
-    assert.equal(state.pulled, 0);
+    await until(() => cancelled, 5000, 'the body to be cancelled');
+    assert.ok(pulled * 1024 * 1024 > REFUSED_BODY_DRAIN_BYTES, `pulled ${pulled} MiB`);
+    assert.ok(pulled < 64, `pulled ${pulled} MiB`);
+  });
+
+  test('a Content-Length above the limit is refused without waiting for the body', async () => {
+    // A body that never arrives: the 413 must not wait for it.
+    const body = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
+    const request = new Request('http://localhost/mcp', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { 'content-length': '5000' },
+    } as RequestInit);
+    await assert.rejects(fromWeb(request).exchange.readBody(1000), BodyTooLargeError);
   });
 
   test('a multi-byte character split across chunks decodes correctly', async () => {

@@ -1,4 +1,9 @@
-import { BodyTooLargeError, type HttpExchange } from './exchange.js';
+import {
+  BodyTooLargeError,
+  type HttpExchange,
+  REFUSED_BODY_DRAIN_BYTES,
+  REFUSED_BODY_DRAIN_MS,
+} from './exchange.js';
 import { ExchangeBase } from './exchange-base.js';
 
 /** Bytes a streamed web response queues before `write` reports backpressure (node's socket default). */
@@ -30,6 +35,28 @@ export function fromWeb(request: Request, options?: FromWebOptions): WebExchange
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/**
+ * Reads the rest of a refused body and drops it, within the drain bounds, then cancels it. The runtime owns the
+ * connection (there is no socket here); but one that reads the body from it as it is pulled (node:http under
+ * Hono) would otherwise close it with bytes unread, a reset that loses the 413 at a client still sending.
+ */
+async function drop(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  // Cancelling settles a pending read as done.
+  const timer = setTimeout(() => reader.cancel().catch(() => {}), REFUSED_BODY_DRAIN_MS);
+  try {
+    for (let left = REFUSED_BODY_DRAIN_BYTES; left >= 0; ) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      left -= value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // The client went away: nothing is left to drop.
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 class WebRequestExchange extends ExchangeBase implements HttpExchange {
   readonly response: Promise<Response>;
@@ -96,7 +123,7 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
     const body = this.request.body;
     const declared = this.request.headers.get('content-length');
     if (declared !== null && Number(declared) > limitBytes) {
-      await body?.cancel().catch(() => {});
+      if (body !== null) drop(body.getReader());
       throw new BodyTooLargeError(limitBytes);
     }
     if (body === null) return '';
@@ -108,7 +135,7 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
       if (done) break;
       size += value.byteLength;
       if (size > limitBytes) {
-        await reader.cancel().catch(() => {});
+        drop(reader);
         throw new BodyTooLargeError(limitBytes);
       }
       chunks.push(value);

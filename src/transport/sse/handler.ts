@@ -22,7 +22,10 @@ export interface LegacySseHandlerOptions {
   messagesPath?: string;
   /** Open sessions past which a new GET gets 503. Default `DEFAULT_MAX_SSE_SESSIONS`. */
   maxSessions?: number;
-  /** Largest accepted POST body in bytes (413 past it). Default `DEFAULT_MAX_BODY_BYTES` (4 MiB). */
+  /**
+   * Largest accepted POST body in bytes (413 past it). Default `DEFAULT_MAX_BODY_BYTES` (4 MiB). The rest of a
+   * refused body is drained as `StreamableHTTPOptions.maxBodyBytes` says (up to 16 MiB more, for 5 s).
+   */
   maxBodyBytes?: number;
   /**
    * The Host and Origin allow-lists that defend against DNS rebinding (421/403), with the same

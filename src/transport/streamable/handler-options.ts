@@ -50,7 +50,11 @@ export interface StreamableHTTPOptions {
   sessionIdleTimeoutMs?: number;
   /** Sessions this handler holds at most; an initialize past it gets 503. Default 10,000. */
   maxSessions?: number;
-  /** Largest request body, counted on the bytes actually read; past it 413. Default 4 MiB. */
+  /**
+   * Largest request body, counted on the bytes actually read; past it 413 with `Connection: close`. Default 4 MiB.
+   * The rest of a refused body is read and dropped, up to `REFUSED_BODY_DRAIN_BYTES` (16 MiB) more and for
+   * `REFUSED_BODY_DRAIN_MS` (5 s), so that a client still sending reads the 413; past either, it is cut off.
+   */
   maxBodyBytes?: number;
   /**
    * The Host and Origin allow-lists that defend against DNS rebinding (421 for a Host, 403 for an Origin
