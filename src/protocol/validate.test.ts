@@ -465,6 +465,24 @@ describe('validateParams', () => {
   });
 });
 
+describe('validateParams: numbers JSON.parse could not read faithfully', () => {
+  test('a progress token or cancelled request id beyond the safe integer range is refused', () => {
+    assert.match(
+      String(validateParams(Method.ToolsCall, { name: 'x', _meta: { progressToken: 2 ** 64 } })),
+      /^params\._meta\.progressToken must be a safe integer/,
+    );
+    assert.match(
+      String(validateParams(Method.Progress, { progressToken: 2 ** 53, progress: 1 })),
+      /^params\.progressToken must be a safe integer/,
+    );
+    assert.match(
+      String(validateParams(Method.Cancelled, { requestId: -(2 ** 60) })),
+      /^params\.requestId must be a safe integer/,
+    );
+    assert.equal(validateParams(Method.Cancelled, { requestId: Number.MAX_SAFE_INTEGER }), undefined);
+  });
+});
+
 describe('assertValidParams', () => {
   test('throws -32602 with the message that names the field', () => {
     assert.throws(
