@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { jsonProblem } from '../jsonrpc/json-fidelity.js';
 import type { Params } from '../jsonrpc/types.js';
 import { LOGGING_LEVELS, type LoggingLevel, Method } from './types.js';
 
@@ -455,14 +456,17 @@ const checks: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(
 /**
  * Why `params` are not valid for `method`, as a message naming the field
  * (e.g. `params.name must be a string`), or undefined when they are valid. Methods this library
- * does not know are not checked (undefined): the dispatcher answers those with -32601.
+ * does not know are not checked (undefined): the dispatcher answers those with -32601. For every
+ * method it knows, a number JSON.parse overflowed to Infinity (1e400), anywhere in params, is invalid.
  * Allocates nothing when the params are valid.
  */
 export function validateParams(method: string, params: Params | undefined): string | undefined {
   const check = checks[method];
   if (check === undefined) return undefined;
   if (params !== undefined && !isObject(params)) return 'params must be an object';
-  const problem = check(params ?? NO_PARAMS);
+  // All of params, not only the fields checked: a number JSON.parse overflowed to Infinity (1e400) must
+  // not reach a handler, which would compute with it and answer null for it.
+  const problem = params === undefined ? check(NO_PARAMS) : (check(params) ?? jsonProblem(params));
   return problem === undefined ? undefined : 'params' + problem;
 }
 
