@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { ErrorCode, McpError, toErrorObject } from './errors.js';
 import { parseMessage } from './parse.js';
 
@@ -115,6 +116,50 @@ const invalid: Array<[string, string, number, string | number | null, string]> =
     7,
     'needs "method", "result" or "error"',
   ],
+  // JSON.parse rounds these (2^64 becomes 18446744073709552000; 2^53 and 2^53+1 become one number): the
+  // response could not carry the same id, so the id is unreadable and the answer carries null.
+  [
+    'a request id of 2^64',
+    '{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}',
+    ErrorCode.InvalidRequest,
+    null,
+    '"id" must be a safe integer',
+  ],
+  [
+    'a request id of 2^53',
+    '{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}',
+    ErrorCode.InvalidRequest,
+    null,
+    '"id" must be a safe integer',
+  ],
+  [
+    'a request id of -(2^53+1)',
+    '{"jsonrpc":"2.0","id":-9007199254740993,"method":"ping"}',
+    ErrorCode.InvalidRequest,
+    null,
+    '"id" must be a safe integer',
+  ],
+  [
+    'a request id of 1e400',
+    '{"jsonrpc":"2.0","id":1e400,"method":"ping"}',
+    ErrorCode.InvalidRequest,
+    null,
+    'string or an integer',
+  ],
+  [
+    'a result whose id is 2^64',
+    '{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}',
+    ErrorCode.InvalidRequest,
+    null,
+    '"id" must be a safe integer',
+  ],
+  [
+    'an error whose id is 2^53+1',
+    '{"jsonrpc":"2.0","id":9007199254740993,"error":{"code":1,"message":"m"}}',
+    ErrorCode.InvalidRequest,
+    null,
+    '"id" must be a safe integer',
+  ],
   ['empty batch', '[]', ErrorCode.InvalidRequest, null, 'empty batch'],
   [
     'bad batch item',
@@ -153,6 +198,41 @@ describe('parseMessage', () => {
       const actual = 'method' in m ? ('id' in m ? 'request' : 'notification') : 'response';
       assert.equal(actual, kind, text);
     }
+  });
+
+  test('keeps every id in the safe integer range as it is', () => {
+    for (const id of [Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 0]) {
+      for (const text of [
+        `{"jsonrpc":"2.0","id":${id},"method":"ping"}`,
+        `{"jsonrpc":"2.0","id":${id},"result":{}}`,
+      ]) {
+        const parsed = parseMessage(text);
+        assert.equal(parsed.kind, 'message', text);
+        if (parsed.kind === 'message') assert.equal((parsed.message as { id: number }).id, id);
+      }
+    }
+  });
+
+  test('property: an integer id is either read exactly or refused with an id of null', () => {
+    const integerText = fc.oneof(
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+      fc.constantFrom('9007199254740991', '9007199254740992', '9007199254740993', '-9007199254740993'),
+    );
+    fc.assert(
+      fc.property(integerText, fc.constantFrom('"method":"ping"', '"result":{}'), (id, rest) => {
+        const parsed = parseMessage(`{"jsonrpc":"2.0","id":${id},${rest}}`);
+        if (parsed.kind === 'invalid') {
+          assert.equal(parsed.id, null);
+          assert.ok(
+            BigInt(id) > BigInt(Number.MAX_SAFE_INTEGER) || BigInt(id) < -BigInt(Number.MAX_SAFE_INTEGER),
+          );
+          return;
+        }
+        assert.equal(parsed.kind, 'message');
+        if (parsed.kind === 'message')
+          assert.equal(JSON.stringify((parsed.message as { id: number }).id), id);
+      }),
+    );
   });
 
   test('returns a batch whole', () => {

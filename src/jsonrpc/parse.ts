@@ -43,8 +43,21 @@ export function classify(value: unknown): Parsed {
   return { kind: 'message', message: value as JsonRpcMessage };
 }
 
+/**
+ * Only safe integers: JSON.parse has already rounded a larger integer (2^64 reads as 18446744073709552000,
+ * 2^53 and 2^53+1 as one number), so its response could not carry the id the peer sent (JSON-RPC 2.0 §5).
+ */
 function isId(v: unknown): v is RequestId {
-  return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+  return typeof v === 'string' || Number.isSafeInteger(v);
+}
+
+const UNSAFE_ID =
+  'Invalid request: a numeric "id" must be a safe integer (at most 2^53-1 in magnitude): a larger one loses ' +
+  'digits when parsed, so no response could carry it back unchanged; send the id as a string';
+
+/** Why an id that is not a string is refused: a rounded integer gets its own message. */
+function idError(id: unknown, otherwise: string): string {
+  return Number.isInteger(id) ? UNSAFE_ID : otherwise;
 }
 
 /** The id to answer an invalid message with, when one can be read from it. */
@@ -68,7 +81,7 @@ function shapeError(value: unknown): string | undefined {
     if (hasId && !isId(value.id)) {
       return value.id === null
         ? 'Invalid request: "id" must not be null'
-        : 'Invalid request: "id" must be a string or an integer';
+        : idError(value.id, 'Invalid request: "id" must be a string or an integer');
     }
     if ('params' in value && value.params !== undefined && !isObject(value.params)) {
       return 'Invalid request: "params" must be an object';
@@ -82,13 +95,14 @@ function shapeError(value: unknown): string | undefined {
   const hasError = 'error' in value;
   if (hasResult && hasError) return 'Invalid request: a response must not carry both "result" and "error"';
   if (hasResult) {
-    if (!isId(value.id)) return 'Invalid request: a response needs a string or integer "id"';
+    if (!isId(value.id))
+      return idError(value.id, 'Invalid request: a response needs a string or integer "id"');
     if (!isObject(value.result)) return 'Invalid request: "result" must be an object';
     return undefined;
   }
   if (hasError) {
     if (!hasId || (value.id !== null && !isId(value.id))) {
-      return 'Invalid request: an error response needs an "id" (string, integer or null)';
+      return idError(value.id, 'Invalid request: an error response needs an "id" (string, integer or null)');
     }
     const error = value.error;
     if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string') {

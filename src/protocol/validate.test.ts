@@ -465,6 +465,64 @@ describe('validateParams', () => {
   });
 });
 
+describe('validateParams: numbers JSON.parse could not read faithfully', () => {
+  test('a non-finite number anywhere in params is refused, naming its path', () => {
+    const big = JSON.parse('{"name":"add","arguments":{"a":1e400,"b":1}}');
+    assert.match(
+      String(validateParams(Method.ToolsCall, big)),
+      /^params\.arguments\.a is Infinity, not a finite number/,
+    );
+    const cases: Array<[string, Params, string]> = [
+      [
+        Method.ToolsCall,
+        { name: 'x', arguments: { list: [1, { v: -Infinity }] } },
+        'params.arguments.list[1].v is -Infinity',
+      ],
+      [
+        Method.ToolsCall,
+        { name: 'x', _meta: { progressToken: 'p', cost: Infinity } },
+        'params._meta.cost is Infinity',
+      ],
+      [Method.ResourcesRead, { uri: 'x', extra: [Infinity] }, 'params.extra[0] is Infinity'],
+      [Method.PromptsGet, { name: 'x', _meta: { n: Number.NaN } }, 'params._meta.n is NaN'],
+      [
+        Method.Progress,
+        { progressToken: 1, progress: 1, _meta: { x: Infinity } },
+        'params._meta.x is Infinity',
+      ],
+    ];
+    for (const [method, params, expected] of cases) {
+      const problem = validateParams(method, params);
+      assert.ok(problem?.startsWith(expected), `${method}: got ${problem}`);
+    }
+  });
+
+  test('a progress token or cancelled request id beyond the safe integer range is refused', () => {
+    assert.match(
+      String(validateParams(Method.ToolsCall, { name: 'x', _meta: { progressToken: 2 ** 64 } })),
+      /^params\._meta\.progressToken must be a safe integer/,
+    );
+    assert.match(
+      String(validateParams(Method.Progress, { progressToken: 2 ** 53, progress: 1 })),
+      /^params\.progressToken must be a safe integer/,
+    );
+    assert.match(
+      String(validateParams(Method.Cancelled, { requestId: -(2 ** 60) })),
+      /^params\.requestId must be a safe integer/,
+    );
+    assert.equal(validateParams(Method.Cancelled, { requestId: Number.MAX_SAFE_INTEGER }), undefined);
+  });
+
+  test('params nested deeper than a walk may go are refused rather than overflowing the stack', () => {
+    const depth = 100_000;
+    const deep = JSON.parse(`{"name":"x","arguments":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`);
+    assert.match(
+      String(validateParams(Method.ToolsCall, deep)),
+      /^params\.arguments\.a(\[0\])+ is nested more than 1000 levels deep$/,
+    );
+  });
+});
+
 describe('assertValidParams', () => {
   test('throws -32602 with the message that names the field', () => {
     assert.throws(

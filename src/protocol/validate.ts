@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { jsonProblem } from '../jsonrpc/json-fidelity.js';
 import type { Params } from '../jsonrpc/types.js';
 import { LOGGING_LEVELS, type LoggingLevel, Method } from './types.js';
 
@@ -21,9 +22,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** A JSON-RPC id or a progress token: a string or an integer. */
-function isIdLike(v: unknown): v is string | number {
-  return typeof v === 'string' || Number.isInteger(v);
+/** A JSON-RPC id or a progress token, named by `key`: a string or a safe integer. */
+function idLike(key: string, v: unknown): Problem {
+  if (typeof v === 'string' || Number.isSafeInteger(v)) return undefined;
+  // Beyond 2^53 JSON.parse has rounded it: echoed in a progress notification, it would name another token.
+  return Number.isInteger(v)
+    ? '.' + key + ' must be a safe integer (at most 2^53-1 in magnitude) or a string'
+    : '.' + key + ' must be a string or an integer';
 }
 
 function isNumber(v: unknown): v is number {
@@ -88,8 +93,9 @@ function requestMeta(p: Params): Problem {
   if (meta === undefined) return undefined;
   if (!isObject(meta)) return '._meta must be an object';
   const token = meta.progressToken;
-  if (token !== undefined && !isIdLike(token)) return '._meta.progressToken must be a string or an integer';
-  return undefined;
+  if (token === undefined) return undefined;
+  const problem = idLike('progressToken', token);
+  return problem === undefined ? undefined : '._meta' + problem;
 }
 
 function notificationMeta(p: Params): Problem {
@@ -390,12 +396,12 @@ function elicit(p: Params): Problem {
 
 function cancelled(p: Params): Problem {
   // The spec lets requestId be absent only for tasks, which mcpwire does not implement.
-  if (!isIdLike(p.requestId)) return '.requestId must be a string or an integer';
-  return optionalString(p, 'reason') ?? notificationMeta(p);
+  return idLike('requestId', p.requestId) ?? optionalString(p, 'reason') ?? notificationMeta(p);
 }
 
 function progress(p: Params): Problem {
-  if (!isIdLike(p.progressToken)) return '.progressToken must be a string or an integer';
+  const token = idLike('progressToken', p.progressToken);
+  if (token !== undefined) return token;
   if (!isNumber(p.progress)) return '.progress must be a number';
   return optionalNumber(p, 'total') ?? optionalString(p, 'message') ?? notificationMeta(p);
 }
@@ -450,14 +456,17 @@ const checks: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(
 /**
  * Why `params` are not valid for `method`, as a message naming the field
  * (e.g. `params.name must be a string`), or undefined when they are valid. Methods this library
- * does not know are not checked (undefined): the dispatcher answers those with -32601.
+ * does not know are not checked (undefined): the dispatcher answers those with -32601. For every
+ * method it knows, a number JSON.parse overflowed to Infinity (1e400), anywhere in params, is invalid.
  * Allocates nothing when the params are valid.
  */
 export function validateParams(method: string, params: Params | undefined): string | undefined {
   const check = checks[method];
   if (check === undefined) return undefined;
   if (params !== undefined && !isObject(params)) return 'params must be an object';
-  const problem = check(params ?? NO_PARAMS);
+  // All of params, not only the fields checked: a number JSON.parse overflowed to Infinity (1e400) must
+  // not reach a handler, which would compute with it and answer null for it.
+  const problem = params === undefined ? check(NO_PARAMS) : (check(params) ?? jsonProblem(params));
   return problem === undefined ? undefined : 'params' + problem;
 }
 

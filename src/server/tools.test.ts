@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { Ajv } from 'ajv';
+import fc from 'fast-check';
 import { z } from 'zod';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import { FakeClient, settle } from '../test-support/fake-client.js';
@@ -13,6 +15,23 @@ const addSchema = {
 
 function newServer(options = {}) {
   return new Server({ name: 's', version: '1' }, options);
+}
+
+/** [1, <hole>, 3]: JSON.stringify writes the hole as null. */
+function holed(): number[] {
+  const array = new Array<number>(3);
+  array[0] = 1;
+  array[2] = 3;
+  return array;
+}
+
+/** The JSON Schema type a value has in JavaScript, before any serialization ('null' for what has none). */
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' || typeof value === 'string' || typeof value === 'boolean')
+    return typeof value;
+  return typeof value === 'object' ? 'object' : 'null';
 }
 
 async function connected(server: Server) {
@@ -204,6 +223,89 @@ describe('tools/call', () => {
     // An error result need not conform.
     assert.equal((await client.result('tools/call', { name: 'failing' })).isError, true);
     assert.equal(errors.length, 2, 'the server author hears of each broken promise');
+  });
+
+  test('an argument JSON.parse read as Infinity (1e400) is -32602 naming its path; the handler does not run', async () => {
+    const server = newServer();
+    let ran = false;
+    server.tool({ name: 'add' }, () => {
+      ran = true;
+      return { content: [] };
+    });
+    const client = await connected(server);
+    const from = client.sent.length;
+    // As the parser hands it over: FakeClient.call would round-trip it through JSON, turning it into null.
+    client.connection.receiver!.message(
+      JSON.parse(
+        '{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"add","arguments":{"a":1e400,"b":[1,-1e999]}}}',
+      ),
+    );
+    const response = await client.connection.next((s) => s.message.id === 'big', from);
+    assert.equal(response.message.error.code, ErrorCode.InvalidParams);
+    assert.match(
+      response.message.error.message,
+      /^Invalid params: params\.arguments\.a is Infinity, not a finite number/,
+    );
+    assert.equal(ran, false);
+  });
+
+  test('structuredContent JSON cannot carry is a tool error naming the field, with or without an outputSchema', async () => {
+    const server = newServer();
+    const outputSchema = { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] };
+    server.tool({ name: 'sum', outputSchema }, () => ({ structuredContent: { sum: 1e308 + 1e308 } }));
+    server.tool({ name: 'loose' }, () => ({ content: [], structuredContent: { list: [1, Number.NaN] } }));
+    server.tool({ name: 'holes' }, async () => ({ structuredContent: { list: holed() } }));
+    server.tool({ name: 'big' }, () => ({ structuredContent: { n: 10n } as never }));
+    server.tool({ name: 'fn', outputSchema: { type: 'object' } }, () => ({
+      structuredContent: { f: () => 1 },
+    }));
+    const client = await connected(server);
+    const expected: Array<[string, RegExp]> = [
+      [
+        'sum',
+        /^Tool "sum" returned structuredContent that JSON cannot carry: structuredContent\.sum is Infinity, not a finite number/,
+      ],
+      ['loose', /structuredContent\.list\[1\] is NaN/],
+      ['holes', /structuredContent\.list\[1\] is undefined/],
+      ['big', /structuredContent\.n is a BigInt \(10n\)/],
+      ['fn', /structuredContent\.f is a function/],
+    ];
+    for (const [name, message] of expected) {
+      const result = await client.result('tools/call', { name });
+      assert.equal(result.isError, true, name);
+      assert.equal(result.structuredContent, undefined, name);
+      assert.match(result.content[0].text, message);
+    }
+  });
+
+  test('property: whatever structuredContent a tool returns, what reaches the wire conforms to its outputSchema', async () => {
+    const hostile = fc.oneof(
+      fc.anything({ withBigInt: true, withSparseArray: true, withNullPrototype: true }),
+      fc.constantFrom(Number.NaN, Infinity, -Infinity, undefined, [undefined], () => 0),
+    );
+    const content = fc.dictionary(fc.string({ maxLength: 6 }), hostile, { maxKeys: 4 });
+    const ajv = new Ajv({ strict: false });
+    await fc.assert(
+      fc.asyncProperty(content, async (structuredContent) => {
+        // Every key required, with the type its value had when the tool returned it.
+        const properties: Record<string, unknown> = {};
+        for (const key of Object.keys(structuredContent))
+          properties[key] = { type: jsonType(structuredContent[key]) };
+        const outputSchema = { type: 'object', properties, required: Object.keys(structuredContent) };
+        const server = newServer({ onerror: () => {} });
+        server.tool({ name: 't', outputSchema }, () => ({ structuredContent }));
+        const client = await connected(server);
+        const response = await client.call('tools/call', { name: 't' });
+        if (response.error !== undefined) {
+          assert.equal(response.error.code, ErrorCode.InternalError);
+          return;
+        }
+        if (response.result.isError === true) return;
+        // RecordingConnection keeps what a wire would carry.
+        assert.ok(ajv.validate(outputSchema, response.result.structuredContent), ajv.errorsText());
+      }),
+      { numRuns: 150 },
+    );
   });
 
   test('a zod input schema is published as JSON Schema and its parsed output reaches a typed handler', async () => {

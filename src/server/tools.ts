@@ -1,4 +1,5 @@
 import { McpError } from '../jsonrpc/errors.js';
+import { jsonProblem } from '../jsonrpc/json-fidelity.js';
 import { type HeaderAnnotation, headerAnnotations } from '../protocol/header-annotations.js';
 import type {
   CallToolResult,
@@ -157,7 +158,10 @@ function errorResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-/** Checks a handler's result against the output schema; a broken promise is a -32603 for the server's author. */
+/**
+ * Checks a handler's result: structuredContent JSON would change (NaN, Infinity, a BigInt…) is a tool error
+ * naming the field; one breaking the output schema is a -32603 for the server's author.
+ */
 function finish(entry: ToolEntry, result: ToolResult | InputRequired): CallOutcome {
   if (result instanceof InputRequired) return result;
   if (typeof result !== 'object' || result === null) {
@@ -165,9 +169,16 @@ function finish(entry: ToolEntry, result: ToolResult | InputRequired): CallOutco
       `Tool "${entry.key}" returned ${result === null ? 'null' : typeof result}, not a result object`,
     );
   }
+  const structured = result.structuredContent;
+  // Before the schema, which judged the value JSON.stringify was given, not the text the client gets.
+  const unsendable = structured === undefined ? undefined : jsonProblem(structured);
+  if (unsendable !== undefined) {
+    return errorResult(
+      `Tool "${entry.key}" returned structuredContent that JSON cannot carry: structuredContent${unsendable}`,
+    );
+  }
   const output = entry.output;
   if (output === undefined || result.isError === true) return withContent(result);
-  const structured = result.structuredContent;
   if (structured === undefined) {
     throw new Error(`Tool "${entry.key}" declares an outputSchema but returned no structuredContent`);
   }

@@ -270,6 +270,27 @@ describe('Streamable HTTP client against hand-written servers', () => {
     }
   });
 
+  test('an answer whose id is beyond 2^53 is refused as invalid, never taken for a request of ours', async () => {
+    const { server, url } = await mockServer({
+      onRequest: (_msg, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // As text: 2^64 cannot be written from a JavaScript number, which would round it.
+        res.end('{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}');
+      },
+    });
+    try {
+      const { session, errors } = await connect(url);
+      await assert.rejects(session.ping());
+      assert.ok(
+        errors.some((e) => /invalid message: .*"id" must be a safe integer/.test(e.message)),
+        errors.map((e) => e.message).join('\n'),
+      );
+      await session.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   test('initialize refused with 405 (a legacy server) rejects connect with the status', async () => {
     const server = await listenLoopback((_req, res) => res.writeHead(405).end());
     try {
