@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BodyTooLargeError, type HttpExchange } from './exchange.js';
 import { ExchangeBase } from './exchange-base.js';
+import { type AbsoluteTarget, splitAbsoluteTarget } from './request-target.js';
 
 /** Bodies from this many UTF-16 units on are sent as one buffer (see `end`); smaller ones join the head. */
 const LARGE_BODY = 64 * 1024;
+const SLASH = 0x2f;
 
 /**
  * An exchange over node:http's own request and response objects, with no fetch objects in between:
@@ -16,6 +18,8 @@ export function fromNode(req: IncomingMessage, res: ServerResponse): HttpExchang
 
 class NodeExchange extends ExchangeBase implements HttpExchange {
   private headerRecord: Readonly<Record<string, string>> | undefined;
+  /** The target split once, when it is not in origin form (null: not in absolute form either). */
+  private absolute: AbsoluteTarget | null | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -29,7 +33,20 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
   }
 
   get target(): string {
-    return this.req.url ?? '/';
+    const url = this.req.url ?? '/';
+    if (url.charCodeAt(0) === SLASH) return url;
+    return this.absoluteForm(url)?.target ?? url;
+  }
+
+  get authority(): string | undefined {
+    const url = this.req.url;
+    if (url === undefined || url.charCodeAt(0) === SLASH) return undefined;
+    return this.absoluteForm(url)?.authority;
+  }
+
+  private absoluteForm(url: string): AbsoluteTarget | null {
+    if (this.absolute === undefined) this.absolute = splitAbsoluteTarget(url) ?? null;
+    return this.absolute;
   }
 
   get remoteAddress(): string | undefined {
