@@ -39,7 +39,9 @@ export interface StreamableHTTPOptions {
    * Messages sent while a request runs (logs, progress, sampling, elicitation) then go over the client's
    * GET stream; without one, server-to-client requests fail at once with `StreamUnavailableError`.
    * initialize is answered with JSON in either mode: it has nothing to stream, and an idle session then keeps
-   * no events in the store.
+   * no events in the store. An answer follows the messages sent on the GET stream while its request ran once they
+   * have left, or after `RELAY_WAIT_MS` (1 s) when the client is not reading that stream: order is kept within
+   * each stream, and across the two only for a reader that keeps up.
    */
   jsonResponse?: boolean;
   /**
