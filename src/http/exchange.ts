@@ -23,8 +23,17 @@ export const REFUSED_BODY_DRAIN_MS = 5_000;
 export interface HttpExchange extends HeaderSource {
   /** The request method as sent, e.g. `POST`. */
   readonly method: string;
-  /** The request target in origin form: path and query, not decoded (`/mcp?x=1`). */
+  /**
+   * The request target in origin form: path and query, not decoded (`/mcp?x=1`); an absolute-form target
+   * (`http://host/mcp?x=1`) is given without its scheme and authority.
+   */
   readonly target: string;
+  /**
+   * The authority of an absolute-form request target, which stands for Host (RFC 9112 §3.2.2: the server then
+   * ignores the Host header); undefined for a target in origin form, and on web runtimes, whose `Request.url`
+   * is always absolute (the runtime resolved the target already).
+   */
+  readonly authority: string | undefined;
   /** The path of `target`, without the query, not decoded. */
   readonly path: string;
   /** The query parameters of `target`. */

@@ -89,6 +89,17 @@ describe('checkHostAndOrigin with the loopback policy', () => {
     const huge = checkHostAndOrigin(headers({ host: 'x'.repeat(10_000) }), any);
     assert.ok(huge!.message.length < 400, 'a huge header is cut short in the message');
   });
+
+  test("an absolute-form target's authority is checked instead of Host (RFC 9112 §3.2.2)", () => {
+    const target = (authority: string, host: string) => ({ ...headers({ host }), authority });
+    assert.equal(checkHostAndOrigin(target('localhost:3000', 'evil.example'), any), undefined);
+    assert.deepEqual(checkHostAndOrigin(target('evil.example', 'localhost:3000'), any), {
+      status: 421,
+      message:
+        'Misdirected Request: the request target\'s authority "evil.example" is not allowed (it stands for Host); configure allowedHosts to permit it',
+    });
+    assert.equal(checkHostAndOrigin(target('', 'localhost'), any)?.status, 421);
+  });
 });
 
 describe('checkHostAndOrigin with a configured policy', () => {

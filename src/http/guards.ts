@@ -55,25 +55,41 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }
 
-/** Host first (421: this server is not the one addressed), then Origin (403, as the spec requires). */
-export function checkHostAndOrigin(
-  headers: HeaderSource,
-  policy: HostOriginPolicy,
-): HttpRejection | undefined {
+/** What the Host and Origin guard reads of a request. */
+export interface HostSource extends HeaderSource {
+  /** The authority of an absolute-form request target, checked instead of Host (see `HttpExchange.authority`). */
+  readonly authority?: string | undefined;
+}
+
+/**
+ * Host first (421: this server is not the one addressed), then Origin (403, as the spec requires). The authority
+ * of an absolute-form target is checked in place of Host, which RFC 9112 §3.2.2 then tells a server to ignore.
+ */
+export function checkHostAndOrigin(request: HostSource, policy: HostOriginPolicy): HttpRejection | undefined {
   if (policy.allowedHosts !== undefined) {
-    const host = headers.header('host');
-    if (host === undefined || host === '') {
-      return { status: 400, message: 'Bad Request: the Host header is missing; HTTP/1.1 requires it' };
-    }
-    if (!hostAllowed(host.toLowerCase(), policy.allowedHosts)) {
-      return {
-        status: 421,
-        message: `Misdirected Request: Host ${quote(host)} is not allowed; configure allowedHosts to permit it`,
-      };
+    const authority = request.authority;
+    if (authority !== undefined) {
+      if (!hostAllowed(authority.toLowerCase(), policy.allowedHosts)) {
+        return {
+          status: 421,
+          message: `Misdirected Request: the request target's authority ${quote(authority)} is not allowed (it stands for Host); configure allowedHosts to permit it`,
+        };
+      }
+    } else {
+      const host = request.header('host');
+      if (host === undefined || host === '') {
+        return { status: 400, message: 'Bad Request: the Host header is missing; HTTP/1.1 requires it' };
+      }
+      if (!hostAllowed(host.toLowerCase(), policy.allowedHosts)) {
+        return {
+          status: 421,
+          message: `Misdirected Request: Host ${quote(host)} is not allowed; configure allowedHosts to permit it`,
+        };
+      }
     }
   }
   if (policy.allowedOrigins !== undefined) {
-    const origin = headers.header('origin');
+    const origin = request.header('origin');
     if (origin !== undefined && !originAllowed(origin.toLowerCase(), policy.allowedOrigins)) {
       return {
         status: 403,

@@ -25,9 +25,10 @@ export type ParsedBody = Exclude<Parsed, { kind: 'invalid' }>;
  * the same way whichever transport refused.
  */
 export class HttpIntake {
-  // The Host and Origin of the last request the guards let in: the verdict depends on nothing else, and
-  // a server's clients send the same few, so most requests are let in by one comparison.
+  // The Host (or target authority) and Origin of the last request the guards let in: the verdict depends on
+  // nothing else, and a server's clients send the same few, so most requests are let in by one comparison.
   private passedHost: string | undefined;
+  private passedAuthority: string | undefined;
   private passedOrigin: string | undefined;
 
   constructor(
@@ -42,14 +43,21 @@ export class HttpIntake {
     const policy = this.policy;
     if (policy !== undefined) {
       const host = exchange.header('host');
+      const authority = exchange.authority;
       const origin = exchange.header('origin');
-      if (host === undefined || host !== this.passedHost || origin !== this.passedOrigin) {
+      if (
+        host === undefined ||
+        host !== this.passedHost ||
+        authority !== this.passedAuthority ||
+        origin !== this.passedOrigin
+      ) {
         const refused = checkHostAndOrigin(exchange, policy);
         if (refused !== undefined) {
           this.refuse(exchange, refused.status, refused.message);
           return false;
         }
         this.passedHost = host;
+        this.passedAuthority = authority;
         this.passedOrigin = origin;
       }
     }

@@ -6,9 +6,11 @@ import {
   REFUSED_BODY_DRAIN_MS,
 } from './exchange.js';
 import { ExchangeBase } from './exchange-base.js';
+import { type AbsoluteTarget, splitAbsoluteTarget } from './request-target.js';
 
 /** Bodies from this many UTF-16 units on are sent as one buffer (see `end`); smaller ones join the head. */
 const LARGE_BODY = 64 * 1024;
+const SLASH = 0x2f;
 
 /**
  * An exchange over node:http's own request and response objects, with no fetch objects in between:
@@ -25,6 +27,8 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
   private draining = false;
   /** The response went out whole while the body drained; it ends (closing the connection) once the drain does. */
   private answered = false;
+  /** The target split once, when it is not in origin form (null: not in absolute form either). */
+  private absolute: AbsoluteTarget | null | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -38,7 +42,20 @@ class NodeExchange extends ExchangeBase implements HttpExchange {
   }
 
   get target(): string {
-    return this.req.url ?? '/';
+    const url = this.req.url ?? '/';
+    if (url.charCodeAt(0) === SLASH) return url;
+    return this.absoluteForm(url)?.target ?? url;
+  }
+
+  get authority(): string | undefined {
+    const url = this.req.url;
+    if (url === undefined || url.charCodeAt(0) === SLASH) return undefined;
+    return this.absoluteForm(url)?.authority;
+  }
+
+  private absoluteForm(url: string): AbsoluteTarget | null {
+    if (this.absolute === undefined) this.absolute = splitAbsoluteTarget(url) ?? null;
+    return this.absolute;
   }
 
   get remoteAddress(): string | undefined {

@@ -70,6 +70,8 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
   private isClosed = false;
   private destroyed = false;
   private targetCache: string | undefined;
+  /** A `Request.url` is absolute whatever form the target had: Host is what was sent (see `HttpExchange`). */
+  readonly authority = undefined;
 
   constructor(
     private readonly request: Request,

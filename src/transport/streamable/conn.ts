@@ -45,7 +45,8 @@ export interface ConnOwner {
  * stream. A response goes to the stream that carried its request; a request or notification sent while
  * handling a request (`related`) goes to that request's stream; everything else goes to the standalone
  * GET stream. In JSON-response mode a request's answer is its one JSON body, so related requests and
- * notifications go to the GET stream too, and that answer waits until they have left (`Stream.relay`).
+ * notifications go to the GET stream too, and that answer waits until they have left (`Stream.relay`), for
+ * `RELAY_WAIT_MS` at most.
  *
  * When no stream can carry a message, a request rejects at once with `StreamUnavailableError` (it must
  * never wait for an answer that cannot come); a related notification is dropped and the error goes to

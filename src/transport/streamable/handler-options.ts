@@ -6,7 +6,13 @@ import type { SessionDirectory } from './session-directory.js';
 
 /** Default `sessionIdleTimeoutMs`: 30 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
-/** Longest interval between two looks for idle sessions (shorter when the idle timeout is). */
+/**
+ * Default `initializeTimeoutMs`: 10 s. A client sends `notifications/initialized` as soon as it reads the answer
+ * to initialize; 10 s covers a slow network many times over and keeps a flood of handshakes never finished
+ * from holding the cap for long.
+ */
+export const DEFAULT_INITIALIZE_TIMEOUT_MS = 10_000;
+/** Longest interval between two looks for idle sessions (shorter when the idle or initialize timeout is). */
 export const IDLE_SWEEP_MS = 5000;
 /** Default `maxSessions`. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
@@ -39,7 +45,9 @@ export interface StreamableHTTPOptions {
    * Messages sent while a request runs (logs, progress, sampling, elicitation) then go over the client's
    * GET stream; without one, server-to-client requests fail at once with `StreamUnavailableError`.
    * initialize is answered with JSON in either mode: it has nothing to stream, and an idle session then keeps
-   * no events in the store.
+   * no events in the store. An answer follows the messages sent on the GET stream while its request ran once they
+   * have left, or after `RELAY_WAIT_MS` (1 s) when the client is not reading that stream: order is kept within
+   * each stream, and across the two only for a reader that keeps up.
    */
   jsonResponse?: boolean;
   /**
@@ -48,7 +56,21 @@ export interface StreamableHTTPOptions {
    * session ends up to that much later than its timeout (a timer per session would cost memory per session).
    */
   sessionIdleTimeoutMs?: number;
-  /** Sessions this handler holds at most; an initialize past it gets 503. Default 10,000. */
+  /**
+   * A session whose client sends nothing after initialize (not even `notifications/initialized`) for this long
+   * is closed, unless a request or stream holds it; its client then gets 404. Default 10 s; 0: never. Checked by
+   * the same sweep as `sessionIdleTimeoutMs`, so up to `IDLE_SWEEP_MS` later. With a cluster it ends only this
+   * process's replica (the client may have spoken to another process).
+   */
+  initializeTimeoutMs?: number;
+  /**
+   * Sessions this handler holds at most. Default 10,000. At the cap a new session (an initialize, or with a
+   * cluster a session loaded here) takes the place of an idle one (no request in flight, no stream held): the
+   * oldest whose client never spoke after initialize, else the least recently active (to within 1 s), whose
+   * client gets 404 on its next request and initializes again. Only when every session is busy does it get 503.
+   * Per process: with a cluster the evicted session goes on in the other processes and is loaded again here if
+   * its client comes back.
+   */
   maxSessions?: number;
   /**
    * Largest request body, counted on the bytes actually read; past it 413 with `Connection: close`. Default 4 MiB.

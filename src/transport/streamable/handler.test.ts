@@ -10,6 +10,7 @@ import {
   parseSse,
   post,
   type Served,
+  SseReader,
   serveOn,
   sseMessages,
   toolCall,
@@ -406,13 +407,19 @@ describe('StreamableHTTPHandler: sessions', () => {
     }
   });
 
-  test('past maxSessions an initialize gets 503 and no session', async () => {
+  test('past maxSessions, every session busy, an initialize gets 503 and no session', async () => {
     const { handler, served } = await serve({ maxSessions: 2 });
     try {
-      await openSession(served.url);
-      await openSession(served.url);
+      // Each holds its GET stream, so none is idle and none makes room (see session-eviction.test.ts).
+      const streams: SseReader[] = [];
+      for (let i = 0; i < 2; i++) {
+        const stream = new SseReader(await get(served.url, await openSession(served.url)));
+        await stream.next();
+        streams.push(stream);
+      }
       await expectError(await post(served.url, initializeRequest()), 503, -32000, 'maximum of 2 sessions');
       assert.equal(handler.sessionCount, 2);
+      for (const stream of streams) await stream.cancel();
     } finally {
       await served.close();
     }

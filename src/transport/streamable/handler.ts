@@ -23,6 +23,7 @@ import { type Clock, systemClock } from '../../session/clock.js';
 import { classifyPost } from './classify.js';
 import { HttpRejectionError } from './errors.js';
 import {
+  DEFAULT_INITIALIZE_TIMEOUT_MS,
   DEFAULT_MAX_SESSIONS,
   DEFAULT_RETRY_MS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
@@ -39,6 +40,7 @@ import {
 import type { ModernHost } from './modern/modern-post.js';
 import { reject } from './reject.js';
 import type { SessionDirectory } from './session-directory.js';
+import { SessionTable } from './session-eviction.js';
 import { type PostBody, StreamableServerTransport, type TransportHost } from './transport.js';
 
 /**
@@ -78,6 +80,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   readonly retryMs: number;
   readonly clock: Clock;
   readonly idleTimeoutMs: number;
+  readonly initializeTimeoutMs: number;
   readonly maxSessions: number;
   readonly directory: SessionDirectory | undefined;
   readonly eras: 'both' | 'legacy' | 'modern';
@@ -85,7 +88,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   private readonly modern: ModernEndpoint | undefined;
   private readonly intake: HttpIntake;
   private readonly onerror: ((err: Error) => void) | undefined;
-  private readonly sessions = new Map<string, StreamableServerTransport>();
+  private readonly sessions = new SessionTable((err) => this.report(err));
   /** Shared sessions being loaded, so that concurrent requests for one make one replica. */
   private readonly loading = new Map<string, Promise<StreamableServerTransport | undefined>>();
   /** Stateless mode: the temporary sessions of POSTs being answered. */
@@ -123,6 +126,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     };
     this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
     this.idleTimeoutMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+    this.initializeTimeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     const policy = options.dnsRebindingProtection;
     this.intake = new HttpIntake(
@@ -217,24 +221,32 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     if (this.inFlight === 0) this.drained?.();
   }
 
-  /** Keeps the idle sweep running while sessions are held (when sessions have an idle timeout). */
+  /** Keeps the sweep running while sessions are held (when sessions have an idle or initialize timeout). */
   private watchIdle(): void {
-    if (this.sweepTimer !== undefined || this.idleTimeoutMs <= 0) return;
-    this.sweepTimer = this.clock.setTimeout(this.sweep, Math.min(IDLE_SWEEP_MS, this.idleTimeoutMs));
+    if (this.sweepTimer !== undefined) return;
+    let every = IDLE_SWEEP_MS;
+    if (this.idleTimeoutMs > 0) every = Math.min(every, this.idleTimeoutMs);
+    if (this.initializeTimeoutMs > 0) every = Math.min(every, this.initializeTimeoutMs);
+    else if (this.idleTimeoutMs <= 0) return;
+    this.sweepTimer = this.clock.setTimeout(this.sweep, every);
   }
 
   private readonly sweep = (): void => {
     this.sweepTimer = undefined;
     const now = this.clock.now();
+    if (this.initializeTimeoutMs > 0) this.sessions.expireUnfinished(now, this.initializeTimeoutMs);
     // A session that closes leaves the map at once or later; either is safe while iterating it.
-    for (const transport of this.sessions.values()) transport.closeIfIdle(now);
+    if (this.idleTimeoutMs > 0) for (const transport of this.sessions.values()) transport.closeIfIdle(now);
     if (this.sessions.size > 0) this.watchIdle();
   };
 
   sessionEnded(transport: StreamableServerTransport): void {
-    const id = transport.sessionId;
-    if (id === undefined) this.ephemeral.delete(transport);
-    else if (this.sessions.get(id) === transport) this.sessions.delete(id);
+    if (transport.sessionId === undefined) this.ephemeral.delete(transport);
+    else this.sessions.delete(transport);
+  }
+
+  sessionActive(transport: StreamableServerTransport): void {
+    this.sessions.touched(transport);
   }
 
   // ---- routing ----
@@ -402,8 +414,8 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   private replicate(sessionId: string, principal: unknown): Promise<StreamableServerTransport | undefined> {
     let pending = this.loading.get(sessionId);
     if (pending === undefined) {
-      if (this.sessions.size >= this.maxSessions) {
-        const message = `Service Unavailable: this process holds its maximum of ${this.maxSessions} sessions; retry later`;
+      if (this.sessions.size >= this.maxSessions && !this.sessions.makeRoom()) {
+        const message = `Service Unavailable: this process holds its maximum of ${this.maxSessions} sessions, each with a request in flight or a stream open; retry later`;
         return Promise.reject(new HttpRejectionError(503, message));
       }
       pending = this.loadReplica(sessionId, principal).finally(() => this.loading.delete(sessionId));
@@ -428,7 +440,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
         clientInfo: shared.clientInfo,
       },
     });
-    this.sessions.set(sessionId, transport);
+    this.sessions.add(transport);
     directory.adopt(transport, shared);
     // The session may have ended elsewhere while it loaded.
     if (transport.isClosed) return undefined;
@@ -437,11 +449,11 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   private initialize(exchange: HttpExchange, body: PostBody): void {
-    if (this.sessions.size >= this.maxSessions) {
+    if (this.sessions.size >= this.maxSessions && !this.sessions.makeRoom()) {
       this.refuse(
         exchange,
         503,
-        `Service Unavailable: the server holds its maximum of ${this.maxSessions} sessions; retry later`,
+        `Service Unavailable: the server holds its maximum of ${this.maxSessions} sessions, each with a request in flight or a stream open; retry later`,
       );
       return;
     }
@@ -454,10 +466,12 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
       exchange.principal,
       `${random.toString('base64url', 16, 22)}.`,
     );
-    this.sessions.set(sessionId, transport);
+    this.sessions.add(transport);
     transport.session = this.server.connect(transport.conn);
-    if (transport.servePost(exchange, body, true)) this.watchIdle();
-    else transport.close('rejected').catch(this.report);
+    if (transport.servePost(exchange, body, true)) {
+      this.sessions.initialized(transport, this.clock.now());
+      this.watchIdle();
+    } else transport.close('rejected').catch(this.report);
   }
 
   private postStateless(

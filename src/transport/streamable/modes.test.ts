@@ -197,7 +197,7 @@ describe('JSON-response mode', () => {
     }
   });
 
-  test('a GET reader that stops reading holds the answer back; ending the session sends it', async () => {
+  test('a GET reader that stops reading holds the answer back (RELAY_WAIT_MS at most); ending the session sends it', async () => {
     const { server, served } = await serveTestServer({ jsonResponse: true, eventStore: null });
     // More than loopback's socket buffers hold while the client does not read.
     const big = 'x'.repeat(32 * 1024 * 1024);

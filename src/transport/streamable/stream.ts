@@ -7,6 +7,7 @@ import { formatRetry, formatSseEvent } from '../../http/sse-event.js';
 import { SseWriter, type SseWriterOptions, sendSseBody } from '../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../jsonrpc/errors.js';
 import type { RequestId } from '../../jsonrpc/types.js';
+import { systemClock } from '../../session/clock.js';
 import type { MessageInfo } from '../../session/connection.js';
 import { RenumberedEventError } from './errors.js';
 
@@ -51,6 +52,13 @@ const UNSET = -2;
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 
 /**
+ * JSON-response mode: how long an answer waits for the messages relayed to the GET stream for its requests to
+ * leave. A reader that keeps up takes them in milliseconds; one that stopped reading must not hold its own
+ * answers (whose POSTs it does read) for longer than this.
+ */
+export const RELAY_WAIT_MS = 1000;
+
+/**
  * One logical stream of a session (seed 001): the answers to one POST, or the standalone GET stream.
  * It may span several HTTP responses: at most one carries it at a time, and a resumed GET replaces it.
  *
@@ -59,7 +67,8 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
  * in one write; events go out in the order they were sent, also with a store that answers with
  * promises; a POST stream finishes (its response ends, the store hears `streamClosed`) when the last
  * response it owes has been sent. In JSON-response mode the stream gathers its responses and writes
- * them as one JSON body, after the messages relayed to the GET stream for its requests have left.
+ * them as one JSON body, after the messages relayed to the GET stream for its requests have left (or
+ * `RELAY_WAIT_MS`, when its reader stopped reading).
  *
  * A stream is also the `MessageInfo` of the requests it carries when it can be resumed, so that
  * `ctx.transport.closeStream()` needs no closure of its own.
@@ -81,6 +90,11 @@ export class Stream implements MessageInfo {
    * JSON answer waits for them to leave (see `answer`); undefined in the common case, where none were.
    */
   relay: Stream | undefined;
+  /**
+   * The GET stream in JSON-response mode: an answer waited `RELAY_WAIT_MS` for its reader, whose buffered bytes
+   * have not all left since. Answers then do not wait for it at all.
+   */
+  private stalled = false;
   private writer: SseWriter | undefined;
   /** JSON-response mode: the exchange waiting for the one body, its headers and the responses gathered. */
   private json: HttpExchange | undefined;
@@ -659,7 +673,8 @@ export class Stream implements MessageInfo {
    * thread, can still see the answer first). Over a real network the two connections are independent
    * (a retransmitted segment, another path, a buffering proxy): the answer may arrive first, and only SSE
    * responses, which carry both on one stream, order them everywhere. A GET reader that stops reading
-   * holds the answers back until it reads again or its connection is dropped.
+   * holds an answer back `RELAY_WAIT_MS` at most (`afterRelayed`): past that the answer goes out ahead of what
+   * the GET stream still buffers, which keeps its own order and reaches the reader when it reads again.
    */
   private answer(): void {
     const relay = this.relay;
@@ -668,10 +683,35 @@ export class Stream implements MessageInfo {
       return;
     }
     this.relay = undefined;
-    const later = () => setImmediate(() => this.writeJson());
-    const flushed = relay.flushed();
-    if (flushed === undefined) later();
-    else flushed.then(later);
+    relay.afterRelayed(() => setImmediate(() => this.writeJson()));
+  }
+
+  /**
+   * The GET stream: calls `then` once every message written so far has been handed on, or `RELAY_WAIT_MS` later,
+   * whichever comes first; at once while an earlier wait found the reader stalled and it has not caught up.
+   */
+  private afterRelayed(then: () => void): void {
+    const flushed = this.stalled ? undefined : this.flushed();
+    if (flushed === undefined) {
+      then();
+      return;
+    }
+    const clock = this.owner.writerOptions.clock ?? systemClock;
+    let waiting = true;
+    const go = () => {
+      if (!waiting) return;
+      waiting = false;
+      then();
+    };
+    const timer = clock.setTimeout(() => {
+      this.stalled = true;
+      go();
+    }, RELAY_WAIT_MS);
+    flushed.then(() => {
+      clock.clearTimeout(timer);
+      this.stalled = false;
+      go();
+    });
   }
 
   private writeJson(): void {

@@ -16,15 +16,25 @@ import type { Clock } from '../../session/clock.js';
 import { type ConnOwner, StreamableServerConn } from './conn.js';
 import { reject } from './reject.js';
 import type { SessionDirectory, SessionReplica } from './session-directory.js';
+import { ACTIVITY_ORDER_STEP_MS } from './session-eviction.js';
 
 /** The first protocol version whose SSE streams start with a priming event (SEP-1699). */
 const PRIMING_VERSION = '2025-11-25';
 
 /**
  * Why a session ends; it decides how responses still open are ended. `gone`: its shared record vanished (it
- * expired, or the shared store lost it).
+ * expired, or the shared store lost it). `unfinished`: its client sent nothing after initialize in time.
+ * `evicted`: it was idle and made room for a new session at the cap (see `SessionTable`).
  */
-export type SessionEndReason = 'deleted' | 'idle' | 'shutdown' | 'server' | 'rejected' | 'gone';
+export type SessionEndReason =
+  | 'deleted'
+  | 'idle'
+  | 'shutdown'
+  | 'server'
+  | 'rejected'
+  | 'gone'
+  | 'unfinished'
+  | 'evicted';
 
 /** Requests whose success changes what a shared session's record holds. */
 const STATE_METHODS: ReadonlySet<string> = new Set([
@@ -42,6 +52,8 @@ export interface TransportHost {
   readonly clock: Clock;
   /** 0: sessions never expire. */
   readonly idleTimeoutMs: number;
+  /** How long a session whose client sends nothing after initialize lives; 0: no limit. */
+  readonly initializeTimeoutMs: number;
   /** Where sessions are shared with other processes; undefined when they live in this one only. */
   readonly directory: SessionDirectory | undefined;
   report(err: unknown): void;
@@ -49,6 +61,8 @@ export interface TransportHost {
   inFlightChanged(delta: number): void;
   /** The session closed, for whatever reason: forget it. */
   sessionEnded(transport: StreamableServerTransport): void;
+  /** The session was active (told at most once per `ACTIVITY_ORDER_STEP_MS`): it is the last to evict. */
+  sessionActive(transport: StreamableServerTransport): void;
 }
 
 /** The parsed body of a POST that passed the checks: one message or a batch. */
@@ -80,9 +94,13 @@ export class StreamableServerTransport implements ConnOwner {
   readonly shared: boolean;
   /** Set by the directory once the session is shared (registered or adopted). */
   replica: SessionReplica | undefined;
+  /** True from an answered initialize until the client's next POST (`notifications/initialized`, normally). */
+  initializing = false;
   private readonly idHeaders: Readonly<Record<string, string>> | undefined;
   private inFlight = 0;
   private lastActive: number;
+  /** When the host last heard that the session was active (`sessionActive`). */
+  private reportedActive: number;
   private endReason: SessionEndReason = 'server';
   private ended = false;
 
@@ -105,6 +123,7 @@ export class StreamableServerTransport implements ConnOwner {
     this.principalName = typeof principal === 'string' ? principal : undefined;
     this.idHeaders = sessionId === undefined ? undefined : { 'mcp-session-id': sessionId };
     this.lastActive = host.clock.now();
+    this.reportedActive = this.lastActive;
   }
 
   /**
@@ -161,7 +180,8 @@ export class StreamableServerTransport implements ConnOwner {
       );
       return false;
     }
-    this.lastActive = this.host.clock.now();
+    this.initializing = false;
+    this.active();
     const replica = this.replica;
     if (replica !== undefined) replica.active();
 
@@ -260,7 +280,7 @@ export class StreamableServerTransport implements ConnOwner {
    * if it finished.
    */
   serveGet(exchange: HttpExchange): void | Promise<void> {
-    this.lastActive = this.host.clock.now();
+    this.active();
     this.replica?.active();
     const lastEventId = exchange.header('last-event-id');
     if (lastEventId === undefined) {
@@ -342,12 +362,12 @@ export class StreamableServerTransport implements ConnOwner {
   requestEnded(): void {
     this.inFlight--;
     this.host.inFlightChanged(-1);
-    this.lastActive = this.host.clock.now();
+    this.active();
     if (this.inFlight === 0 && this.sessionId === undefined) this.close('server');
   }
 
   getReleased(): void {
-    this.lastActive = this.host.clock.now();
+    this.active();
   }
 
   closing(): { status: number; message: string; retry: boolean } {
@@ -369,6 +389,19 @@ export class StreamableServerTransport implements ConnOwner {
         return {
           status: 404,
           message: 'Session ended: the client deleted it before the request completed',
+          retry: false,
+        };
+      case 'unfinished':
+        return {
+          status: 404,
+          message: `Session ended: its client sent nothing (not even notifications/initialized) within ${this.host.initializeTimeoutMs} ms of initialize; start a new session with initialize`,
+          retry: false,
+        };
+      case 'evicted':
+        return {
+          status: 404,
+          message:
+            'Session ended: the server holds its maximum of sessions and this idle one made room for a new one; start a new session with initialize',
           retry: false,
         };
       case 'gone':
@@ -398,6 +431,16 @@ export class StreamableServerTransport implements ConnOwner {
   }
 
   // ---- internals ----
+
+  private active(): void {
+    const now = this.host.clock.now();
+    this.lastActive = now;
+    // Stateless transports are in no table; a session moves in it once per step (see ACTIVITY_ORDER_STEP_MS).
+    if (now - this.reportedActive >= ACTIVITY_ORDER_STEP_MS && this.sessionId !== undefined) {
+      this.reportedActive = now;
+      this.host.sessionActive(this);
+    }
+  }
 
   private refuse(exchange: HttpExchange, status: number, message: string, options?: JsonErrorOptions): void {
     reject(exchange, status, message, this.host.report, options);
