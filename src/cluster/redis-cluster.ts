@@ -14,7 +14,8 @@ import type {
 } from '../transport/streamable/session-directory.js';
 import type { Stream } from '../transport/streamable/stream.js';
 import type { StreamableServerTransport } from '../transport/streamable/transport.js';
-import { type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
+import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
+import { ClusterEvents } from './event-bus.js';
 import { Replica, type ReplicaHost } from './replica.js';
 import { redisFailure, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
 
@@ -88,6 +89,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   /** Sessions being loaded, by hash: what is heard about them meanwhile, applied once adopted. */
   private readonly loading = new Map<string, ClusterMessage[]>();
   private host: DirectoryHost | undefined;
+  /** The Server's events, to and from the other processes (from `bind`). */
+  private events: ClusterEvents | undefined;
   private subscribed = false;
   private subscribedOnce = false;
   /** A connection to Redis was lost since the last resync: messages may have been missed. */
@@ -184,6 +187,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     // Streams this process still wrote end sooner for their followers elsewhere.
     if (this.client.status === 'ready') await this.client.del(this.alive + this.nodeId).catch(ignore);
     this.subscriber.disconnect();
+    this.events?.close();
     const server = this.host?.server;
     if (server?.shared === this) server.shared = undefined;
     if (!this.ownsClient) return;
@@ -205,6 +209,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     }
     this.host = host;
     host.server.shared = this;
+    this.events = new ClusterEvents(host.server, this.nodeId, (m) => this.broadcast(m));
     this.clock = host.clock;
     // A session idle everywhere for this long ends. A handler whose sessions never time out still bounds what
     // abandoned ones leave in Redis: they live as long as their events do.
@@ -325,7 +330,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     }
   }
 
-  broadcast(m: ClusterMessage): void {
+  broadcast(m: BusMessage): void {
     this.client.publish(this.bus, JSON.stringify(m)).catch((err) => this.report(redisFailure(err)));
   }
 
@@ -359,6 +364,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       this.report(
         new Error(`Ignored a message between cluster processes that is not one: ${text.slice(0, 200)}`),
       );
+      return;
+    }
+    if (m.k === 'event') {
+      this.events?.receive(m);
       return;
     }
     const replica = this.replicas.get(m.s);

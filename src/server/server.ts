@@ -361,10 +361,12 @@ export class Server {
       return;
     }
     const kinds = event.kinds;
+    // Another process's change reaches the sessions the cluster shares only through that process's replicas.
+    const skipShared = event.remote === true ? this.shared : undefined;
     for (const session of this.sessions) {
       // A session learns of a list only through the capabilities it was announced.
       const announced = session.serverCapabilities;
-      if (!session.initialized || announced === undefined) continue;
+      if (!session.initialized || announced === undefined || skipShared?.has(session)) continue;
       if (kinds & TOOLS && announced.tools?.listChanged) session.sendShared(TOOLS_CHANGED);
       if (kinds & RESOURCES && announced.resources?.listChanged) session.sendShared(RESOURCES_CHANGED);
       if (kinds & PROMPTS && announced.prompts?.listChanged) session.sendShared(PROMPTS_CHANGED);
