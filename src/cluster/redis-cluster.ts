@@ -17,6 +17,7 @@ import type { StreamableServerTransport } from '../transport/streamable/transpor
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { ClusterEvents } from './event-bus.js';
 import { Replica, type ReplicaHost } from './replica.js';
+import { takeSharedSecret } from './request-state-secret.js';
 import { redisFailure, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
 
 /** Default `timeoutMs` of `whenReady`. */
@@ -196,6 +197,11 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     } catch {
       this.client.disconnect();
     }
+  }
+
+  /** The secret every process of the cluster seals `requestState` with (see request-state-secret.ts). */
+  requestStateSecret(): Promise<string> {
+    return takeSharedSecret(this.client, this.keyPrefix);
   }
 
   // ---- SessionDirectory ----
