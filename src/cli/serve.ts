@@ -12,7 +12,7 @@ import type { Server } from '../server/server.js';
 import { LegacySseHandler } from '../transport/sse/handler.js';
 import { serveStdio } from '../transport/stdio-serve.js';
 import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
-import { REQUEST_STATE_SECRET_ENV, requestStateKeyOf, requestStateKeysFromEnv } from './request-state-key.js';
+import { REQUEST_STATE_SECRET_ENV, requestStateKeysFromEnv } from './request-state-key.js';
 import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
 
 export interface ServeOptions {
@@ -48,6 +48,9 @@ export interface ServeOAuth {
   resource?: string;
   requiredScopes: string[];
 }
+
+/** How often `--redis` without MCPWIRE_REQUEST_STATE_SECRET draws a new requestState key for the cluster. */
+const KEY_ROTATION_MS = 24 * 60 * 60 * 1000;
 
 /** How long requests in flight may finish after Ctrl-C. */
 const SHUTDOWN_DEADLINE_MS = 5_000;
@@ -191,7 +194,11 @@ function protectedResource(oauth: ServeOAuth, bound: string): ProtectedResource 
 async function joinCluster(url: string, hasKeys: boolean): Promise<RedisCluster> {
   // Loaded only here, so that serving without Redis never loads the Redis client.
   const { RedisCluster } = await import('../cluster/redis-cluster.js');
-  const cluster = new RedisCluster({ redis: url });
+  // Without keys of its own, the cluster's, rotated daily.
+  const cluster = new RedisCluster({
+    redis: url,
+    requestStateKeys: hasKeys ? undefined : { rotateEveryMs: KEY_ROTATION_MS },
+  });
   try {
     await cluster.whenReady();
   } catch (err) {
@@ -203,14 +210,14 @@ async function joinCluster(url: string, hasKeys: boolean): Promise<RedisCluster>
 }
 
 /**
- * The cluster's requestState key, from Redis: a key of this process alone would refuse every retry that lands
+ * The cluster's requestState keys, from Redis: a key of this process alone would refuse every retry that lands
  * on another process, so serving waits for Redis here (retrying each second) rather than start with one.
  */
-async function clusterKeys(cluster: RedisCluster): Promise<RequestStateKey[]> {
+async function clusterKeys(cluster: RedisCluster): Promise<readonly RequestStateKey[]> {
   for (let waited = false; ; waited = true) {
     try {
       if (waited) await cluster.whenReady();
-      return [requestStateKeyOf(await cluster.requestStateSecret())];
+      return await cluster.requestStateKeys!.refresh();
     } catch (err) {
       log(
         `waiting for Redis, which keeps the requestState key of the cluster (or set ${REQUEST_STATE_SECRET_ENV}): ` +

@@ -17,7 +17,7 @@ import type { StreamableServerTransport } from '../transport/streamable/transpor
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { ClusterEvents } from './event-bus.js';
 import { Replica, type ReplicaHost } from './replica.js';
-import { takeSharedSecret } from './request-state-secret.js';
+import { SharedRequestStateKeys, type SharedRequestStateKeysOptions } from './request-state-keys.js';
 import { redisFailure, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
 
 /** Default `timeoutMs` of `whenReady`. */
@@ -43,6 +43,11 @@ export interface RedisClusterOptions {
    * for the responses that follow it in other processes, instead of waiting forever. Default 2000 ms.
    */
   livenessMs?: number;
+  /**
+   * Seal the Server's `requestState` with keys every process shares through Redis, rotated (see
+   * request-state-keys.ts); the Server's own `requestStateKeys` are replaced once they are read.
+   */
+  requestStateKeys?: SharedRequestStateKeysOptions;
 }
 
 /** A SessionRecord's parts a load hands to `adopt`, with what was heard about the session while it loaded. */
@@ -71,6 +76,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   readonly eventStore: RedisEventStore;
   readonly records: SessionStore;
   readonly keyPrefix: string;
+  /** With the `requestStateKeys` option: the keys the processes share. */
+  readonly requestStateKeys: SharedRequestStateKeys | undefined;
   epoch = 0;
   /** Set by `bind`: the handler's idle timeout (see there). */
   ttlMs = 0;
@@ -127,6 +134,9 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     if (!Number.isSafeInteger(this.livenessMs) || this.livenessMs < 3) {
       throw new RangeError(`livenessMs must be an integer of at least 3, got ${options.livenessMs}`);
     }
+    this.requestStateKeys =
+      options.requestStateKeys &&
+      new SharedRequestStateKeys(this.client, this.keyPrefix, options.requestStateKeys);
     this.records = new SessionStore(this.client, this.keyPrefix, this.bus);
     this.eventStore = new RedisEventStore({
       ...options.eventStore,
@@ -189,6 +199,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     if (this.client.status === 'ready') await this.client.del(this.alive + this.nodeId).catch(ignore);
     this.subscriber.disconnect();
     this.events?.close();
+    this.requestStateKeys?.stop();
     const server = this.host?.server;
     if (server?.shared === this) server.shared = undefined;
     if (!this.ownsClient) return;
@@ -197,11 +208,6 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     } catch {
       this.client.disconnect();
     }
-  }
-
-  /** The secret every process of the cluster seals `requestState` with (see request-state-secret.ts). */
-  requestStateSecret(): Promise<string> {
-    return takeSharedSecret(this.client, this.keyPrefix);
   }
 
   // ---- SessionDirectory ----
@@ -216,6 +222,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.host = host;
     host.server.shared = this;
     this.events = new ClusterEvents(host.server, this.nodeId, (m) => this.broadcast(m));
+    this.requestStateKeys?.attach(host.server.requestStates);
+    this.requestStateKeys?.start(host.clock, this.report);
     this.clock = host.clock;
     // A session idle everywhere for this long ends. A handler whose sessions never time out still bounds what
     // abandoned ones leave in Redis: they live as long as their events do.
