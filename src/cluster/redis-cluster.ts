@@ -16,6 +16,7 @@ import type { Stream } from '../transport/streamable/stream.js';
 import type { StreamableServerTransport } from '../transport/streamable/transport.js';
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { ClusterEvents } from './event-bus.js';
+import { RedisListenLeases } from './listen-leases.js';
 import { Replica, type ReplicaHost } from './replica.js';
 import { SharedRequestStateKeys, type SharedRequestStateKeysOptions } from './request-state-keys.js';
 import { redisFailure, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
@@ -76,6 +77,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   readonly eventStore: RedisEventStore;
   readonly records: SessionStore;
   readonly keyPrefix: string;
+  /** Listen streams per principal, counted over the cluster; leases of `3 × livenessMs`. */
+  readonly listenLeases: RedisListenLeases;
   /** With the `requestStateKeys` option: the keys the processes share. */
   readonly requestStateKeys: SharedRequestStateKeys | undefined;
   epoch = 0;
@@ -137,6 +140,13 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.requestStateKeys =
       options.requestStateKeys &&
       new SharedRequestStateKeys(this.client, this.keyPrefix, options.requestStateKeys);
+    this.listenLeases = new RedisListenLeases(
+      this.client,
+      this.keyPrefix,
+      this.nodeId,
+      3 * this.livenessMs,
+      this.report,
+    );
     this.records = new SessionStore(this.client, this.keyPrefix, this.bus);
     this.eventStore = new RedisEventStore({
       ...options.eventStore,
@@ -200,6 +210,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.subscriber.disconnect();
     this.events?.close();
     this.requestStateKeys?.stop();
+    this.listenLeases.stop();
     const server = this.host?.server;
     if (server?.shared === this) server.shared = undefined;
     if (!this.ownsClient) return;
@@ -224,6 +235,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.events = new ClusterEvents(host.server, this.nodeId, (m) => this.broadcast(m));
     this.requestStateKeys?.attach(host.server.requestStates);
     this.requestStateKeys?.start(host.clock, this.report);
+    this.listenLeases.start(host.clock);
     this.clock = host.clock;
     // A session idle everywhere for this long ends. A handler whose sessions never time out still bounds what
     // abandoned ones leave in Redis: they live as long as their events do.
