@@ -95,8 +95,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   private readonly inbox: string;
   /** Replicas in this process, by session hash. */
   private readonly replicas = new Map<string, Replica>();
-  /** The sessions of the replicas, as `Server.resourceUpdated` asks (`has`). */
-  private readonly sessions = new WeakSet<ServerSession>();
+  /** The replicas by session, as the Server asks (`has`, `tellsListChanges`). */
+  private readonly sessions = new WeakMap<ServerSession, Replica>();
   /** Sessions being loaded, by hash: what is heard about them meanwhile, applied once adopted. */
   private readonly loading = new Map<string, ClusterMessage[]>();
   private host: DirectoryHost | undefined;
@@ -286,7 +286,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     });
     if (transport.isClosed) return;
     this.replicas.set(hash, replica);
-    this.sessions.add(session);
+    this.sessions.set(session, replica);
     transport.replica = replica;
   }
 
@@ -310,7 +310,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     const hash = sessionHash(transport.sessionId!);
     const replica = new Replica(this, transport, hash, loaded);
     this.replicas.set(hash, replica);
-    this.sessions.add(transport.session);
+    this.sessions.set(transport.session, replica);
     transport.replica = replica;
     for (const m of loaded.heard) replica.receive(m);
   }
@@ -340,6 +340,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
 
   has(session: ServerSession): boolean {
     return this.sessions.has(session);
+  }
+
+  tellsListChanges(session: ServerSession): boolean {
+    return this.sessions.get(session)?.lastHeldStandalone ?? false;
   }
 
   // ---- ReplicaHost ----

@@ -1,9 +1,17 @@
-// The modern era (2026-07-28) on several `mcpwire serve --redis` processes: a server event published on any
-// process (a list change, a resource update) reaches the listen streams of every process, once each. Needs
-// `npm run build` first and redis-server on PATH.
+// Several `mcpwire serve --redis` processes: a server event published on any process (a list change, a
+// resource update) reaches the 2026-07-28 listen streams of every process, once each; and a list change made on
+// any process reaches a legacy session once, wherever its GET stream is. Needs `npm run build` first and
+// redis-server on PATH.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type SseReader as Reader, SseReader, sseMessages } from '../../src/test-support/mcp-http.js';
+import {
+  get,
+  openSession,
+  post,
+  type SseReader as Reader,
+  SseReader,
+  sseMessages,
+} from '../../src/test-support/mcp-http.js';
 import { postModern } from '../../src/test-support/modern-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
@@ -96,5 +104,40 @@ test('a toggle_tool and a touch_readme on process B reach listen streams on A an
   } finally {
     await onA.close();
     await onB.close();
+  }
+});
+
+test('a legacy session hears each toggle_tool once, made on the process holding its GET stream or another', {
+  timeout: 30_000,
+}, async () => {
+  const [a, b] = cluster.processes;
+  const sessionId = await openSession(`${a.url}/mcp`);
+  const stream = await get(`${a.url}/mcp`, sessionId);
+  assert.equal(stream.status, 200);
+  const reader = new SseReader(stream);
+  const heard: string[] = [];
+  (async () => {
+    for (let m = await reader.nextMessage(); m !== undefined; m = await reader.nextMessage()) {
+      heard.push(m.message.method);
+    }
+  })();
+  const changes = () => heard.filter((m) => m === 'notifications/tools/list_changed').length;
+  try {
+    // B holds no replica of the session: B's change reaches it through A, which holds its GET stream.
+    await callOn(b.url, 'toggle_tool');
+    await until(() => changes() === 1, 10_000, 'the change made on B');
+    // Now B holds a replica too (a request of the session served there): still once per change.
+    const listed = await post(`${b.url}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { sessionId });
+    assert.equal(listed.status, 200);
+    await listed.text();
+    await callOn(b.url, 'toggle_tool');
+    await until(() => changes() === 2, 10_000, 'the second change made on B');
+    // And a change made on A itself.
+    await callOn(a.url, 'toggle_tool');
+    await until(() => changes() === 3, 10_000, 'the change made on A');
+    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    assert.equal(changes(), 3);
+  } finally {
+    await reader.cancel();
   }
 });
