@@ -4,7 +4,8 @@ import type { RequestStateKey } from '../server/request-state.js';
 /**
  * The environment variable that gives `mcpwire serve` the secret sealing 2026-07-28 `requestState`: every
  * process behind one endpoint needs the same one, or a client's retry that reaches another process is refused.
- * `--workers N` draws one for its workers when it is not set; several hosts set it themselves.
+ * When it is not set, `--redis` takes the cluster's secret from Redis (every host the same), and `--workers N`
+ * alone draws one for its workers.
  */
 export const REQUEST_STATE_SECRET_ENV = 'MCPWIRE_REQUEST_STATE_SECRET';
 
@@ -12,9 +13,12 @@ export const REQUEST_STATE_SECRET_ENV = 'MCPWIRE_REQUEST_STATE_SECRET';
 export function requestStateKeysFromEnv(env: NodeJS.ProcessEnv = process.env): RequestStateKey[] | undefined {
   const secret = env[REQUEST_STATE_SECRET_ENV];
   if (secret === undefined || secret === '') return undefined;
-  // The id names the secret without revealing it, so that every process holding it agrees on the id.
-  const id = `e${createHash('sha256').update(secret).digest('hex').slice(0, 12)}`;
-  return [{ id, secret }];
+  return [requestStateKeyOf(secret)];
+}
+
+/** The key of `secret`: its id names the secret without revealing it, so every process holding it agrees. */
+export function requestStateKeyOf(secret: string): RequestStateKey {
+  return { id: `e${createHash('sha256').update(secret).digest('hex').slice(0, 12)}`, secret };
 }
 
 /** A fresh secret for the workers of one `--workers N` run. */

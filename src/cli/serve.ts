@@ -7,11 +7,12 @@ import { introspectionVerifier } from '../http/introspection-verifier.js';
 import { writeJsonError } from '../http/json-error.js';
 import { fromNode } from '../http/node-adapter.js';
 import { ProtectedResource } from '../http/protected-resource.js';
+import type { RequestStateKey } from '../server/request-state.js';
 import type { Server } from '../server/server.js';
 import { LegacySseHandler } from '../transport/sse/handler.js';
 import { serveStdio } from '../transport/stdio-serve.js';
 import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
-import { requestStateKeysFromEnv } from './request-state-key.js';
+import { REQUEST_STATE_SECRET_ENV, requestStateKeysFromEnv } from './request-state-key.js';
 import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
 
 export interface ServeOptions {
@@ -48,6 +49,9 @@ export interface ServeOAuth {
   requiredScopes: string[];
 }
 
+/** How often `--redis` without MCPWIRE_REQUEST_STATE_SECRET draws a new requestState key for the cluster. */
+const KEY_ROTATION_MS = 24 * 60 * 60 * 1000;
+
 /** How long requests in flight may finish after Ctrl-C. */
 const SHUTDOWN_DEADLINE_MS = 5_000;
 
@@ -56,8 +60,8 @@ const log = (line: string) => process.stderr.write(`mcpwire: ${line}\n`);
 /** `mcpwire serve`: the demo server over HTTP (default) or stdio. Resolves with the exit code. */
 export function serve(options: ServeOptions): Promise<number> {
   if (supervises(options.workers)) return superviseWorkers(options.workers, options, log);
-  const server = createDemoServer({ requestStateKeys: requestStateKeysFromEnv() });
-  return asWorker(options.stdio ? serveOnStdio(server) : serveHttp(server, options));
+  if (!options.stdio) return asWorker(serveHttp(options));
+  return asWorker(serveOnStdio(createDemoServer({ requestStateKeys: requestStateKeysFromEnv() })));
 }
 
 /** Both eras on stdio, the first message choosing; ends when stdin does, or on a signal. */
@@ -96,10 +100,14 @@ function rebindingPolicy(options: ServeOptions): HostOriginPolicy | false | unde
   return false;
 }
 
-async function serveHttp(server: Server, options: ServeOptions): Promise<number> {
+async function serveHttp(options: ServeOptions): Promise<number> {
   const dnsRebindingProtection = rebindingPolicy(options);
   const onerror = (err: Error) => log(err.message);
-  const cluster = options.redis === undefined ? undefined : await joinCluster(options.redis);
+  const envKeys = requestStateKeysFromEnv();
+  const cluster =
+    options.redis === undefined ? undefined : await joinCluster(options.redis, envKeys !== undefined);
+  const requestStateKeys = envKeys ?? (cluster === undefined ? undefined : await clusterKeys(cluster));
+  const server = createDemoServer({ requestStateKeys });
   // Listening first: the resource a token must be for names the port actually bound. No request can arrive
   // before the listener below is attached, in the same turn.
   const http = createServer();
@@ -179,19 +187,45 @@ function protectedResource(oauth: ServeOAuth, bound: string): ProtectedResource 
 }
 
 /**
- * The cluster of every process serving sessions through the Redis at `url`. Serving starts even when Redis cannot
- * be reached yet: requests get a 503 saying so until it can, and the connection is retried on its own.
+ * The cluster of every process serving sessions through the Redis at `url`. With requestState keys of its own
+ * (`hasKeys`), serving starts even when Redis cannot be reached yet: requests get a 503 saying so until it can,
+ * and the connection is retried on its own.
  */
-async function joinCluster(url: string): Promise<RedisCluster> {
+async function joinCluster(url: string, hasKeys: boolean): Promise<RedisCluster> {
   // Loaded only here, so that serving without Redis never loads the Redis client.
   const { RedisCluster } = await import('../cluster/redis-cluster.js');
-  const cluster = new RedisCluster({ redis: url });
+  // Without keys of its own, the cluster's, rotated daily.
+  const cluster = new RedisCluster({
+    redis: url,
+    requestStateKeys: hasKeys ? undefined : { rotateEveryMs: KEY_ROTATION_MS },
+  });
   try {
     await cluster.whenReady();
   } catch (err) {
-    log(`warning: ${(err as Error).message}; serving anyway: requests get 503 until Redis answers`);
+    // Without keys of its own, `clusterKeys` waits for Redis instead, and says so.
+    if (hasKeys)
+      log(`warning: ${(err as Error).message}; serving anyway: requests get 503 until Redis answers`);
   }
   return cluster;
+}
+
+/**
+ * The cluster's requestState keys, from Redis: a key of this process alone would refuse every retry that lands
+ * on another process, so serving waits for Redis here (retrying each second) rather than start with one.
+ */
+async function clusterKeys(cluster: RedisCluster): Promise<readonly RequestStateKey[]> {
+  for (let waited = false; ; waited = true) {
+    try {
+      if (waited) await cluster.whenReady();
+      return await cluster.requestStateKeys!.refresh();
+    } catch (err) {
+      log(
+        `waiting for Redis, which keeps the requestState key of the cluster (or set ${REQUEST_STATE_SECRET_ENV}): ` +
+          (err as Error).message,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
 
 function listen(http: HttpServer, port: number, host: string): Promise<void> {

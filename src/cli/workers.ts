@@ -103,7 +103,7 @@ async function pinPort(host: string): Promise<void> {
  */
 export async function superviseWorkers(
   count: number,
-  listen: { host: string; port: number },
+  listen: { host: string; port: number; redis?: string },
   log: (line: string) => void,
 ): Promise<number> {
   if (listen.port === 0) await pinPort(listen.host);
@@ -118,10 +118,10 @@ export async function superviseWorkers(
     let result = 0;
     let forceTimer: NodeJS.Timeout | undefined;
 
-    // Every worker seals requestState with the same key, so a retry may reach any of them.
-    const shared = {
-      [REQUEST_STATE_SECRET_ENV]: process.env[REQUEST_STATE_SECRET_ENV] || drawRequestStateSecret(),
-    };
+    // Every worker seals requestState with the same key, so a retry may reach any of them; with Redis, every
+    // worker of every host takes the cluster's from there.
+    const secret = process.env[REQUEST_STATE_SECRET_ENV] || (listen.redis ? '' : drawRequestStateSecret());
+    const shared = { [REQUEST_STATE_SECRET_ENV]: secret };
     const fork = (slot: number) => {
       const announce = slot === 0 && !announced;
       const worker = cluster.fork(announce ? { ...shared, [ANNOUNCE_ENV]: '1' } : shared);

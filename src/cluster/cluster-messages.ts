@@ -1,9 +1,10 @@
 // What the processes of a cluster tell each other over Redis pub/sub, as JSON. `s` is always the session's hash
 // (see sessionHash): session ids, which are credentials, never travel. The bus reaches every process; a node
-// channel reaches one.
+// channel reaches one. Server events (`event`) name no session: they are the service's.
 
 import type { JsonRpcMessage, JsonRpcNotification } from '../jsonrpc/types.js';
 import type { LoggingLevel } from '../protocol/types.js';
+import type { ServerEvent } from '../server/server-events.js';
 
 /** A session's shared state after change number `n` (published by the change script itself, in its order). */
 export interface StateMessage {
@@ -54,6 +55,14 @@ export interface ForwardMessage {
   readonly m: JsonRpcMessage;
 }
 
+/** A server event (list change, resource update) published by process `by`, for every other process. */
+export interface EventMessage {
+  readonly k: 'event';
+  readonly by: string;
+  readonly e: ServerEvent;
+}
+
+/** What concerns one session. */
 export type ClusterMessage =
   | StateMessage
   | HoldMessage
@@ -62,8 +71,11 @@ export type ClusterMessage =
   | AppendMessage
   | ForwardMessage;
 
+/** Anything heard on the bus or a node channel. */
+export type BusMessage = ClusterMessage | EventMessage;
+
 /** The message in `text`, or undefined when it is not one (from a process of another version, say). */
-export function parseClusterMessage(text: string): ClusterMessage | undefined {
+export function parseClusterMessage(text: string): BusMessage | undefined {
   let m: unknown;
   try {
     m = JSON.parse(text);
@@ -72,6 +84,7 @@ export function parseClusterMessage(text: string): ClusterMessage | undefined {
   }
   if (typeof m !== 'object' || m === null) return undefined;
   const { k, s } = m as { k?: unknown; s?: unknown };
+  if (k === 'event') return isEventMessage(m) ? m : undefined;
   if (typeof s !== 'string') return undefined;
   switch (k) {
     case 'state':
@@ -84,4 +97,11 @@ export function parseClusterMessage(text: string): ClusterMessage | undefined {
     default:
       return undefined;
   }
+}
+
+function isEventMessage(m: object): m is EventMessage {
+  const { by, e } = m as { by?: unknown; e?: Partial<Record<string, unknown>> };
+  if (typeof by !== 'string' || typeof e !== 'object' || e === null) return false;
+  if (e.type === 'lists_changed') return typeof e.kinds === 'number';
+  return e.type === 'resource_updated' && typeof e.uri === 'string';
 }

@@ -9,4 +9,9 @@ export {
   RedisCluster,
   type RedisClusterOptions,
 } from './redis-cluster.js';
+export {
+  DEFAULT_KEY_PROPAGATION_MS,
+  SharedRequestStateKeys,
+  type SharedRequestStateKeysOptions,
+} from './request-state-keys.js';
 export { type SessionRecord, SessionStore, type SharedState, sessionHash } from './session-store.js';

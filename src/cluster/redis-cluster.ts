@@ -14,8 +14,11 @@ import type {
 } from '../transport/streamable/session-directory.js';
 import type { Stream } from '../transport/streamable/stream.js';
 import type { StreamableServerTransport } from '../transport/streamable/transport.js';
-import { type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
+import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
+import { ClusterEvents } from './event-bus.js';
+import { RedisListenLeases } from './listen-leases.js';
 import { Replica, type ReplicaHost } from './replica.js';
+import { SharedRequestStateKeys, type SharedRequestStateKeysOptions } from './request-state-keys.js';
 import { redisFailure, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
 
 /** Default `timeoutMs` of `whenReady`. */
@@ -41,6 +44,11 @@ export interface RedisClusterOptions {
    * for the responses that follow it in other processes, instead of waiting forever. Default 2000 ms.
    */
   livenessMs?: number;
+  /**
+   * Seal the Server's `requestState` with keys every process shares through Redis, rotated (see
+   * request-state-keys.ts); the Server's own `requestStateKeys` are replaced once they are read.
+   */
+  requestStateKeys?: SharedRequestStateKeysOptions;
 }
 
 /** A SessionRecord's parts a load hands to `adopt`, with what was heard about the session while it loaded. */
@@ -69,6 +77,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   readonly eventStore: RedisEventStore;
   readonly records: SessionStore;
   readonly keyPrefix: string;
+  /** Listen streams per principal, counted over the cluster; leases of `3 × livenessMs`. */
+  readonly listenLeases: RedisListenLeases;
+  /** With the `requestStateKeys` option: the keys the processes share. */
+  readonly requestStateKeys: SharedRequestStateKeys | undefined;
   epoch = 0;
   /** Set by `bind`: the handler's idle timeout (see there). */
   ttlMs = 0;
@@ -83,11 +95,13 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   private readonly inbox: string;
   /** Replicas in this process, by session hash. */
   private readonly replicas = new Map<string, Replica>();
-  /** The sessions of the replicas, as `Server.resourceUpdated` asks (`has`). */
-  private readonly sessions = new WeakSet<ServerSession>();
+  /** The replicas by session, as the Server asks (`has`, `tellsListChanges`). */
+  private readonly sessions = new WeakMap<ServerSession, Replica>();
   /** Sessions being loaded, by hash: what is heard about them meanwhile, applied once adopted. */
   private readonly loading = new Map<string, ClusterMessage[]>();
   private host: DirectoryHost | undefined;
+  /** The Server's events, to and from the other processes (from `bind`). */
+  private events: ClusterEvents | undefined;
   private subscribed = false;
   private subscribedOnce = false;
   /** A connection to Redis was lost since the last resync: messages may have been missed. */
@@ -123,6 +137,16 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     if (!Number.isSafeInteger(this.livenessMs) || this.livenessMs < 3) {
       throw new RangeError(`livenessMs must be an integer of at least 3, got ${options.livenessMs}`);
     }
+    this.requestStateKeys =
+      options.requestStateKeys &&
+      new SharedRequestStateKeys(this.client, this.keyPrefix, options.requestStateKeys);
+    this.listenLeases = new RedisListenLeases(
+      this.client,
+      this.keyPrefix,
+      this.nodeId,
+      3 * this.livenessMs,
+      this.report,
+    );
     this.records = new SessionStore(this.client, this.keyPrefix, this.bus);
     this.eventStore = new RedisEventStore({
       ...options.eventStore,
@@ -184,6 +208,9 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     // Streams this process still wrote end sooner for their followers elsewhere.
     if (this.client.status === 'ready') await this.client.del(this.alive + this.nodeId).catch(ignore);
     this.subscriber.disconnect();
+    this.events?.close();
+    this.requestStateKeys?.stop();
+    this.listenLeases.stop();
     const server = this.host?.server;
     if (server?.shared === this) server.shared = undefined;
     if (!this.ownsClient) return;
@@ -205,6 +232,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     }
     this.host = host;
     host.server.shared = this;
+    this.events = new ClusterEvents(host.server, this.nodeId, (m) => this.broadcast(m));
+    this.requestStateKeys?.attach(host.server.requestStates);
+    this.requestStateKeys?.start(host.clock, this.report);
+    this.listenLeases.start(host.clock);
     this.clock = host.clock;
     // A session idle everywhere for this long ends. A handler whose sessions never time out still bounds what
     // abandoned ones leave in Redis: they live as long as their events do.
@@ -255,7 +286,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     });
     if (transport.isClosed) return;
     this.replicas.set(hash, replica);
-    this.sessions.add(session);
+    this.sessions.set(session, replica);
     transport.replica = replica;
   }
 
@@ -279,7 +310,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     const hash = sessionHash(transport.sessionId!);
     const replica = new Replica(this, transport, hash, loaded);
     this.replicas.set(hash, replica);
-    this.sessions.add(transport.session);
+    this.sessions.set(transport.session, replica);
     transport.replica = replica;
     for (const m of loaded.heard) replica.receive(m);
   }
@@ -311,6 +342,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     return this.sessions.has(session);
   }
 
+  tellsListChanges(session: ServerSession): boolean {
+    return this.sessions.get(session)?.lastHeldStandalone ?? false;
+  }
+
   // ---- ReplicaHost ----
 
   readonly report = (err: unknown): void => {
@@ -325,7 +360,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     }
   }
 
-  broadcast(m: ClusterMessage): void {
+  broadcast(m: BusMessage): void {
     this.client.publish(this.bus, JSON.stringify(m)).catch((err) => this.report(redisFailure(err)));
   }
 
@@ -359,6 +394,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       this.report(
         new Error(`Ignored a message between cluster processes that is not one: ${text.slice(0, 200)}`),
       );
+      return;
+    }
+    if (m.k === 'event') {
+      this.events?.receive(m);
       return;
     }
     const replica = this.replicas.get(m.s);

@@ -162,6 +162,15 @@ export class Replica implements SessionReplica {
     }
   }
 
+  /**
+   * This process is the last known to have held the session's GET stream: it tells the session of list
+   * changes, whichever process's list changed, so that the session hears each once (recorded in the stream, it
+   * reaches the client now or on resumption). No process does while the session never opened it.
+   */
+  get lastHeldStandalone(): boolean {
+    return this.transport.conn.standalone !== undefined && !this.holders.has(this.standaloneId);
+  }
+
   get standaloneOpen(): boolean {
     return this.standaloneSeen;
   }

@@ -46,26 +46,42 @@ const BIND_TAG_BYTES = 16;
  * endpoint must share keys, or a retry that lands elsewhere is refused ('unknown-key').
  */
 export class RequestStateSealer {
-  readonly #keys = new Map<string, Buffer>();
-  readonly #signer: string;
+  #keys = new Map<string, Buffer>();
+  #signer = '';
   readonly #ttlMs: number;
   readonly #maxBytes: number;
   readonly #clock: Pick<Clock, 'now'>;
 
   /** Throws when a key is malformed, an id repeats, the list is empty, or an option is out of range. */
   constructor(keys: readonly RequestStateKey[] | undefined, options: RequestStateOptions = {}) {
-    const list = keys ?? [
-      { id: 'p' + randomBytes(6).toString('hex'), secret: randomBytes(MIN_SECRET_BYTES) },
-    ];
+    this.setKeys(
+      keys ?? [{ id: 'p' + randomBytes(6).toString('hex'), secret: randomBytes(MIN_SECRET_BYTES) }],
+    );
+    this.#ttlMs = positive('ttlMs', options.ttlMs ?? 300_000);
+    this.#maxBytes = positive('maxBytes', options.maxBytes ?? 64 * 1024);
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** How long a sealed state stays valid. */
+  get ttlMs(): number {
+    return this.#ttlMs;
+  }
+
+  /**
+   * Replaces the keys, as the constructor takes them (the first signs; all open), e.g. when a cluster's shared
+   * keys rotate. Throws, leaving the keys as they were, when the list is not one the constructor accepts.
+   */
+  setKeys(list: readonly RequestStateKey[]): void {
     if (list.length === 0)
       throw new Error('RequestStateSealer: give at least one key, or none for a per-process key');
+    const keys = new Map<string, Buffer>();
     for (const key of list) {
       if (typeof key.id !== 'string' || !KEY_ID.test(key.id)) {
         throw new Error(
           `RequestStateSealer: key id ${JSON.stringify(key.id)} must be 1-32 of A-Z a-z 0-9 _ -`,
         );
       }
-      if (this.#keys.has(key.id)) throw new Error(`RequestStateSealer: key id "${key.id}" is given twice`);
+      if (keys.has(key.id)) throw new Error(`RequestStateSealer: key id "${key.id}" is given twice`);
       const secret =
         typeof key.secret === 'string' ? Buffer.from(key.secret, 'utf8') : Buffer.from(key.secret);
       if (secret.length < MIN_SECRET_BYTES) {
@@ -73,12 +89,10 @@ export class RequestStateSealer {
           `RequestStateSealer: the secret of key "${key.id}" has ${secret.length} bytes; it needs at least 32`,
         );
       }
-      this.#keys.set(key.id, secret);
+      keys.set(key.id, secret);
     }
+    this.#keys = keys;
     this.#signer = list[0].id;
-    this.#ttlMs = positive('ttlMs', options.ttlMs ?? 300_000);
-    this.#maxBytes = positive('maxBytes', options.maxBytes ?? 64 * 1024);
-    this.#clock = options.clock ?? systemClock;
   }
 
   /**

@@ -4,11 +4,12 @@ export const ListKind = { Tools: 1, Resources: 2, Prompts: 4 } as const;
 /**
  * What a server tells its clients without being asked: lists that changed (one event per tick, `kinds` a set
  * of `ListKind` bits) and a resource that was updated. Legacy sessions and modern listen streams each
- * subscribe; each decides what its client asked for.
+ * subscribe; each decides what its client asked for. `remote`: published by another process of a cluster
+ * (see src/cluster/event-bus.ts), so not to be sent to the others again.
  */
 export type ServerEvent =
-  | { readonly type: 'lists_changed'; readonly kinds: number }
-  | { readonly type: 'resource_updated'; readonly uri: string };
+  | { readonly type: 'lists_changed'; readonly kinds: number; readonly remote?: true }
+  | { readonly type: 'resource_updated'; readonly uri: string; readonly remote?: true };
 
 export type ServerEventListener = (event: ServerEvent) => void;
 

@@ -122,6 +122,8 @@ export interface SharedSessions {
   resourceUpdated(uri: string): void;
   /** True when `session` is one of them: `resourceUpdated` leaves it to this. */
   has(session: ServerSession): boolean;
+  /** Whether this process tells shared `session` of list changes (its own and other processes'). */
+  tellsListChanges(session: ServerSession): boolean;
 }
 
 /**
@@ -361,10 +363,13 @@ export class Server {
       return;
     }
     const kinds = event.kinds;
+    const shared = this.shared;
     for (const session of this.sessions) {
       // A session learns of a list only through the capabilities it was announced.
       const announced = session.serverCapabilities;
       if (!session.initialized || announced === undefined) continue;
+      // One process tells a shared session, of every process's changes.
+      if (shared?.has(session) && !shared.tellsListChanges(session)) continue;
       if (kinds & TOOLS && announced.tools?.listChanged) session.sendShared(TOOLS_CHANGED);
       if (kinds & RESOURCES && announced.resources?.listChanged) session.sendShared(RESOURCES_CHANGED);
       if (kinds & PROMPTS && announced.prompts?.listChanged) session.sendShared(PROMPTS_CHANGED);

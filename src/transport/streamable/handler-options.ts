@@ -109,7 +109,10 @@ export interface StreamableHTTPOptions {
   eras?: 'both' | 'legacy' | 'modern';
   /** Listen streams (`subscriptions/listen`) this handler holds at most; past it 503. Default 1,000. */
   maxListenStreams?: number;
-  /** Listen streams one principal may hold at once; past it 429. Default 32. */
+  /**
+   * Listen streams one principal may hold at once (with a `cluster`, over all its processes); past it 429.
+   * Default 32.
+   */
   maxListenStreamsPerPrincipal?: number;
   /** Timers for idle sessions, keep-alives and the shutdown deadline. Default: the system clock. */
   clock?: Clock;

@@ -145,6 +145,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
             this.refuse,
             options.maxListenStreams ?? DEFAULT_MAX_LISTEN_STREAMS,
             options.maxListenStreamsPerPrincipal ?? DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL,
+            cluster?.listenLeases,
           );
     cluster?.bind(this);
   }

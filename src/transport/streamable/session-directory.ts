@@ -3,6 +3,7 @@ import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../
 import type { ClientCapabilities, Implementation } from '../../protocol/types.js';
 import type { Server } from '../../server/server.js';
 import type { Clock } from '../../session/clock.js';
+import type { ListenLeases } from './modern/listen-streams.js';
 import type { Stream } from './stream.js';
 import type { StreamableServerTransport } from './transport.js';
 
@@ -43,6 +44,8 @@ export interface SessionDirectory {
   readonly nodeId: string;
   /** The event store every process shares: the handler records every stream in it. */
   readonly eventStore: EventStore;
+  /** Counts listen streams per principal over every process (optional: else each process counts its own). */
+  readonly listenLeases?: ListenLeases;
   /** Called once, by the handler that uses the directory, before it serves anything. */
   bind(host: DirectoryHost): void;
   /** Why the shared state cannot be reached now (every request gets a 503 saying so), or undefined. Cheap. */

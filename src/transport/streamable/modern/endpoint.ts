@@ -5,7 +5,7 @@ import type { JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types
 import { tooManyMcpHeaders } from '../../../protocol/mcp-headers.js';
 import { Method } from '../../../protocol/types.js';
 import { admitModern } from '../../../server/modern-admission.js';
-import { ListenStreams } from './listen-streams.js';
+import { type ListenLeases, ListenStreams } from './listen-streams.js';
 import { type ModernHost, ModernPost } from './modern-post.js';
 
 const NO_HEADERS: Readonly<Record<string, string>> = {};
@@ -25,8 +25,9 @@ export class ModernEndpoint {
     private readonly refuse: Refuse,
     maxListenStreams: number,
     maxListenStreamsPerPrincipal: number,
+    leases: ListenLeases | undefined,
   ) {
-    this.listens = new ListenStreams(host, maxListenStreams, maxListenStreamsPerPrincipal);
+    this.listens = new ListenStreams(host, maxListenStreams, maxListenStreamsPerPrincipal, leases);
   }
 
   serve(exchange: HttpExchange, message: JsonRpcRequest | JsonRpcNotification): void {

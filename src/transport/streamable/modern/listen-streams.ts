@@ -16,6 +16,16 @@ export const DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL = 32;
 /** Why a listen was refused: the status and message the client gets, as `refuse` sends them. */
 export type ListenRefusal = (status: number, code: number, message: string, retryAfterS?: number) => void;
 
+/** The per-principal bound counted across the processes of a cluster (src/cluster/listen-leases.ts). */
+export interface ListenLeases {
+  /**
+   * Counts one more listen stream of `principal` (undefined: anonymous) unless it holds `max` already, over
+   * every process; resolves with what uncounts it, or undefined at the bound. Rejects when the count cannot be
+   * reached (Redis down).
+   */
+  acquire(principal: string | undefined, max: number): Promise<(() => void) | undefined>;
+}
+
 /**
  * The `subscriptions/listen` streams of one handler, bounded in number per process and per principal (the
  * stream that would pass a bound is refused with 503 or 429 and a JSON-RPC error, which `onerror` hears, so
@@ -25,11 +35,15 @@ export type ListenRefusal = (status: number, code: number, message: string, retr
 export class ListenStreams {
   private readonly streams = new Set<Subscription>();
   private readonly byPrincipal = new Map<unknown, number>();
+  /** Listens waiting for the cluster's count. */
+  private pending = 0;
 
   constructor(
     private readonly host: ModernHost,
     readonly maxStreams: number,
     readonly maxPerPrincipal: number,
+    /** With a cluster: the per-principal bound is counted there too (string principals, or anonymous). */
+    private readonly leases?: ListenLeases,
   ) {}
 
   /** Listen streams open now. */
@@ -39,7 +53,7 @@ export class ListenStreams {
 
   serve(exchange: HttpExchange, request: JsonRpcRequest, refuse: ListenRefusal): void {
     const principal = exchange.principal;
-    if (this.streams.size >= this.maxStreams) {
+    if (this.streams.size + this.pending >= this.maxStreams) {
       refuse(
         503,
         ErrorCode.InternalError,
@@ -57,6 +71,48 @@ export class ListenStreams {
       );
       return;
     }
+    // Counted here at once, so that concurrent listens see each other while the cluster's count is asked.
+    this.byPrincipal.set(principal, held + 1);
+    const leases = this.leases;
+    if (leases === undefined || (principal !== undefined && typeof principal !== 'string')) {
+      this.open(exchange, request, principal, undefined);
+      return;
+    }
+    this.pending++;
+    leases.acquire(principal, this.maxPerPrincipal).then(
+      (release) => {
+        this.pending--;
+        if (release === undefined) {
+          this.uncount(principal);
+          refuse(
+            429,
+            ErrorCode.InternalError,
+            `Too Many Requests: this client holds its maximum of ${this.maxPerPrincipal} listen streams across the servers of this service; close one first`,
+          );
+        } else if (exchange.closed) {
+          this.uncount(principal);
+          release();
+        } else this.open(exchange, request, principal, release);
+      },
+      (err: Error) => {
+        this.pending--;
+        this.uncount(principal);
+        refuse(503, ErrorCode.InternalError, `Service Unavailable: ${err.message}`, 1);
+      },
+    );
+  }
+
+  /** Ends every stream gracefully, each with its listen result (shutdown). */
+  endAll(): void {
+    for (const subscription of this.streams) subscription.end();
+  }
+
+  private open(
+    exchange: HttpExchange,
+    request: JsonRpcRequest,
+    principal: unknown,
+    release: (() => void) | undefined,
+  ): void {
     const server = this.host.server;
     const filter = (request.params as { notifications: SubscriptionFilter }).notifications;
     const writer = new SseWriter(exchange, this.host.writerOptions);
@@ -65,19 +121,18 @@ export class ListenStreams {
       end: () => writer.close(),
     });
     this.streams.add(subscription);
-    this.byPrincipal.set(principal, held + 1);
     exchange.onClose(() => {
       subscription.cancel();
       if (!this.streams.delete(subscription)) return;
-      const left = this.byPrincipal.get(principal)! - 1;
-      if (left === 0) this.byPrincipal.delete(principal);
-      else this.byPrincipal.set(principal, left);
+      this.uncount(principal);
+      release?.();
     });
     subscription.start();
   }
 
-  /** Ends every stream gracefully, each with its listen result (shutdown). */
-  endAll(): void {
-    for (const subscription of this.streams) subscription.end();
+  private uncount(principal: unknown): void {
+    const left = this.byPrincipal.get(principal)! - 1;
+    if (left === 0) this.byPrincipal.delete(principal);
+    else this.byPrincipal.set(principal, left);
   }
 }

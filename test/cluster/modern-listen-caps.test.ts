@@ -1,0 +1,90 @@
+// The per-principal bound on listen streams (32 by default; anonymous clients are one principal) counted over
+// every `mcpwire serve --redis` process: 16 streams on each of two processes reach it, so a 33rd is refused on
+// either; closing one frees one; a process killed with -9 stops counting once its leases lapse. Needs
+// `npm run build` first and redis-server on PATH.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { SseReader } from '../../src/test-support/mcp-http.js';
+import { postModern } from '../../src/test-support/modern-http.js';
+import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
+import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
+import { within } from '../../src/test-support/time-limit.js';
+import { DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL as MAX } from '../../src/transport/streamable/modern/listen-streams.js';
+
+let redis: RedisServer;
+let cluster: ProcessCluster;
+const open: SseReader[] = [];
+
+before(async () => {
+  redis = await startRedisServer();
+  cluster = await startProcessCluster(2, { redis: redis.url });
+});
+
+after(async () => {
+  await Promise.all(open.map((r) => r.cancel()));
+  await cluster?.stopAll();
+  await redis?.stop();
+});
+
+let nextId = 0;
+
+/** Opens a listen on one process: its reader once acknowledged, or the refusal's status and message. */
+async function listenOn(base: string): Promise<SseReader | { status: number; message: string }> {
+  const res = await postModern(`${base}/mcp`, `l${nextId++}`, 'subscriptions/listen', {
+    notifications: { toolsListChanged: true },
+  });
+  if (res.status !== 200) {
+    const body = (await res.json()) as { error: { message: string } };
+    return { status: res.status, message: body.error.message };
+  }
+  const reader = new SseReader(res);
+  const ack = await within(reader.nextMessage(), 10_000, 'a listen ack');
+  assert.equal(ack?.message.method, 'notifications/subscriptions/acknowledged');
+  open.push(reader);
+  return reader;
+}
+
+function refused(outcome: Awaited<ReturnType<typeof listenOn>>): { status: number; message: string } {
+  assert.ok(!(outcome instanceof SseReader), 'the listen was served');
+  return outcome;
+}
+
+test('the bound holds across processes, frees with a close, and with the death of a process', {
+  timeout: 60_000,
+}, async () => {
+  const [a, b] = cluster.processes;
+  const onB: SseReader[] = [];
+  for (let i = 0; i < MAX / 2; i++) {
+    assert.ok((await listenOn(a.url)) instanceof SseReader, `listen ${i} on A`);
+    const r = await listenOn(b.url);
+    assert.ok(r instanceof SseReader, `listen ${i} on B`);
+    onB.push(r);
+  }
+  for (const p of [a, b]) {
+    const no = refused(await listenOn(p.url));
+    assert.equal(no.status, 429);
+    assert.match(no.message, /maximum of 32 listen streams across the servers/);
+  }
+
+  // A stream closed on B frees its place, which A may take.
+  await onB.pop()!.cancel();
+  let took: Awaited<ReturnType<typeof listenOn>> | undefined;
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    took = await listenOn(a.url);
+    if (took instanceof SseReader) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.ok(took instanceof SseReader, 'the freed place was taken');
+  assert.equal(refused(await listenOn(b.url)).status, 429);
+
+  // A dies with its 17 streams: each stops counting once its lease lapses (within 3 × 2 s), and B serves 17
+  // more, one by one as they lapse; then the bound holds again.
+  await cluster.kill(0, 'SIGKILL');
+  let served = 0;
+  for (const deadline = Date.now() + 20_000; served < MAX / 2 + 1 && Date.now() < deadline; ) {
+    if ((await listenOn(b.url)) instanceof SseReader) served++;
+    else await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  assert.equal(served, MAX / 2 + 1, 'the places of the dead process were freed');
+  assert.equal(refused(await listenOn(b.url)).status, 429);
+});
