@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
 import type { ClientSession } from '../../src/client/client-session.js';
 import type { Listen, ListenEvent } from '../../src/client/listen.js';
+import { listenReader } from '../../src/test-support/listen-reader.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
 import {
@@ -47,14 +48,7 @@ function servedFetch(log: { method: string; backend: string | null }[]): typeof 
   };
 }
 
-function reader(listen: Listen) {
-  const events = listen[Symbol.asyncIterator]();
-  return async (label: string): Promise<ListenEvent> => {
-    const next = await within(events.next(), LIMIT, label);
-    assert.equal(next.done, false, `the listen ended before ${label}`);
-    return next.value;
-  };
-}
+const reader = (listen: Listen) => listenReader(listen, LIMIT);
 
 const what = (e: ListenEvent) => (e.type === 'notification' ? e.notification.method : e.type);
 

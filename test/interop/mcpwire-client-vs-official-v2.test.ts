@@ -8,6 +8,7 @@ import { Client, type ClientOptions } from '../../src/client/client.js';
 import type { ClientSession } from '../../src/client/client-session.js';
 import type { Listen, ListenEvent } from '../../src/client/listen.js';
 import type { CreateMessageRequestParams } from '../../src/protocol/types.js';
+import { listenReader } from '../../src/test-support/listen-reader.js';
 import {
   type OfficialV2Server,
   README_TEXT,
@@ -71,15 +72,7 @@ function recorder(cut?: (sent: Sent, res: Response) => Response) {
   return { fetch: wrapped, sent };
 }
 
-/** Reads a Listen one event at a time, each within LIMIT. */
-function reader(listen: Listen) {
-  const events = listen[Symbol.asyncIterator]();
-  return async (label: string): Promise<ListenEvent> => {
-    const next = await within(events.next(), LIMIT, label);
-    assert.equal(next.done, false, `the listen ended before ${label}`);
-    return next.value;
-  };
-}
+const reader = (listen: Listen) => listenReader(listen, LIMIT);
 
 const methodOf = (event: ListenEvent) =>
   event.type === 'notification' ? event.notification.method : event.type;
