@@ -39,11 +39,14 @@ export async function cliSignIn(
         .end(PAGE('Nothing is waiting here.'));
       return;
     }
-    const error = url.searchParams.get('error');
+    // The same page whatever the query says: an `error` is not to be shown before the OAuthClient has
+    // checked `state` and `iss` (RFC 9207), and the terminal says how the sign-in ended.
     res
       .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
       .end(
-        PAGE(error === null ? 'Signed in: you can close this tab.' : `Sign-in failed: ${escapeHtml(error)}.`),
+        PAGE(
+          'mcpwire call has the answer: you can close this tab (the terminal says whether you are signed in).',
+        ),
       );
     // The query is what counts (code and state, or error): the OAuthClient checks it.
     waiting(url);
@@ -111,8 +114,4 @@ function savedPort(redirectUri: string | undefined): number {
   if (redirectUri === undefined || !URL.canParse(redirectUri)) return 0;
   const url = new URL(redirectUri);
   return url.hostname === '127.0.0.1' && url.pathname === '/callback' ? Number(url.port) : 0;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -27,7 +27,7 @@ async function signIn(run: TerminalRun): Promise<URL> {
   });
   const url = new URL(SIGN_IN.exec(run.shown())![1]);
   const page = await fetch(url);
-  assert.match(await page.text(), /Signed in: you can close this tab/);
+  assert.match(await page.text(), /mcpwire call has the answer: you can close this tab/);
   return url;
 }
 
