@@ -8,7 +8,7 @@
 // It starts its own redis-server (no persistence, on a free port) and prints a table with the CPU each call
 // costs, in mcpwire and in redis-server, so the overhead of Redis is stated, not guessed.
 //
-//   npm run build && node bench/cluster.mjs [--quick] [--workers 1,2,4] [--duration 10] [--warmup 2]
+//   npm run build && node bench/cluster.mjs [--quick] [--scenario calls|modern] [--workers 1,2,4] [--duration 10] [--warmup 2]
 //                                           [--sessions 32] [--out results.jsonl]
 //
 // The server is this file run with --serve: the demo server of `mcpwire serve` has no echo tool of the shape
@@ -35,6 +35,7 @@ const { values: a } = parseArgs({
     redis: { type: 'string' },
     workers: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    scenario: { type: 'string', default: 'calls' },
     duration: { type: 'string' },
     warmup: { type: 'string' },
     sessions: { type: 'string', default: '32' },
@@ -100,7 +101,7 @@ async function serveOne(announce, log) {
 async function drive() {
   if (a.help) {
     console.log(
-      'usage: node bench/cluster.mjs [--quick] [--workers 1,2,4] [--duration S] [--warmup S] [--sessions N] [--out FILE]',
+      'usage: node bench/cluster.mjs [--quick] [--scenario calls|modern] [--workers 1,2,4] [--duration S] [--warmup S] [--sessions N] [--out FILE]',
     );
     return 0;
   }
@@ -118,6 +119,11 @@ async function drive() {
   const duration = a.duration ?? (a.quick ? '3' : '10');
   const warmup = a.warmup ?? (a.quick ? '1' : '2');
   const counts = (a.workers ?? '1,2,4').split(',').map(Number);
+  // `modern`: 2026-07-28 requests, no session (bench.mjs's modern scenario); `calls`: legacy sessions.
+  if (a.scenario !== 'calls' && a.scenario !== 'modern') {
+    console.error(`--scenario must be calls or modern, not ${JSON.stringify(a.scenario)}`);
+    return 1;
+  }
 
   const redis = await startRedis();
   const runs = [];
@@ -128,7 +134,12 @@ async function drive() {
     ];
     for (const setup of setups) {
       if (setup.redis) await redisCommand(redis.port, 'FLUSHALL');
-      const run = await measure(setup, redis, { duration, warmup, sessions: a.sessions });
+      const run = await measure(setup, redis, {
+        duration,
+        warmup,
+        sessions: a.sessions,
+        scenario: a.scenario,
+      });
       runs.push(run);
       console.error(`${label(setup)}: ${Math.round(run.result.calls_per_s ?? 0)} calls/s`);
     }
@@ -136,7 +147,7 @@ async function drive() {
     await redis.stop();
   }
   if (a.out) writeFileSync(a.out, runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  console.log(table(runs, { duration, warmup, sessions: a.sessions }));
+  console.log(table(runs, { duration, warmup, sessions: a.sessions, scenario: a.scenario }));
   return runs.some((r) => r.result.error || r.result.errors) ? 1 : 0;
 }
 
@@ -145,7 +156,7 @@ const label = (s) =>
     ? `Redis, ${s.processes} ${s.processes === 1 ? 'process' : 'worker processes'}`
     : 'in-memory, 1 process';
 
-/** Starts the server for `setup`, runs the calls scenario against it, and reads CPU use over the measured window. */
+/** Starts the server for `setup`, runs the scenario (`calls` or `modern`) against it, and reads CPU use over the measured window. */
 async function measure(setup, redis, o) {
   const args = [here('./cluster.mjs'), '--serve', '--port', '0'];
   if (setup.redis) args.push('--redis', redis.url);
@@ -171,7 +182,7 @@ async function measure(setup, redis, o) {
       process.execPath,
       [
         here('./bench.mjs'),
-        'calls',
+        o.scenario,
         '--url',
         url,
         '--duration',
@@ -244,7 +255,7 @@ function table(runs, o) {
     return `| ${cells.join(' | ')} |`;
   });
   const lines = [
-    `calls scenario: ${o.sessions} sessions, tools/call echo back to back, ${o.duration} s measured after ${o.warmup} s warmup; ` +
+    `${o.scenario} scenario: ${o.sessions} ${o.scenario === 'modern' ? 'clients (2026-07-28, no session)' : 'sessions'}, tools/call echo back to back, ${o.duration} s measured after ${o.warmup} s warmup; ` +
       `${availableParallelism()} CPUs shared by the server processes, redis-server and the load generator; Node ${process.version}`,
     '',
     '| setup | calls/s | vs in-memory | p50 / p99 ms | server CPU % | redis CPU % | CPU µs per call (mcpwire + redis) | Redis commands per call | load generator CPU % | errors |',
