@@ -54,12 +54,20 @@ export function listsOnlyLegacy(data: unknown): boolean {
   );
 }
 
-/** The JSON-RPC codes that only a modern server answers with (without an HTTP status to go by). */
 const MODERN_CODES: ReadonlySet<number> = new Set([
   ErrorCode.HeaderMismatch,
   ErrorCode.MissingRequiredClientCapability,
   ErrorCode.UnsupportedProtocolVersion,
 ]);
+
+/**
+ * True for an error only a modern server answers with: -32020, -32021, -32022, and -32601 when it came with
+ * HTTP 404 (`status`; without one, as on stdio, -32601 is what a legacy server answers too). After one, the
+ * legacy transports are never tried.
+ */
+export function isModernRefusal(code: unknown, status?: number): boolean {
+  return MODERN_CODES.has(code as number) || (code === ErrorCode.MethodNotFound && status === 404);
+}
 
 /**
  * The probe over a connection with no HTTP status to read (stdio, memory): `server/discover` within
@@ -91,7 +99,7 @@ export async function probeConnection(
           continue;
         }
       }
-      if (MODERN_CODES.has(err.code) && !listsOnlyLegacy(err.data)) {
+      if (isModernRefusal(err.code) && !listsOnlyLegacy(err.data)) {
         throw new McpError(
           err.code,
           `The server speaks 2026-07-28 or later but refused server/discover: ${err.message}`,

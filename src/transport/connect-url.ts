@@ -1,5 +1,6 @@
 import type { Client, ClientConnectOptions } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
+import { isModernRefusal } from '../client/probe.js';
 import type { EraVerdict } from '../client/session-era.js';
 import { VerdictCache } from '../client/verdict-cache.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
@@ -49,13 +50,6 @@ export interface ConnectUrlOptions {
 
 /** The answers to a POSTed initialize that mean "not a Streamable HTTP endpoint" (spec: backwards compatibility). */
 const LEGACY_STATUSES = new Set([400, 404, 405]);
-
-/** Codes only a modern server answers with: after one, the legacy SSE transport is never tried. */
-const MODERN_CODES = new Set([
-  ErrorCode.HeaderMismatch,
-  ErrorCode.MissingRequiredClientCapability,
-  ErrorCode.UnsupportedProtocolVersion,
-]);
 
 /**
  * Connects `client` to the MCP server at `url` and resolves with the ready session, in the era the client
@@ -217,14 +211,13 @@ function withSteps(err: unknown, steps: string[]): unknown {
   return new AggregateError([err], message);
 }
 
-/** The code of a refusal of initialize whose body is an error only a modern server sends. */
-function modernRefusal(err: StreamableHttpError): number | undefined {
+/** The error of a refusal of initialize whose body is one only a modern server sends. */
+function modernRefusal(
+  err: StreamableHttpError,
+): { code: number; data?: { supported?: unknown } } | undefined {
   try {
     const error = JSON.parse(err.body ?? '')?.error;
-    const code = error?.code;
-    return MODERN_CODES.has(code) || (code === ErrorCode.MethodNotFound && err.status === 404)
-      ? code
-      : undefined;
+    return isModernRefusal(error?.code, err.status) ? error : undefined;
   } catch {
     return undefined;
   }
@@ -233,15 +226,11 @@ function modernRefusal(err: StreamableHttpError): number | undefined {
 /** A modern server's refusal of initialize, said as such: the legacy transports are not what it serves. */
 function explained(err: unknown): unknown {
   if (!(err instanceof StreamableHttpError)) return err;
-  const code = modernRefusal(err);
-  if (code === undefined) return err;
-  let supported = '';
-  try {
-    const list = JSON.parse(err.body ?? '')?.error?.data?.supported;
-    if (Array.isArray(list)) supported = ` (it serves ${list.join(', ')})`;
-  } catch {
-    // the code alone says it
-  }
+  const refusal = modernRefusal(err);
+  if (refusal === undefined) return err;
+  const code = refusal.code;
+  const list = refusal.data?.supported;
+  const supported = Array.isArray(list) ? ` (it serves ${list.join(', ')})` : '';
   return new StreamableHttpError(
     `${err.message} [${code}: an error only a 2026-07-28 or later server sends${supported}, so the legacy ` +
       "HTTP+SSE transport was not tried; connect with era 'auto' or 'modern']",

@@ -1,6 +1,12 @@
 import { createParser } from 'eventsource-parser';
 import type { Client } from '../../../client/client.js';
-import { correctedVersion, listsOnlyLegacy, type ProbeOutcome, readDiscover } from '../../../client/probe.js';
+import {
+  correctedVersion,
+  isModernRefusal,
+  listsOnlyLegacy,
+  type ProbeOutcome,
+  readDiscover,
+} from '../../../client/probe.js';
 import { withEnvelope } from '../../../client/request-envelope.js';
 import { ErrorCode, McpError } from '../../../jsonrpc/errors.js';
 import { Method } from '../../../protocol/types.js';
@@ -57,12 +63,7 @@ export async function probeHttp(
         continue;
       }
     }
-    if (
-      error.code === ErrorCode.UnsupportedProtocolVersion ||
-      error.code === ErrorCode.HeaderMismatch ||
-      error.code === ErrorCode.MissingRequiredClientCapability ||
-      (error.code === ErrorCode.MethodNotFound && status === 404)
-    ) {
+    if (isModernRefusal(error.code, status)) {
       throw new McpError(
         error.code,
         `${url} speaks the 2026-07-28 era or later but refused server/discover (${said}); not falling back to ` +
