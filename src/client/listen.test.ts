@@ -22,7 +22,7 @@ import {
 import { until, within } from '../test-support/time-limit.js';
 import { createMemoryPair } from '../transport/memory.js';
 import { ModernStdio } from '../transport/stdio-modern.js';
-import { ModernHttpClientConnection } from '../transport/streamable/modern/client-connection.js';
+import { ModernHTTPClientConnection } from '../transport/streamable/modern/client-connection.js';
 import { Client } from './client.js';
 import type { ListenEvent } from './listen.js';
 
@@ -62,7 +62,7 @@ async function listenServer(
       sendJson(res, result(m.id, { tools: [] }));
     }, capabilities),
   );
-  const session = await within(by.connect(new ModernHttpClientConnection(server.url)), 10_000, 'connect');
+  const session = await within(by.connect(new ModernHTTPClientConnection(server.url)), 10_000, 'connect');
   return {
     server,
     session,

@@ -17,7 +17,7 @@ import { within } from '../test-support/time-limit.js';
 import { toolText } from '../test-support/tool-text.js';
 import { createMemoryPair } from '../transport/memory.js';
 import { ModernStdio } from '../transport/stdio-modern.js';
-import { ModernHttpClientConnection } from '../transport/streamable/modern/client-connection.js';
+import { ModernHTTPClientConnection } from '../transport/streamable/modern/client-connection.js';
 import { Client, type ClientOptions } from './client.js';
 import type { ClientSession } from './client-session.js';
 
@@ -135,7 +135,7 @@ describe('ModernEra over a scripted server', () => {
       new Client(
         { name: 'era-test', version: '1' },
         { requestTimeout: 5000, maxInputRounds: 3, ...options },
-      ).connect(new ModernHttpClientConnection(server.url));
+      ).connect(new ModernHTTPClientConnection(server.url));
     session = await within(
       connect({ elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) } }),
       10_000,

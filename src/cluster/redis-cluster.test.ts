@@ -28,7 +28,7 @@ import {
   startRoundRobinProxy,
 } from '../test-support/round-robin-proxy.js';
 import { until, within } from '../test-support/time-limit.js';
-import { StreamableHttpClientConnection } from '../transport/streamable/client-transport.js';
+import { StreamableHTTPClientConnection } from '../transport/streamable/client-transport.js';
 import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
 import type { StreamableHTTPOptions } from '../transport/streamable/handler-options.js';
 import { RedisCluster, type RedisClusterOptions } from './redis-cluster.js';
@@ -136,7 +136,7 @@ async function connect(url: string) {
       elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
     },
   );
-  const connection = new StreamableHttpClientConnection(url, { fetch: recordingFetch });
+  const connection = new StreamableHTTPClientConnection(url, { fetch: recordingFetch });
   const session = await client.connect(connection);
   const notifications: JsonRpcNotification[] = [];
   session.on('notification', (n) => {

@@ -20,7 +20,7 @@ export const REFUSED_BODY_DRAIN_MS = 5_000;
  * ignored; `onClose` listeners run exactly once, when the exchange ends for any reason (the response
  * was ended or dropped here, or the client went away).
  */
-export interface HttpExchange extends HeaderSource {
+export interface HTTPExchange extends HeaderSource {
   /** The request method as sent, e.g. `POST`. */
   readonly method: string;
   /**

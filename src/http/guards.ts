@@ -4,7 +4,7 @@ import type { HeaderSource } from './exchange.js';
 // undefined when the request passes (allocating nothing beyond lower-casing a header), or why not.
 
 /** Why a guard refused a request: the HTTP status and a message a person can act on, for `writeJsonError`. */
-export interface HttpRejection {
+export interface HTTPRejection {
   status: number;
   message: string;
 }
@@ -57,7 +57,7 @@ export function isLoopbackAddress(address: string | undefined): boolean {
 
 /** What the Host and Origin guard reads of a request. */
 export interface HostSource extends HeaderSource {
-  /** The authority of an absolute-form request target, checked instead of Host (see `HttpExchange.authority`). */
+  /** The authority of an absolute-form request target, checked instead of Host (see `HTTPExchange.authority`). */
   readonly authority?: string | undefined;
 }
 
@@ -65,7 +65,7 @@ export interface HostSource extends HeaderSource {
  * Host first (421: this server is not the one addressed), then Origin (403, as the spec requires). The authority
  * of an absolute-form target is checked in place of Host, which RFC 9112 §3.2.2 then tells a server to ignore.
  */
-export function checkHostAndOrigin(request: HostSource, policy: HostOriginPolicy): HttpRejection | undefined {
+export function checkHostAndOrigin(request: HostSource, policy: HostOriginPolicy): HTTPRejection | undefined {
   if (policy.allowedHosts !== undefined) {
     const authority = request.authority;
     if (authority !== undefined) {
@@ -149,7 +149,7 @@ const MEDIA_JSON = 'application/json';
 export function checkAccept(
   header: string | undefined,
   needs: readonly ('application/json' | 'text/event-stream')[],
-): HttpRejection | undefined {
+): HTTPRejection | undefined {
   const h = header === undefined ? '' : header.toLowerCase();
   for (const need of needs) {
     if (!accepts(h, need)) {
@@ -163,7 +163,7 @@ export function checkAccept(
 }
 
 /** The request body must be declared `application/json`; parameters such as `charset=utf-8` are fine. */
-export function checkContentType(header: string | undefined): HttpRejection | undefined {
+export function checkContentType(header: string | undefined): HTTPRejection | undefined {
   if (header !== undefined) {
     const h = header.toLowerCase();
     let start = 0;

@@ -1,12 +1,12 @@
 import { type Parsed, parseMessage } from '../jsonrpc/parse.js';
-import { BodyTooLargeError, type HttpExchange } from './exchange.js';
+import { BodyTooLargeError, type HTTPExchange } from './exchange.js';
 import { checkContentType, checkHostAndOrigin, type HostOriginPolicy } from './guards.js';
 import type { JsonErrorOptions } from './json-error.js';
 import type { ProtectedResource } from './protected-resource.js';
 
 /** How a transport refuses a request: a status, a JSON-RPC error body saying `message`, and its `onerror`. */
 export type Refuse = (
-  exchange: HttpExchange,
+  exchange: HTTPExchange,
   status: number,
   message: string,
   options?: JsonErrorOptions,
@@ -24,7 +24,7 @@ export type ParsedBody = Exclude<Parsed, { kind: 'invalid' }>;
  * be read: 400). Every refusal goes through the transport's `refuse`, so it reaches the client and `onerror`
  * the same way whichever transport refused.
  */
-export class HttpIntake {
+export class HTTPIntake {
   // The Host (or target authority) and Origin of the last request the guards let in: the verdict depends on
   // nothing else, and a server's clients send the same few, so most requests are let in by one comparison.
   private passedHost: string | undefined;
@@ -39,7 +39,7 @@ export class HttpIntake {
   ) {}
 
   /** True (at once, or once the token is checked) when the request may be served; false once it was refused. */
-  admit(exchange: HttpExchange): boolean | Promise<boolean> {
+  admit(exchange: HTTPExchange): boolean | Promise<boolean> {
     const policy = this.policy;
     if (policy !== undefined) {
       const host = exchange.header('host');
@@ -65,7 +65,7 @@ export class HttpIntake {
   }
 
   /** The request's message, read and parsed once; undefined once it was refused. */
-  read(exchange: HttpExchange): Promise<ParsedBody | undefined> {
+  read(exchange: HTTPExchange): Promise<ParsedBody | undefined> {
     const wrongType = checkContentType(exchange.header('content-type'));
     if (wrongType !== undefined) {
       this.refuse(exchange, wrongType.status, wrongType.message);
@@ -84,7 +84,7 @@ export class HttpIntake {
     );
   }
 
-  private parse(exchange: HttpExchange, text: string): ParsedBody | undefined {
+  private parse(exchange: HTTPExchange, text: string): ParsedBody | undefined {
     const parsed = parseMessage(text);
     if (parsed.kind === 'invalid') {
       this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });

@@ -1,6 +1,6 @@
 import { errorResponse } from '../jsonrpc/errors.js';
 import type { JsonRpcErrorObject, RequestId } from '../jsonrpc/types.js';
-import type { HttpExchange } from './exchange.js';
+import type { HTTPExchange } from './exchange.js';
 
 /** The JSON-RPC "server error" code the transports use for rejections that have no better code. */
 export const HTTP_REJECTION_CODE = -32000;
@@ -24,7 +24,7 @@ export interface JsonErrorOptions {
  * has begun), the status can no longer change and the response is just ended.
  */
 export function writeJsonError(
-  exchange: HttpExchange,
+  exchange: HTTPExchange,
   status: number,
   message: string,
   options?: JsonErrorOptions,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { describe, test } from 'node:test';
 import { listenLoopback, rawConnect, rawRequest, readAll } from '../test-support/http-loopback.js';
-import { BodyTooLargeError, type HttpExchange } from './exchange.js';
+import { BodyTooLargeError, type HTTPExchange } from './exchange.js';
 import { writeJsonError } from './json-error.js';
 import { fromNode } from './node-adapter.js';
 
@@ -30,9 +30,9 @@ async function bodyServer(limit: number) {
  * A server that turns its request into an open event stream: `prepare` runs on the exchange, then the head is
  * flushed. `open()` connects a raw client that GETs it and resolves once the server has flushed the head.
  */
-async function streamServer(prepare: (ex: HttpExchange) => void = () => {}) {
-  let opened!: (ex: HttpExchange) => void;
-  const streaming = new Promise<HttpExchange>((resolve) => {
+async function streamServer(prepare: (ex: HTTPExchange) => void = () => {}) {
+  let opened!: (ex: HTTPExchange) => void;
+  const streaming = new Promise<HTTPExchange>((resolve) => {
     opened = resolve;
   });
   const server = await listenLoopback((req, res) => {

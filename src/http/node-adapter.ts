@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   BodyTooLargeError,
-  type HttpExchange,
+  type HTTPExchange,
   REFUSED_BODY_DRAIN_BYTES,
   REFUSED_BODY_DRAIN_MS,
 } from './exchange.js';
@@ -17,11 +17,11 @@ const SLASH = 0x2f;
  * this is the hot path. Status and headers are set on the response without sending them, so a body
  * given to `end` goes out with its head in one system call, with a Content-Length.
  */
-export function fromNode(req: IncomingMessage, res: ServerResponse): HttpExchange {
+export function fromNode(req: IncomingMessage, res: ServerResponse): HTTPExchange {
   return new NodeExchange(req, res);
 }
 
-class NodeExchange extends ExchangeBase implements HttpExchange {
+class NodeExchange extends ExchangeBase implements HTTPExchange {
   private headerRecord: Readonly<Record<string, string>> | undefined;
   /** An oversized body's rest is being read and dropped (`refuseRest`) until this is false again. */
   private draining = false;

@@ -1,5 +1,5 @@
 import type { MessageInfo } from '../session/connection.js';
-import type { HttpExchange } from './exchange.js';
+import type { HTTPExchange } from './exchange.js';
 
 /**
  * `ctx.transport` for the messages of one POST: the principal the transport names, and the POST's
@@ -7,7 +7,7 @@ import type { HttpExchange } from './exchange.js';
  */
 export class PostInfo implements MessageInfo {
   constructor(
-    private readonly post: HttpExchange,
+    private readonly post: HTTPExchange,
     readonly principal: string | undefined,
   ) {}
 

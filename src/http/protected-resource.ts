@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpExchange } from './exchange.js';
+import type { HTTPExchange } from './exchange.js';
 import { type JsonErrorOptions, writeJsonError } from './json-error.js';
 import { fromNode } from './node-adapter.js';
 import { fromWeb } from './web-adapter.js';
@@ -88,7 +88,7 @@ export class ProtectedResource {
   }
 
   /** The grant of the request's token, or why it is refused. */
-  async check(exchange: HttpExchange): Promise<TokenGrant | Refusal> {
+  async check(exchange: HTTPExchange): Promise<TokenGrant | Refusal> {
     const header = exchange.header('authorization');
     const match = header === undefined ? null : BEARER.exec(header);
     if (match === null) {
@@ -138,8 +138,8 @@ export class ProtectedResource {
    * transport's own way to refuse, which reports it) and the challenge, and resolves false.
    */
   async admit(
-    exchange: HttpExchange,
-    refuse: (exchange: HttpExchange, status: number, message: string, options: JsonErrorOptions) => void,
+    exchange: HTTPExchange,
+    refuse: (exchange: HTTPExchange, status: number, message: string, options: JsonErrorOptions) => void,
   ): Promise<boolean> {
     const checked = await this.check(exchange);
     if ('status' in checked) {
@@ -165,7 +165,7 @@ export class ProtectedResource {
     return response;
   }
 
-  private serveMetadata(exchange: HttpExchange): void {
+  private serveMetadata(exchange: HTTPExchange): void {
     if (exchange.method !== 'GET' && exchange.method !== 'HEAD') {
       writeJsonError(exchange, 405, 'Method Not Allowed: the metadata is read with GET', {
         headers: { allow: 'GET, HEAD' },

@@ -3,7 +3,7 @@ import { get } from 'node:http';
 import { describe, test } from 'node:test';
 import { ManualClock } from '../session/manual-clock.js';
 import { listenLoopback, rawConnect, readAll } from '../test-support/http-loopback.js';
-import type { HttpExchange } from './exchange.js';
+import type { HTTPExchange } from './exchange.js';
 import { fromNode } from './node-adapter.js';
 import { OVERFLOW_GRACE_MS, SseWriter } from './sse-writer.js';
 import { fromWeb } from './web-adapter.js';
@@ -28,8 +28,8 @@ function spiedExchange() {
 
 /** Resolves with the writer the server made for the next request. */
 function nextWriter(options: ConstructorParameters<typeof SseWriter>[1]) {
-  let resolveWriter!: (w: { writer: SseWriter; exchange: HttpExchange }) => void;
-  const made = new Promise<{ writer: SseWriter; exchange: HttpExchange }>((resolve) => {
+  let resolveWriter!: (w: { writer: SseWriter; exchange: HTTPExchange }) => void;
+  const made = new Promise<{ writer: SseWriter; exchange: HTTPExchange }>((resolve) => {
     resolveWriter = resolve;
   });
   const handler = (req: Parameters<typeof fromNode>[0], res: Parameters<typeof fromNode>[1]) => {

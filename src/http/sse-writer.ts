@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../session/clock.js';
-import type { HttpExchange } from './exchange.js';
+import type { HTTPExchange } from './exchange.js';
 import { formatRetry, formatSseEvent, type SseEvent } from './sse-event.js';
 
 /** A comment every 15 s keeps proxies and load balancers from closing an idle stream. */
@@ -34,7 +34,7 @@ export interface SseWriterOptions {
  * a stream whose every event was known before its response began.
  */
 export function sendSseBody(
-  exchange: HttpExchange,
+  exchange: HTTPExchange,
   body: string,
   headers?: Readonly<Record<string, string>>,
 ): void {
@@ -65,7 +65,7 @@ export class SseWriter {
   private wrote = false;
 
   constructor(
-    private readonly exchange: HttpExchange,
+    private readonly exchange: HTTPExchange,
     options?: SseWriterOptions,
   ) {
     this.clock = options?.clock ?? systemClock;
@@ -102,7 +102,7 @@ export class SseWriter {
 
   /**
    * Undefined when every event written so far has been handed on, or the stream is closed; otherwise a
-   * promise that resolves once they have been, or the stream closed (see `HttpExchange.flushed`).
+   * promise that resolves once they have been, or the stream closed (see `HTTPExchange.flushed`).
    */
   flushed(): Promise<void> | undefined {
     return this.closed ? undefined : this.exchange.flushed();

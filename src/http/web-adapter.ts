@@ -1,6 +1,6 @@
 import {
   BodyTooLargeError,
-  type HttpExchange,
+  type HTTPExchange,
   REFUSED_BODY_DRAIN_BYTES,
   REFUSED_BODY_DRAIN_MS,
 } from './exchange.js';
@@ -16,7 +16,7 @@ export interface FromWebOptions {
 
 /** An exchange over a web-standard `Request`, and the `Response` it produces. */
 export interface WebExchange {
-  exchange: HttpExchange;
+  exchange: HTTPExchange;
   /**
    * Settles when the handler first sends something: on `end` as a plain `Response` with the whole
    * body, on `flushHeaders` or the first `write` as a streamed one (SSE). A handler must always answer.
@@ -58,7 +58,7 @@ async function drop(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<vo
   }
 }
 
-class WebRequestExchange extends ExchangeBase implements HttpExchange {
+class WebRequestExchange extends ExchangeBase implements HTTPExchange {
   readonly response: Promise<Response>;
   private settle!: (response: Response) => void;
   private status = 200;
@@ -70,7 +70,7 @@ class WebRequestExchange extends ExchangeBase implements HttpExchange {
   private isClosed = false;
   private destroyed = false;
   private targetCache: string | undefined;
-  /** A `Request.url` is absolute whatever form the target had: Host is what was sent (see `HttpExchange`). */
+  /** A `Request.url` is absolute whatever form the target had: Host is what was sent (see `HTTPExchange`). */
   readonly authority = undefined;
 
   constructor(

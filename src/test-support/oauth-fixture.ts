@@ -3,7 +3,7 @@ import type { ClientSession } from '../client/client-session.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import { ProtectedResource } from '../http/protected-resource.js';
 import { OAuthClient, type OAuthClientOptions } from '../transport/oauth/oauth-client.js';
-import { StreamableHttpClientConnection } from '../transport/streamable/client-transport.js';
+import { StreamableHTTPClientConnection } from '../transport/streamable/client-transport.js';
 import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
 import { startAuthorizationServer, type TestAuthorizationServer } from './authorization-server.js';
 import { serveOn } from './mcp-http.js';
@@ -78,7 +78,7 @@ export async function startOAuthFixture(): Promise<OAuthFixture> {
       }),
     connect: (auth) => {
       const client = new Client({ name: 'oauth-test', version: '1' }, { requestTimeout: 10_000 });
-      return client.connect(new StreamableHttpClientConnection(serverUrl, { fetch: auth.fetch }));
+      return client.connect(new StreamableHTTPClientConnection(serverUrl, { fetch: auth.fetch }));
     },
     reset() {
       as.reset();

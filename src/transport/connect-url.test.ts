@@ -11,10 +11,10 @@ import { toolText } from '../test-support/tool-text.js';
 import { connectUrl } from './connect-url.js';
 import { SseClientConnection } from './sse/client.js';
 import { LegacySseHandler } from './sse/handler.js';
-import { StreamableHttpError } from './streamable/client-errors.js';
-import { StreamableHttpClientConnection } from './streamable/client-transport.js';
+import { StreamableHTTPError } from './streamable/client-errors.js';
+import { StreamableHTTPClientConnection } from './streamable/client-transport.js';
 import { StreamableHTTPHandler } from './streamable/handler.js';
-import { ModernHttpClientConnection } from './streamable/modern/client-connection.js';
+import { ModernHTTPClientConnection } from './streamable/modern/client-connection.js';
 
 const client = new Client(
   { name: 'connect-url-test', version: '1' },
@@ -53,7 +53,7 @@ describe('connectUrl against our own server', () => {
     requests.length = 0;
     const session = await within(connectUrl(client, `${base}/mcp`), 10_000, 'connect');
     try {
-      assert.ok(session.connection instanceof ModernHttpClientConnection);
+      assert.ok(session.connection instanceof ModernHTTPClientConnection);
       assert.equal(session.era, 'modern');
       assert.equal(session.serverInfo.name, 'mcpwire-demo');
       assert.equal(toolText(await session.callTool('echo', { message: 'new' })), 'Echo: new');
@@ -68,7 +68,7 @@ describe('connectUrl against our own server', () => {
     const legacyClient = new Client({ name: 'connect-url-test', version: '1' }, { era: 'legacy' });
     const session = await within(connectUrl(legacyClient, `${base}/mcp`), 10_000, 'connect');
     try {
-      assert.ok(session.connection instanceof StreamableHttpClientConnection);
+      assert.ok(session.connection instanceof StreamableHTTPClientConnection);
       assert.equal(session.era, 'legacy');
       assert.equal(toolText(await session.callTool('echo', { message: 'old' })), 'Echo: old');
     } finally {
@@ -78,7 +78,7 @@ describe('connectUrl against our own server', () => {
 
   test('auto on the legacy /sse falls back after the 405 to POST, on the same URL', async () => {
     requests.length = 0;
-    const refusals: StreamableHttpError[] = [];
+    const refusals: StreamableHTTPError[] = [];
     const session = await within(
       connectUrl(client, `${base}/sse`, { onFallback: (err) => refusals.push(err) }),
       10_000,
@@ -104,7 +104,7 @@ describe('connectUrl against our own server', () => {
     requests.length = 0;
     await assert.rejects(
       within(connectUrl(client, `${base}/sse`, { transport: 'http' }), 10_000, 'connect'),
-      (err: StreamableHttpError) => err instanceof StreamableHttpError && err.status === 405,
+      (err: StreamableHTTPError) => err instanceof StreamableHTTPError && err.status === 405,
     );
     assert.deepEqual(requests, ['POST /sse', 'POST /sse']);
     requests.length = 0;
@@ -139,7 +139,7 @@ test('a 401 to initialize is reported as it is, with no fallback', async () => {
     await assert.rejects(
       within(connectUrl(client, `http://127.0.0.1:${http.port}/mcp`), 10_000, 'connect'),
       (err: Error) => {
-        assert.ok(err instanceof StreamableHttpError);
+        assert.ok(err instanceof StreamableHTTPError);
         assert.equal(err.status, 401);
         assert.match(err.message, /HTTP 401/);
         return true;

@@ -8,13 +8,13 @@ import type { RetryPolicy } from '../session/retry-policy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../session/session.js';
 import { OAuthError } from './oauth/oauth-error.js';
 import { SseClientConnection, type SseClientOptions } from './sse/client.js';
-import { StreamableHttpError } from './streamable/client-errors.js';
+import { StreamableHTTPError } from './streamable/client-errors.js';
 import {
-  StreamableHttpClientConnection,
-  type StreamableHttpClientOptions,
+  StreamableHTTPClientConnection,
+  type StreamableHTTPClientOptions,
 } from './streamable/client-transport.js';
-import { ModernHttpClientConnection } from './streamable/modern/client-connection.js';
-import { probeHttp } from './streamable/modern/probe-http.js';
+import { ModernHTTPClientConnection } from './streamable/modern/client-connection.js';
+import { probeHTTP } from './streamable/modern/probe-http.js';
 
 /** Which HTTP transport `connectUrl` speaks: `'auto'` tries Streamable HTTP and falls back to HTTP+SSE. */
 export type UrlTransport = 'auto' | 'http' | 'sse';
@@ -39,11 +39,11 @@ export interface ConnectUrlOptions {
   /** The most time, in ms, the whole handshake may take (fallback included). Default: the client's requestTimeout. */
   timeout?: number;
   /** Further options of the Streamable HTTP client. */
-  streamable?: Omit<StreamableHttpClientOptions, SharedOption>;
+  streamable?: Omit<StreamableHTTPClientOptions, SharedOption>;
   /** Further options of the legacy HTTP+SSE client. */
   sse?: Omit<SseClientOptions, SharedOption>;
   /** Told when `'auto'` falls back to the legacy transport, with the refusal that made it do so. */
-  onFallback?: (refusal: StreamableHttpError) => void;
+  onFallback?: (refusal: StreamableHTTPError) => void;
   /** What an earlier negotiation with this endpoint found (`session.verdict`): skips the probe while it holds. */
   prior?: EraVerdict;
 }
@@ -118,7 +118,7 @@ async function connectAs(
   deadline: number | undefined,
 ): Promise<ClientSession> {
   if (verdict.era === 'modern') {
-    return client.connect(new ModernHttpClientConnection(url, shared(options)), {
+    return client.connect(new ModernHTTPClientConnection(url, shared(options)), {
       ...handshake(options, deadline),
       prior: verdict,
     });
@@ -145,7 +145,7 @@ async function negotiate(
     );
   const steps: string[] = [];
   if (client.modernVersions.length > 0) {
-    const outcome = await probeHttp(String(url), client, {
+    const outcome = await probeHTTP(String(url), client, {
       ...shared(options),
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       // As long as any request may take: a sign-in (the OAuth fetch's, on the probe's 401) happens within it,
@@ -154,7 +154,7 @@ async function negotiate(
       signal: options.signal,
     });
     if (outcome.era === 'modern') {
-      return client.connect(new ModernHttpClientConnection(url, shared(options)), {
+      return client.connect(new ModernHTTPClientConnection(url, shared(options)), {
         ...handshake(options, deadline),
         start: outcome.start,
       });
@@ -167,7 +167,7 @@ async function negotiate(
       );
     }
   }
-  let refusal: StreamableHttpError;
+  let refusal: StreamableHTTPError;
   try {
     const session = await client.connect(streamable(url, options), {
       ...handshake(options, deadline),
@@ -175,16 +175,16 @@ async function negotiate(
     });
     return withTransport(session, 'http');
   } catch (err) {
-    const status = err instanceof StreamableHttpError ? err.status : undefined;
+    const status = err instanceof StreamableHTTPError ? err.status : undefined;
     if (
       mode === 'http' ||
       status === undefined ||
       !LEGACY_STATUSES.has(status) ||
-      modernRefusal(err as StreamableHttpError) !== undefined
+      modernRefusal(err as StreamableHTTPError) !== undefined
     ) {
       throw withSteps(explained(err), steps);
     }
-    refusal = err as StreamableHttpError;
+    refusal = err as StreamableHTTPError;
   }
   steps.push(`initialize got ${refusal.message}`);
   options.onFallback?.(refusal);
@@ -206,14 +206,14 @@ async function negotiate(
 function withSteps(err: unknown, steps: string[]): unknown {
   if (steps.length === 0 || !(err instanceof Error)) return err;
   const message = `${steps.join('; ')}; then initialize failed: ${err.message}`;
-  if (err instanceof StreamableHttpError)
-    return new StreamableHttpError(message, err.status, err.body, { cause: err });
+  if (err instanceof StreamableHTTPError)
+    return new StreamableHTTPError(message, err.status, err.body, { cause: err });
   return new AggregateError([err], message);
 }
 
 /** The error of a refusal of initialize whose body is one only a modern server sends. */
 function modernRefusal(
-  err: StreamableHttpError,
+  err: StreamableHTTPError,
 ): { code: number; data?: { supported?: unknown } } | undefined {
   try {
     const error = JSON.parse(err.body ?? '')?.error;
@@ -225,13 +225,13 @@ function modernRefusal(
 
 /** A modern server's refusal of initialize, said as such: the legacy transports are not what it serves. */
 function explained(err: unknown): unknown {
-  if (!(err instanceof StreamableHttpError)) return err;
+  if (!(err instanceof StreamableHTTPError)) return err;
   const refusal = modernRefusal(err);
   if (refusal === undefined) return err;
   const code = refusal.code;
   const list = refusal.data?.supported;
   const supported = Array.isArray(list) ? ` (it serves ${list.join(', ')})` : '';
-  return new StreamableHttpError(
+  return new StreamableHTTPError(
     `${err.message} [${code}: an error only a 2026-07-28 or later server sends${supported}, so the legacy ` +
       "HTTP+SSE transport was not tried; connect with era 'auto' or 'modern']",
     err.status,
@@ -243,7 +243,7 @@ function explained(err: unknown): unknown {
 function isAuthFailure(err: unknown): boolean {
   return (
     err instanceof OAuthError ||
-    (err instanceof StreamableHttpError && (err.status === 401 || err.status === 403))
+    (err instanceof StreamableHTTPError && (err.status === 401 || err.status === 403))
   );
 }
 
@@ -257,8 +257,8 @@ function shared(options: ConnectUrlOptions) {
   return { fetch: options.fetch, headers: options.headers, authHeaders: options.authHeaders };
 }
 
-function streamable(url: string | URL, options: ConnectUrlOptions): StreamableHttpClientConnection {
-  return new StreamableHttpClientConnection(url, {
+function streamable(url: string | URL, options: ConnectUrlOptions): StreamableHTTPClientConnection {
+  return new StreamableHTTPClientConnection(url, {
     ...options.streamable,
     ...shared(options),
     retry: options.retry,

@@ -20,8 +20,8 @@ import {
 import { until } from '../../src/test-support/time-limit.js';
 import { toolText as text } from '../../src/test-support/tool-text.js';
 import {
-  StreamableHttpClientConnection,
-  type StreamableHttpClientOptions,
+  StreamableHTTPClientConnection,
+  type StreamableHTTPClientOptions,
 } from '../../src/transport/streamable/client-transport.js';
 
 const TEST_TIMEOUT_MS = 30_000;
@@ -63,12 +63,12 @@ interface Exchange {
 }
 
 /** The Streamable HTTP client with its HTTP exchanges and what it delivered to the session recorded. */
-class TappedConnection extends StreamableHttpClientConnection {
+class TappedConnection extends StreamableHTTPClientConnection {
   readonly delivered: JsonRpcMessage[] = [];
   readonly restarts: Error[] = [];
   readonly exchanges: Exchange[];
 
-  constructor(url: string, options: StreamableHttpClientOptions = {}) {
+  constructor(url: string, options: StreamableHTTPClientOptions = {}) {
     const exchanges: Exchange[] = [];
     super(url, { ...options, fetch: recordingFetch(exchanges) });
     this.exchanges = exchanges;

@@ -67,7 +67,7 @@ describe('HTTP intake of both eras, fuzzed', () => {
       verifier: { verify: (token) => GRANTS[token] },
     });
     const onerror = (e: Error) => {
-      if (e.name !== 'HttpRejectionError') internal.push(e);
+      if (e.name !== 'HTTPRejectionError') internal.push(e);
     };
     streamable = new StreamableHTTPHandler(server, { auth: resource, onerror, keepAliveMs: 0 });
     legacy = new LegacySseHandler(server, { auth: resource, keepAliveMs: 0 });

@@ -14,7 +14,7 @@ import { type LoopbackServer, listenLoopback } from '../../src/test-support/http
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 import { connectUrl } from '../../src/transport/connect-url.js';
-import { StreamableHttpClientConnection } from '../../src/transport/streamable/client-transport.js';
+import { StreamableHTTPClientConnection } from '../../src/transport/streamable/client-transport.js';
 
 const LIMIT = 10_000;
 let http: LoopbackServer;
@@ -69,7 +69,7 @@ test('auto against the SDK 1.32.2 Streamable HTTP server: discover refused, then
     assert.equal(session.era, 'legacy');
     assert.equal(session.verdict.era, 'legacy');
     assert.equal(session.verdict.era === 'legacy' && session.verdict.transport, 'http');
-    assert.ok(session.connection instanceof StreamableHttpClientConnection);
+    assert.ok(session.connection instanceof StreamableHTTPClientConnection);
     assert.equal(session.protocolVersion, '2025-11-25');
     assert.equal(session.serverInfo.name, 'sdk-v1-server');
     assert.equal(toolText(await within(session.callTool('echo', { message: 'v1' }), LIMIT, 'echo')), 'v1');

@@ -15,7 +15,7 @@ import { CLI } from '../../src/test-support/cli-run.js';
 import { freePort } from '../../src/test-support/free-port.js';
 import { until } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { StreamableHttpClientConnection } from '../../src/transport/streamable/client-transport.js';
+import { StreamableHTTPClientConnection } from '../../src/transport/streamable/client-transport.js';
 
 const TEST_TIMEOUT_MS = 15_000;
 
@@ -92,7 +92,7 @@ function recordingFetch(log: Exchange[]): typeof fetch {
 }
 
 /** The transport with what it sends and delivers recorded, to count messages below the session. */
-class TappedConnection extends StreamableHttpClientConnection {
+class TappedConnection extends StreamableHTTPClientConnection {
   readonly sent: JsonRpcMessage[] = [];
   readonly delivered: JsonRpcMessage[] = [];
 
@@ -132,7 +132,7 @@ test('server killed and restarted on the same port: the 404 re-initializes, a re
     { name: 'faults-test', version: '1.0.0' },
     { roots: [ROOT], requestTimeout: 10_000, onerror: (err) => errors.push(err) },
   );
-  const connection = new StreamableHttpClientConnection(`http://127.0.0.1:${port}/mcp`, {
+  const connection = new StreamableHTTPClientConnection(`http://127.0.0.1:${port}/mcp`, {
     fetch: recordingFetch(log),
   });
   const session = await client.connect(connection);

@@ -60,7 +60,7 @@ const EXPIRY_MARGIN_MS = 10_000;
 
 /**
  * OAuth 2.1 authorization for the HTTP transports of one MCP server (spec: basic/authorization, 2025-11-25
- * and 2026-07-28 alike), as a `fetch` to give them (`new StreamableHttpClientConnection(url, { fetch:
+ * and 2026-07-28 alike), as a `fetch` to give them (`new StreamableHTTPClientConnection(url, { fetch:
  * oauth.fetch })`, or `connectUrl(client, url, { fetch: oauth.fetch })`).
  *
  * A server without Protected Resource Metadata is taken for a 2025-03-26 one: its origin is the authorization

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DEFAULT_MAX_BODY_BYTES, type HttpExchange } from '../../http/exchange.js';
+import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
-import { HttpIntake } from '../../http/intake.js';
+import { HTTPIntake } from '../../http/intake.js';
 import { type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
 import { fromNode } from '../../http/node-adapter.js';
 import type { ProtectedResource } from '../../http/protected-resource.js';
@@ -72,7 +72,7 @@ export class LegacySseHandler {
   readonly ssePath: string;
   readonly messagesPath: string;
   private readonly maxSessions: number;
-  private readonly intake: HttpIntake;
+  private readonly intake: HTTPIntake;
   private readonly writerOptions: { keepAliveMs?: number; maxBufferedBytes?: number };
   private readonly onerror: ((err: Error) => void) | undefined;
   private readonly connections = new Map<string, SseServerConnection>();
@@ -86,7 +86,7 @@ export class LegacySseHandler {
     this.messagesPath = options.messagesPath ?? '/messages';
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SSE_SESSIONS;
     const policy = options.dnsRebindingProtection;
-    this.intake = new HttpIntake(
+    this.intake = new HTTPIntake(
       policy === false ? undefined : (policy ?? defaultLoopbackPolicy()),
       options.auth,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -106,7 +106,7 @@ export class LegacySseHandler {
    * answered (for a GET: once the stream is open); resolves false, touching nothing, for any other
    * path. Never rejects: an unexpected failure is answered with a JSON-RPC error and reported.
    */
-  async handle(exchange: HttpExchange): Promise<boolean> {
+  async handle(exchange: HTTPExchange): Promise<boolean> {
     const path = exchange.path;
     const isSse = path === this.ssePath;
     const isMessages = path === this.messagesPath;
@@ -128,7 +128,7 @@ export class LegacySseHandler {
     return true;
   }
 
-  private async serve(exchange: HttpExchange, isSse: boolean, isMessages: boolean): Promise<void> {
+  private async serve(exchange: HTTPExchange, isSse: boolean, isMessages: boolean): Promise<void> {
     if (isSse && exchange.method === 'GET') this.open(exchange);
     else if (isMessages && exchange.method === 'POST') await this.post(exchange);
     else {
@@ -164,7 +164,7 @@ export class LegacySseHandler {
     await Promise.all(Array.from(this.connections.values(), (connection) => connection.close()));
   }
 
-  private open(exchange: HttpExchange): void {
+  private open(exchange: HTTPExchange): void {
     // The 2024-11-05 transport sets no Accept rule, so old clients (and curl) that send none or
     // */* are served; only an Accept that lists types and leaves out the event stream is refused.
     const accept = exchange.header('accept');
@@ -204,7 +204,7 @@ export class LegacySseHandler {
     this.server.connect(connection);
   }
 
-  private async post(exchange: HttpExchange): Promise<void> {
+  private async post(exchange: HTTPExchange): Promise<void> {
     const id = exchange.query.get('sessionId');
     if (id === null || id === '') {
       this.refuse(
@@ -232,11 +232,11 @@ export class LegacySseHandler {
   }
 
   /** A session opened by an authenticated principal takes messages from that principal only. */
-  private mayUse(connection: SseServerConnection, exchange: HttpExchange): boolean {
+  private mayUse(connection: SseServerConnection, exchange: HTTPExchange): boolean {
     return connection.principal === undefined || connection.principal === exchange.principal;
   }
 
-  private sessionGone(exchange: HttpExchange): void {
+  private sessionGone(exchange: HTTPExchange): void {
     this.refuse(
       exchange,
       404,
@@ -244,7 +244,7 @@ export class LegacySseHandler {
     );
   }
 
-  private notFound(exchange: HttpExchange): void {
+  private notFound(exchange: HTTPExchange): void {
     this.refuse(
       exchange,
       404,
@@ -254,7 +254,7 @@ export class LegacySseHandler {
 
   /** A field, not a method, so that `ProtectedResource.admit` can refuse the way every refusal here goes. */
   private readonly refuse = (
-    exchange: HttpExchange,
+    exchange: HTTPExchange,
     status: number,
     message: string,
     options?: JsonErrorOptions,

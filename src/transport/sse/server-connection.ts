@@ -1,4 +1,4 @@
-import type { HttpExchange } from '../../http/exchange.js';
+import type { HTTPExchange } from '../../http/exchange.js';
 import { PostInfo } from '../../http/post-info.js';
 import { SseWriter, type SseWriterOptions } from '../../http/sse-writer.js';
 import { McpError } from '../../jsonrpc/errors.js';
@@ -37,7 +37,7 @@ export class SseServerConnection implements Connection {
    * @param endpoint the URI sent in the `endpoint` event, where the client POSTs its messages
    */
   constructor(
-    exchange: HttpExchange,
+    exchange: HTTPExchange,
     readonly sessionId: string,
     private readonly endpoint: string,
     options?: SseWriterOptions,
@@ -88,7 +88,7 @@ export class SseServerConnection implements Connection {
    * `ctx.transport`. Invalid input, already answered by the handler with an HTTP error, is reported
    * through the receiver's `error`.
    */
-  receive(parsed: Parsed, post: HttpExchange): void {
+  receive(parsed: Parsed, post: HTTPExchange): void {
     const receiver = this.receiver;
     if (receiver === undefined || this.ended) return;
     switch (parsed.kind) {

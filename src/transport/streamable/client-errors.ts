@@ -7,8 +7,8 @@ import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
  * "the server refused this" (and which status: 400, 404 or 405 on initialize means a legacy server)
  * from an error the server answered in JSON-RPC.
  */
-export class StreamableHttpError extends McpError {
-  override name = 'StreamableHttpError';
+export class StreamableHTTPError extends McpError {
+  override name = 'StreamableHTTPError';
   constructor(
     message: string,
     readonly status?: number,
@@ -26,7 +26,7 @@ export class StreamableHttpError extends McpError {
  * fresh session and this is the cause handed to `Receiver.restarted`; with `'close'` it closes the
  * connection.
  */
-export class SessionLostError extends StreamableHttpError {
+export class SessionLostError extends StreamableHTTPError {
   override name = 'SessionLostError';
   constructor(
     readonly sessionId: string,

@@ -16,8 +16,8 @@ import { ConnectionClosedError, SessionExpiredError } from '../../session/errors
 import { type LoopbackServer, listenLoopback, readBody } from '../../test-support/http-loopback.js';
 import { type RunningEverything, startEverything } from '../../test-support/server-everything.js';
 import { toolText } from '../../test-support/tool-text.js';
-import { SessionLostError, StreamableHttpError } from './client-errors.js';
-import { StreamableHttpClientConnection, type StreamableHttpClientOptions } from './client-transport.js';
+import { SessionLostError, StreamableHTTPError } from './client-errors.js';
+import { StreamableHTTPClientConnection, type StreamableHTTPClientOptions } from './client-transport.js';
 import { StreamableHTTPHandler } from './handler.js';
 
 // ---- helpers ----
@@ -83,11 +83,11 @@ async function mockServer(hooks: {
 
 async function connect(
   url: string,
-  options: StreamableHttpClientOptions = {},
+  options: StreamableHTTPClientOptions = {},
   clientOptions: ClientOptions = {},
-): Promise<{ session: ClientSession; conn: StreamableHttpClientConnection; errors: Error[] }> {
+): Promise<{ session: ClientSession; conn: StreamableHTTPClientConnection; errors: Error[] }> {
   const errors: Error[] = [];
-  const conn = new StreamableHttpClientConnection(url, options);
+  const conn = new StreamableHTTPClientConnection(url, options);
   const client = new Client(
     { name: 'mcpwire-test', version: '1.0.0' },
     { onerror: (e) => errors.push(e), ...clientOptions },
@@ -261,7 +261,7 @@ describe('Streamable HTTP client against hand-written servers', () => {
         () => assert.fail('ping succeeded'),
         (e: unknown) => e,
       );
-      assert.ok(err instanceof StreamableHttpError);
+      assert.ok(err instanceof StreamableHTTPError);
       assert.equal(err.status, 400);
       assert.match(err.message, /HTTP 400.*request "ping".*Bad Request: nope/);
       await session.close();
@@ -297,7 +297,7 @@ describe('Streamable HTTP client against hand-written servers', () => {
       const url = `http://127.0.0.1:${server.port}/mcp`;
       await assert.rejects(
         connect(url),
-        (e: unknown) => e instanceof StreamableHttpError && e.status === 405,
+        (e: unknown) => e instanceof StreamableHTTPError && e.status === 405,
       );
     } finally {
       await server.close();

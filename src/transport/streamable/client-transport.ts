@@ -7,14 +7,14 @@ import type { Clock } from '../../session/clock.js';
 import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
 import { type RetryPolicy, retryDelay, retryPolicy } from '../../session/retry-policy.js';
-import { SessionLostError, StreamableHttpError } from './client-errors.js';
+import { SessionLostError, StreamableHTTPError } from './client-errors.js';
 import { discard, excerpt, lowerCased, reason, serverMessage } from './client-http.js';
 
 /** Default `closeTimeoutMs`: how long `close()` waits for the server to answer its DELETE. */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 2000;
 
-/** How a `StreamableHttpClientConnection` talks to its server. Every field is optional. */
-export interface StreamableHttpClientOptions {
+/** How a `StreamableHTTPClientConnection` talks to its server. Every field is optional. */
+export interface StreamableHTTPClientOptions {
   /** The fetch to use (a proxy-aware one, a test double). Default: the global `fetch`. */
   fetch?: typeof fetch;
   /** Headers sent with every request. Those the transport owns (Accept, Mcp-Session-Id, …) win. */
@@ -95,11 +95,11 @@ class Epoch {
  * with jitter), until the answer comes or the policy gives up; the request then fails with a JSON-RPC
  * error naming why, never hangs. After `notifications/initialized` the standalone GET stream is opened
  * (400, 404, 405 or 406 mean the server offers none; POSTs keep working) and kept open the same way.
- * A refused POST rejects its `send` with a StreamableHttpError carrying the status. A 404 on a request
+ * A refused POST rejects its `send` with a StreamableHTTPError carrying the status. A 404 on a request
  * carrying our session id restarts the session (see `onSessionLost`). `close()` DELETEs the session
  * (bounded), aborts every stream and request, and then reports `closed` to the receiver.
  */
-export class StreamableHttpClientConnection implements Connection {
+export class StreamableHTTPClientConnection implements Connection {
   readonly era = 'legacy';
   private receiver: Receiver | undefined;
   private epoch = new Epoch();
@@ -108,7 +108,7 @@ export class StreamableHttpClientConnection implements Connection {
   private closeDone: Promise<void> | undefined;
   private readonly fetch: typeof fetch;
   private readonly baseHeaders: Record<string, string>;
-  private readonly authHeaders: StreamableHttpClientOptions['authHeaders'];
+  private readonly authHeaders: StreamableHTTPClientOptions['authHeaders'];
   private readonly policy: RetryPolicy;
   private readonly onSessionLost: 'restart' | 'close';
   private readonly closeTimeoutMs: number;
@@ -116,7 +116,7 @@ export class StreamableHttpClientConnection implements Connection {
   private readonly random: () => number;
   private readonly url: string;
 
-  constructor(url: string | URL, options: StreamableHttpClientOptions = {}) {
+  constructor(url: string | URL, options: StreamableHTTPClientOptions = {}) {
     this.url = String(url);
     this.fetch = options.fetch ?? globalThis.fetch;
     this.baseHeaders = lowerCased(options.headers);
@@ -168,7 +168,7 @@ export class StreamableHttpClientConnection implements Connection {
       if (this.closing) throw new ConnectionClosedError();
       // The session this message belonged to was lost meanwhile: the restart decides its fate.
       if (epoch.signal.aborted) return;
-      throw new StreamableHttpError(
+      throw new StreamableHTTPError(
         `POST of ${describe(message)} to ${this.url} failed: ${reason(err)}`,
         undefined,
         undefined,
@@ -230,7 +230,7 @@ export class StreamableHttpClientConnection implements Connection {
       if (isRequest) return;
       throw err;
     }
-    const err = new StreamableHttpError(
+    const err = new StreamableHTTPError(
       `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''} from POST ${this.url} ` +
         `(${describe(message)}): ${serverMessage(body)}`,
       status,
@@ -310,7 +310,7 @@ export class StreamableHttpClientConnection implements Connection {
       if (++attempt > this.policy.maxAttempts) {
         const why = `${problem}; ${this.policy.maxAttempts} reconnection attempts in a row brought nothing`;
         if (awaited !== undefined) this.giveUp(epoch, awaited, why);
-        else this.receiver!.error(new StreamableHttpError(`The standalone GET stream is lost: ${why}`));
+        else this.receiver!.error(new StreamableHTTPError(`The standalone GET stream is lost: ${why}`));
         return;
       }
       await this.sleep(retryDelay(this.policy, attempt, this.random, cursor.retryMs), signal);
@@ -361,7 +361,7 @@ export class StreamableHttpClientConnection implements Connection {
     if (awaited === undefined && cursor.lastEventId !== undefined && (status === 400 || status === 410)) {
       // The standalone stream cannot be resumed from there: open it afresh, and say what may be lost.
       this.receiver!.error(
-        new StreamableHttpError(
+        new StreamableHTTPError(
           `The standalone GET stream could not be resumed after event ${cursor.lastEventId} ` +
             `(messages sent meanwhile are lost): ${what}`,
           status,
@@ -383,7 +383,7 @@ export class StreamableHttpClientConnection implements Connection {
   ): undefined {
     if (awaited !== undefined) this.giveUp(epoch, awaited, `the stream could not be resumed: ${what}`);
     else
-      this.receiver!.error(new StreamableHttpError(`The standalone GET stream ended: ${what}`, status, body));
+      this.receiver!.error(new StreamableHTTPError(`The standalone GET stream ended: ${what}`, status, body));
     return undefined;
   }
 
@@ -484,7 +484,7 @@ export class StreamableHttpClientConnection implements Connection {
   private giveUp(epoch: Epoch, awaited: Awaited, why: string): void {
     if (awaited.settled || epoch.signal.aborted || this.closing) return;
     this.settle(epoch, awaited.id);
-    const err = new StreamableHttpError(`No answer to "${awaited.method}" (request ${awaited.id}): ${why}`);
+    const err = new StreamableHTTPError(`No answer to "${awaited.method}" (request ${awaited.id}): ${why}`);
     this.receiver!.error(err);
     this.receiver!.message({
       jsonrpc: '2.0',
@@ -524,12 +524,12 @@ export class StreamableHttpClientConnection implements Connection {
       discard(response);
       if (!response.ok && response.status !== 404 && response.status !== 405) {
         this.receiver?.error(
-          new StreamableHttpError(`DELETE of session ${epoch.sessionId} answered HTTP ${response.status}`),
+          new StreamableHTTPError(`DELETE of session ${epoch.sessionId} answered HTTP ${response.status}`),
         );
       }
     } catch (err) {
       const why = controller.signal.aborted ? `no answer within ${this.closeTimeoutMs} ms` : reason(err);
-      this.receiver?.error(new StreamableHttpError(`DELETE of session ${epoch.sessionId} failed: ${why}`));
+      this.receiver?.error(new StreamableHTTPError(`DELETE of session ${epoch.sessionId} failed: ${why}`));
     } finally {
       this.clock.clearTimeout(timer);
     }

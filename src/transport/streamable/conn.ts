@@ -1,5 +1,5 @@
 import type { EventStore } from '../../eventstore/event-store.js';
-import type { HttpExchange } from '../../http/exchange.js';
+import type { HTTPExchange } from '../../http/exchange.js';
 import type { SseWriterOptions } from '../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../jsonrpc/errors.js';
 import { serialize } from '../../jsonrpc/serialize.js';
@@ -154,7 +154,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
   }
 
   /** A new stream for the answers to one POST (one or more requests), `post`; `json`: answered with one JSON body. */
-  openRequestStream(post: HttpExchange, batch: boolean, json: boolean): Stream {
+  openRequestStream(post: HTTPExchange, batch: boolean, json: boolean): Stream {
     const stream = new Stream(this, this.postPrefix + this.nextStream++, json, batch, 'post', post);
     this.track(stream);
     return stream;

@@ -33,8 +33,8 @@ export class StreamUnavailableError extends Error {
 }
 
 /** A request the HTTP layer refused, as reported to `onerror`: the status and the message the client got. */
-export class HttpRejectionError extends Error {
-  override name = 'HttpRejectionError';
+export class HTTPRejectionError extends Error {
+  override name = 'HTTPRejectionError';
   constructor(
     readonly status: number,
     message: string,

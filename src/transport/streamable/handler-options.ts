@@ -116,7 +116,7 @@ export interface StreamableHTTPOptions {
   maxListenStreamsPerPrincipal?: number;
   /** Timers for idle sessions, keep-alives and the shutdown deadline. Default: the system clock. */
   clock?: Clock;
-  /** Hears every failure: refused requests (`HttpRejectionError`), store and handler errors, dropped messages. */
+  /** Hears every failure: refused requests (`HTTPRejectionError`), store and handler errors, dropped messages. */
   onerror?: (err: Error) => void;
 }
 

@@ -16,7 +16,7 @@ import {
   toolCall,
 } from '../../test-support/mcp-http.js';
 import { createTestServer, serveTestServer } from '../../test-support/streamable-fixture.js';
-import { HttpRejectionError } from './errors.js';
+import { HTTPRejectionError } from './errors.js';
 import { StreamableHTTPHandler } from './handler.js';
 import type { StreamableHTTPOptions } from './handler-options.js';
 
@@ -287,10 +287,10 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
     }
   });
 
-  test('every refusal reaches onerror as an HttpRejectionError', async () => {
+  test('every refusal reaches onerror as an HTTPRejectionError', async () => {
     errors.length = 0;
     await (await post(served.url, toolCall(1, 'echo'), { sessionId: 'unknown' })).text();
-    const refusal = errors.find((e) => e instanceof HttpRejectionError) as HttpRejectionError;
+    const refusal = errors.find((e) => e instanceof HTTPRejectionError) as HTTPRejectionError;
     assert.equal(refusal.status, 404);
   });
 });

@@ -3,9 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStore } from '../../eventstore/event-store.js';
 import { MemoryEventStore } from '../../eventstore/memory-event-store.js';
 import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
-import { DEFAULT_MAX_BODY_BYTES, type HttpExchange } from '../../http/exchange.js';
+import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy } from '../../http/guards.js';
-import { HttpIntake } from '../../http/intake.js';
+import { HTTPIntake } from '../../http/intake.js';
 import type { JsonErrorOptions } from '../../http/json-error.js';
 import { writeJsonError } from '../../http/json-error.js';
 import { fromNode } from '../../http/node-adapter.js';
@@ -21,7 +21,7 @@ import {
 import type { Server } from '../../server/server.js';
 import { type Clock, systemClock } from '../../session/clock.js';
 import { classifyPost } from './classify.js';
-import { HttpRejectionError } from './errors.js';
+import { HTTPRejectionError } from './errors.js';
 import {
   DEFAULT_INITIALIZE_TIMEOUT_MS,
   DEFAULT_MAX_SESSIONS,
@@ -70,7 +70,7 @@ const NO_CONTENT: Readonly<Record<string, string>> = {};
  * shared state cannot be reached every request gets a 503 saying why.
  *
  * Adapters: `node()` for node:http (no fetch objects on the hot path), `fetch()` for web-standard
- * runtimes (Hono, Bun, Deno, Workers), `handle()` for any `HttpExchange`.
+ * runtimes (Hono, Bun, Deno, Workers), `handle()` for any `HTTPExchange`.
  */
 export class StreamableHTTPHandler implements TransportHost, ModernHost {
   readonly store: EventStore | undefined;
@@ -86,7 +86,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   readonly eras: 'both' | 'legacy' | 'modern';
   /** The modern era's side of the endpoint; undefined when it serves the legacy era only. */
   private readonly modern: ModernEndpoint | undefined;
-  private readonly intake: HttpIntake;
+  private readonly intake: HTTPIntake;
   private readonly onerror: ((err: Error) => void) | undefined;
   private readonly sessions = new SessionTable((err) => this.report(err));
   /** Shared sessions being loaded, so that concurrent requests for one make one replica. */
@@ -129,7 +129,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     this.initializeTimeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     const policy = options.dnsRebindingProtection;
-    this.intake = new HttpIntake(
+    this.intake = new HTTPIntake(
       policy === false ? undefined : (policy ?? defaultLoopbackPolicy()),
       options.auth,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
@@ -161,7 +161,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   /** Serves one request. Never rejects: every failure is answered and reported to `onerror`. */
-  handle(exchange: HttpExchange): Promise<void> {
+  handle(exchange: HTTPExchange): Promise<void> {
     try {
       const pending = this.route(exchange);
       return pending instanceof Promise ? pending.catch((err) => this.fail(exchange, err)) : DONE;
@@ -252,7 +252,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
 
   // ---- routing ----
 
-  private route(exchange: HttpExchange): void | Promise<void> {
+  private route(exchange: HTTPExchange): void | Promise<void> {
     if (this.shuttingDown) {
       return this.refuse(exchange, 503, 'Service Unavailable: the server is shutting down; retry later');
     }
@@ -262,11 +262,11 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   /** Serves the request once its token is granted, as its grant's principal. */
-  private async authorized(exchange: HttpExchange, admitted: Promise<boolean>): Promise<void> {
+  private async authorized(exchange: HTTPExchange, admitted: Promise<boolean>): Promise<void> {
     if (await admitted) return this.dispatch(exchange);
   }
 
-  private dispatch(exchange: HttpExchange): void | Promise<void> {
+  private dispatch(exchange: HTTPExchange): void | Promise<void> {
     switch (exchange.method) {
       case 'POST':
         return this.post(exchange);
@@ -284,7 +284,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     }
   }
 
-  private post(exchange: HttpExchange): void | Promise<void> {
+  private post(exchange: HTTPExchange): void | Promise<void> {
     const accept = exchange.header('accept');
     // Clients send the same Accept on every POST: the last one that passed passes again at the cost of a compare.
     if (accept === undefined || accept !== this.acceptedPost) {
@@ -299,7 +299,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   /** A POST whose message parsed: classified once, then served by its era. */
-  private posted(exchange: HttpExchange, parsed: PostBody): void | Promise<void> {
+  private posted(exchange: HTTPExchange, parsed: PostBody): void | Promise<void> {
     const version = exchange.header('mcp-protocol-version');
     const modern = this.modern;
     if (modern !== undefined) {
@@ -345,7 +345,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     });
   }
 
-  private get(exchange: HttpExchange): void | Promise<void> {
+  private get(exchange: HTTPExchange): void | Promise<void> {
     if (this.stateless || this.eras === 'modern') return this.noSessions(exchange, 'offers no GET stream');
     const refused = checkAccept(exchange.header('accept'), GET_ACCEPT);
     if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
@@ -354,7 +354,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     if (found !== undefined) return found.serveGet(exchange);
   }
 
-  private async delete(exchange: HttpExchange): Promise<void> {
+  private async delete(exchange: HTTPExchange): Promise<void> {
     if (this.stateless || this.eras === 'modern')
       return this.noSessions(exchange, 'has no sessions to delete');
     const found = this.sessionOf(exchange);
@@ -369,7 +369,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
 
   /** The session a GET or DELETE names, after the version and session checks; undefined once refused. */
   private sessionOf(
-    exchange: HttpExchange,
+    exchange: HTTPExchange,
   ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
     const version = exchange.header('mcp-protocol-version');
     if (version !== undefined && !isLegacyVersion(version)) {
@@ -389,7 +389,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
    * refused (404). With a cluster, a session this process does not hold is loaded and replicated here.
    */
   private find(
-    exchange: HttpExchange,
+    exchange: HTTPExchange,
     sessionId: string,
   ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
     const transport = this.sessions.get(sessionId);
@@ -400,7 +400,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   private allowed(
-    exchange: HttpExchange,
+    exchange: HTTPExchange,
     transport: StreamableServerTransport | undefined,
   ): StreamableServerTransport | undefined {
     // Another principal's session answers exactly like a missing one: its existence is not revealed.
@@ -417,7 +417,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     if (pending === undefined) {
       if (this.sessions.size >= this.maxSessions && !this.sessions.makeRoom()) {
         const message = `Service Unavailable: this process holds its maximum of ${this.maxSessions} sessions, each with a request in flight or a stream open; retry later`;
-        return Promise.reject(new HttpRejectionError(503, message));
+        return Promise.reject(new HTTPRejectionError(503, message));
       }
       pending = this.loadReplica(sessionId, principal).finally(() => this.loading.delete(sessionId));
       this.loading.set(sessionId, pending);
@@ -449,7 +449,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     return transport;
   }
 
-  private initialize(exchange: HttpExchange, body: PostBody): void {
+  private initialize(exchange: HTTPExchange, body: PostBody): void {
     if (this.sessions.size >= this.maxSessions && !this.sessions.makeRoom()) {
       this.refuse(
         exchange,
@@ -476,7 +476,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   private postStateless(
-    exchange: HttpExchange,
+    exchange: HTTPExchange,
     body: PostBody,
     version: string | undefined,
     init: boolean,
@@ -491,7 +491,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   /** True once refused (503) because the cluster's shared state, where the sessions are, cannot be reached. */
-  private sharedStateDown(exchange: HttpExchange): boolean {
+  private sharedStateDown(exchange: HTTPExchange): boolean {
     const why = this.directory?.unavailable();
     if (why === undefined) return false;
     this.refuse(exchange, 503, `Service Unavailable: ${why}`);
@@ -499,7 +499,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   /** A modern-only endpoint names the versions it serves to a legacy client (spec: versioning). */
-  private legacyRefused(exchange: HttpExchange, body: PostBody): void {
+  private legacyRefused(exchange: HTTPExchange, body: PostBody): void {
     const id = body.kind === 'message' && 'id' in body.message ? body.message.id : null;
     this.refuse(
       exchange,
@@ -509,7 +509,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     );
   }
 
-  private badVersion(exchange: HttpExchange, version: string): void {
+  private badVersion(exchange: HTTPExchange, version: string): void {
     this.refuse(
       exchange,
       400,
@@ -518,7 +518,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     );
   }
 
-  private unknownSession(exchange: HttpExchange): void {
+  private unknownSession(exchange: HTTPExchange): void {
     this.refuse(
       exchange,
       404,
@@ -526,7 +526,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     );
   }
 
-  private noSessions(exchange: HttpExchange, what: string): void {
+  private noSessions(exchange: HTTPExchange, what: string): void {
     this.refuse(
       exchange,
       405,
@@ -539,19 +539,19 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
 
   /** A field, not a method, so that `ProtectedResource.admit` can refuse the way every refusal here goes. */
   private readonly refuse = (
-    exchange: HttpExchange,
+    exchange: HTTPExchange,
     status: number,
     message: string,
     options?: JsonErrorOptions,
   ): void => reject(exchange, status, message, this.report, options);
 
-  private fail(exchange: HttpExchange, err: unknown): void {
+  private fail(exchange: HTTPExchange, err: unknown): void {
     this.report(err);
     if (err instanceof StoreUnavailableError) {
       writeJsonError(exchange, 503, `Service Unavailable: ${err.message}`, { code: ErrorCode.InternalError });
       return;
     }
-    if (err instanceof HttpRejectionError) {
+    if (err instanceof HTTPRejectionError) {
       writeJsonError(exchange, err.status, err.message);
       return;
     }

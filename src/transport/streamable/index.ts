@@ -1,12 +1,12 @@
-export { SessionLostError, StreamableHttpError } from './client-errors.js';
+export { SessionLostError, StreamableHTTPError } from './client-errors.js';
 export {
   DEFAULT_CLOSE_TIMEOUT_MS,
-  StreamableHttpClientConnection,
-  type StreamableHttpClientOptions,
+  StreamableHTTPClientConnection,
+  type StreamableHTTPClientOptions,
 } from './client-transport.js';
 export { StreamableServerConn } from './conn.js';
 export {
-  HttpRejectionError,
+  HTTPRejectionError,
   RenumberedEventError,
   StreamUnavailableError,
   type StreamUnavailableReason,

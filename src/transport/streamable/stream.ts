@@ -1,7 +1,7 @@
 import { formatEventId } from '../../eventstore/event-id.js';
 import type { EventStore, MaybePromise, Replay } from '../../eventstore/event-store.js';
 import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
-import type { HttpExchange } from '../../http/exchange.js';
+import type { HTTPExchange } from '../../http/exchange.js';
 import { writeJsonError } from '../../http/json-error.js';
 import { formatRetry, formatSseEvent } from '../../http/sse-event.js';
 import { SseWriter, type SseWriterOptions, sendSseBody } from '../../http/sse-writer.js';
@@ -97,7 +97,7 @@ export class Stream implements MessageInfo {
   private stalled = false;
   private writer: SseWriter | undefined;
   /** JSON-response mode: the exchange waiting for the one body, its headers and the responses gathered. */
-  private json: HttpExchange | undefined;
+  private json: HTTPExchange | undefined;
   private jsonHeaders: Readonly<Record<string, string>> | undefined;
   private parts: string[] | undefined;
   /** False until the POST's response begins: frames wait in `backlog` so that headers can still change. */
@@ -136,7 +136,7 @@ export class Stream implements MessageInfo {
     private readonly batch: boolean,
     kind: StreamKind,
     /** The POST that opened the stream; undefined for the others. */
-    private readonly post?: HttpExchange,
+    private readonly post?: HTTPExchange,
   ) {
     this.standalone = kind === 'get';
     this.follower = kind === 'follower';
@@ -217,7 +217,7 @@ export class Stream implements MessageInfo {
    * Begins the POST's response once its messages were delivered (so a synchronous answer leaves with
    * the head): one JSON body, or an SSE stream that starts with the priming event when there is one.
    */
-  begin(exchange: HttpExchange, headers?: Readonly<Record<string, string>>): void {
+  begin(exchange: HTTPExchange, headers?: Readonly<Record<string, string>>): void {
     if (this.jsonMode) {
       this.json = exchange;
       this.jsonHeaders = headers === undefined ? JSON_HEADERS : { ...headers, ...JSON_HEADERS };
@@ -248,7 +248,7 @@ export class Stream implements MessageInfo {
   }
 
   /** Attaches a new GET response to the standalone stream; a previous one is ended with a retry hint. */
-  attach(exchange: HttpExchange): void {
+  attach(exchange: HTTPExchange): void {
     this.replaceWriter(new SseWriter(exchange, this.owner.writerOptions), exchange);
     if (this.shared) {
       // A new listener: it gets what is recorded from now on, starting with its priming event.
@@ -268,7 +268,7 @@ export class Stream implements MessageInfo {
    * Continues the stream on a resumed GET whose replay already sent the events up to index `upTo`; ends
    * it at once if the stream finished meanwhile.
    */
-  resume(writer: SseWriter, exchange: HttpExchange, upTo: number): void {
+  resume(writer: SseWriter, exchange: HTTPExchange, upTo: number): void {
     this.started = true;
     this.floor = upTo;
     this.replaceWriter(writer, exchange);
@@ -547,7 +547,7 @@ export class Stream implements MessageInfo {
     this.emit(primeFrame(formatEventId(this.id, index), this.owner.retryMs));
   }
 
-  private start(exchange: HttpExchange, headers: Readonly<Record<string, string>> | undefined): void {
+  private start(exchange: HTTPExchange, headers: Readonly<Record<string, string>> | undefined): void {
     if (this.finished && this.backlog !== undefined) {
       // Answered before its response began (a synchronous tool): the frames are the whole body.
       this.started = true;
@@ -568,7 +568,7 @@ export class Stream implements MessageInfo {
   }
 
   /** The store failed before the response began: the client gets an HTTP error, not a stream that never starts. */
-  private startFailed(exchange: HttpExchange, err: unknown): void {
+  private startFailed(exchange: HTTPExchange, err: unknown): void {
     this.owner.report(err);
     if (this.finished) return;
     this.finished = true;
@@ -583,7 +583,7 @@ export class Stream implements MessageInfo {
     );
   }
 
-  private replaceWriter(writer: SseWriter, exchange: HttpExchange): void {
+  private replaceWriter(writer: SseWriter, exchange: HTTPExchange): void {
     const old = this.writer;
     this.writer = writer;
     exchange.onClose(() => {

@@ -1,7 +1,7 @@
 import { EventsPurgedError, UnknownEventError, UnknownStreamError } from '../../eventstore/errors.js';
 import { type EventId, formatEventId, parseEventId } from '../../eventstore/event-id.js';
 import type { EventStore, Replay } from '../../eventstore/event-store.js';
-import type { HttpExchange } from '../../http/exchange.js';
+import type { HTTPExchange } from '../../http/exchange.js';
 import type { JsonErrorOptions } from '../../http/json-error.js';
 import { PostInfo } from '../../http/post-info.js';
 import { formatSseEvent } from '../../http/sse-event.js';
@@ -132,7 +132,7 @@ export class StreamableServerTransport implements ConnOwner {
    * session id header is sent only if initialize succeeded; returns false when it did not (the handler
    * then drops the session), true otherwise.
    */
-  servePost(exchange: HttpExchange, body: PostBody, init: boolean): boolean {
+  servePost(exchange: HTTPExchange, body: PostBody, init: boolean): boolean {
     const conn = this.conn;
     const receiver = conn.receiver!;
     let single: JsonRpcMessage | undefined;
@@ -279,7 +279,7 @@ export class StreamableServerTransport implements ConnOwner {
    * events of that stream after the given one and continues it if it is still live, or ends the response
    * if it finished.
    */
-  serveGet(exchange: HttpExchange): void | Promise<void> {
+  serveGet(exchange: HTTPExchange): void | Promise<void> {
     this.active();
     this.replica?.active();
     const lastEventId = exchange.header('last-event-id');
@@ -442,7 +442,7 @@ export class StreamableServerTransport implements ConnOwner {
     }
   }
 
-  private refuse(exchange: HttpExchange, status: number, message: string, options?: JsonErrorOptions): void {
+  private refuse(exchange: HTTPExchange, status: number, message: string, options?: JsonErrorOptions): void {
     reject(exchange, status, message, this.host.report, options);
   }
 
@@ -471,7 +471,7 @@ export class StreamableServerTransport implements ConnOwner {
    * answered, so that a refusal can still be an HTTP error), then hands the response to the live stream.
    */
   private replay(
-    exchange: HttpExchange,
+    exchange: HTTPExchange,
     store: EventStore,
     event: EventId,
     writer: SseWriter | undefined,
@@ -493,7 +493,7 @@ export class StreamableServerTransport implements ConnOwner {
   }
 
   private replayed(
-    exchange: HttpExchange,
+    exchange: HTTPExchange,
     store: EventStore,
     event: EventId,
     writer: SseWriter | undefined,
@@ -517,7 +517,7 @@ export class StreamableServerTransport implements ConnOwner {
     live.resume(w, exchange, index);
   }
 
-  private replayFailed(exchange: HttpExchange, writer: SseWriter | undefined, err: unknown): void {
+  private replayFailed(exchange: HTTPExchange, writer: SseWriter | undefined, err: unknown): void {
     if (writer !== undefined) {
       // The replay began: the status is sent, so the stream can only end (the client resumes again).
       this.host.report(err);

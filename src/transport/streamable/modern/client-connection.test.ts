@@ -20,11 +20,11 @@ import {
   writeEvent,
 } from '../../../test-support/scripted-http.js';
 import { until, within } from '../../../test-support/time-limit.js';
-import { StreamableHttpError } from '../client-errors.js';
-import { ModernHttpClientConnection } from './client-connection.js';
+import { StreamableHTTPError } from '../client-errors.js';
+import { ModernHTTPClientConnection } from './client-connection.js';
 
 /*
- * ModernHttpClientConnection against a scripted server (spec 2026-07-28, Streamable HTTP): the mirrored headers,
+ * ModernHTTPClientConnection against a scripted server (spec 2026-07-28, Streamable HTTP): the mirrored headers,
  * invalid tools dropped, 4xx JSON-RPC errors as answers, a broken stream as a lost answer, and cancellation
  * as the closing of the request's stream.
  */
@@ -70,11 +70,11 @@ async function open(script: Script, options: ClientOptions = {}) {
     { name: 'conn-test', version: '1' },
     { requestTimeout: 5000, onerror: (e) => errors.push(e), ...options },
   );
-  const session = await within(client.connect(new ModernHttpClientConnection(server.url)), 10_000, 'connect');
+  const session = await within(client.connect(new ModernHTTPClientConnection(server.url)), 10_000, 'connect');
   return { server, session, errors };
 }
 
-describe('ModernHttpClientConnection', () => {
+describe('ModernHTTPClientConnection', () => {
   let server: ScriptedServer;
   let session: ClientSession;
   let errors: Error[];
@@ -164,7 +164,7 @@ describe('ModernHttpClientConnection', () => {
   test('a 4xx without a JSON-RPC body rejects with the status', async () => {
     await assert.rejects(
       session.callTool('put', { mode: 'plain-409' }),
-      (err: StreamableHttpError) => err instanceof StreamableHttpError && err.status === 409,
+      (err: StreamableHTTPError) => err instanceof StreamableHTTPError && err.status === 409,
     );
   });
 

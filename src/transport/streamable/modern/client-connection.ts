@@ -13,11 +13,11 @@ import { mirroredHeaders } from '../../../protocol/mcp-headers.js';
 import { Method } from '../../../protocol/types.js';
 import type { Connection, Receiver } from '../../../session/connection.js';
 import { ConnectionClosedError, ResponseLostError } from '../../../session/errors.js';
-import { StreamableHttpError } from '../client-errors.js';
+import { StreamableHTTPError } from '../client-errors.js';
 import { discard, excerpt, lowerCased, reason, serverMessage } from '../client-http.js';
 
-/** How a `ModernHttpClientConnection` reaches its server. Every field is optional. */
-export interface ModernHttpClientOptions {
+/** How a `ModernHTTPClientConnection` reaches its server. Every field is optional. */
+export interface ModernHTTPClientOptions {
   /** The fetch to use (an OAuth-aware one, a test double). Default: the global `fetch`. */
   fetch?: typeof fetch;
   /** Headers sent with every request. Those the protocol owns (Accept, `Mcp-*`, …) win. */
@@ -45,13 +45,13 @@ interface Exchange {
  * annotations of the tool as `tools/list` last described it). A tool whose annotations are invalid is dropped
  * from every `tools/list` answer, with a warning through `receiver.error` (the spec's MUST for HTTP clients).
  * An error status whose body is a JSON-RPC error is delivered as the answer, so the caller sees the server's
- * code; any other refusal rejects the request with a StreamableHttpError carrying the status. A stream that
+ * code; any other refusal rejects the request with a StreamableHTTPError carrying the status. A stream that
  * breaks before the answer fails the request with a ResponseLostError (`receiver.lost`): there is no
  * resumption in this era. `notifications/cancelled` closes the request's stream, which is how this era
  * cancels over HTTP, instead of being posted. The server must not send requests here: one is reported and
  * dropped. `close()` aborts every stream.
  */
-export class ModernHttpClientConnection implements Connection {
+export class ModernHTTPClientConnection implements Connection {
   readonly era = 'modern';
   private receiver: Receiver | undefined;
   private closed = false;
@@ -60,10 +60,10 @@ export class ModernHttpClientConnection implements Connection {
   private readonly annotations = new Map<string, readonly HeaderAnnotation[]>();
   private readonly fetch: typeof fetch;
   private readonly baseHeaders: Record<string, string>;
-  private readonly authHeaders: ModernHttpClientOptions['authHeaders'];
+  private readonly authHeaders: ModernHTTPClientOptions['authHeaders'];
   private readonly url: string;
 
-  constructor(url: string | URL, options: ModernHttpClientOptions = {}) {
+  constructor(url: string | URL, options: ModernHTTPClientOptions = {}) {
     this.url = String(url);
     // Called as a plain function: a browser's fetch refuses to run with another object as `this`.
     const f = options.fetch ?? globalThis.fetch;
@@ -116,13 +116,13 @@ export class ModernHttpClientConnection implements Connection {
     } catch (err) {
       if (this.closed || exchange?.controller.signal.aborted) return;
       const why = `the POST to ${this.url} failed: ${reason(err)}`;
-      if (request === undefined) throw new StreamableHttpError(why, undefined, undefined, { cause: err });
+      if (request === undefined) throw new StreamableHTTPError(why, undefined, undefined, { cause: err });
       return this.lose(request.id, why);
     }
     if (request === undefined) {
       discard(response);
       if (!response.ok) {
-        throw new StreamableHttpError(
+        throw new StreamableHTTPError(
           `HTTP ${response.status} to notification "${message.method}"`,
           response.status,
         );
@@ -162,7 +162,7 @@ export class ModernHttpClientConnection implements Connection {
       return;
     }
     this.settle(request.id);
-    throw new StreamableHttpError(
+    throw new StreamableHTTPError(
       `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''} from POST ${this.url} ` +
         `(request "${request.method}"): ${serverMessage(body)}`,
       response.status,

@@ -1,4 +1,4 @@
-import type { HttpExchange } from '../../../http/exchange.js';
+import type { HTTPExchange } from '../../../http/exchange.js';
 import type { Refuse } from '../../../http/intake.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
@@ -30,7 +30,7 @@ export class ModernEndpoint {
     this.listens = new ListenStreams(host, maxListenStreams, maxListenStreamsPerPrincipal, leases);
   }
 
-  serve(exchange: HttpExchange, message: JsonRpcRequest | JsonRpcNotification): void {
+  serve(exchange: HTTPExchange, message: JsonRpcRequest | JsonRpcNotification): void {
     const id = 'id' in message ? message.id : null;
     const overLimit = tooManyMcpHeaders(exchange.rawHeaders);
     if (overLimit !== undefined) {

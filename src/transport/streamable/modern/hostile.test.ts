@@ -194,7 +194,7 @@ describe('hostile modern POSTs', () => {
     server.resource({ uri: 'demo://readme', name: 'readme' }, (uri) => ({ contents: [{ uri, text: 'hi' }] }));
     handler = new StreamableHTTPHandler(server, {
       onerror: (e) => {
-        if (e.name !== 'HttpRejectionError') internal.push(e);
+        if (e.name !== 'HTTPRejectionError') internal.push(e);
       },
     });
     served = await serveOn(handler.node());

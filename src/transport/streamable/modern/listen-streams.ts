@@ -1,4 +1,4 @@
-import type { HttpExchange } from '../../../http/exchange.js';
+import type { HTTPExchange } from '../../../http/exchange.js';
 import { formatSseEvent } from '../../../http/sse-event.js';
 import { SseWriter } from '../../../http/sse-writer.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
@@ -51,7 +51,7 @@ export class ListenStreams {
     return this.streams.size;
   }
 
-  serve(exchange: HttpExchange, request: JsonRpcRequest, refuse: ListenRefusal): void {
+  serve(exchange: HTTPExchange, request: JsonRpcRequest, refuse: ListenRefusal): void {
     const principal = exchange.principal;
     if (this.streams.size + this.pending >= this.maxStreams) {
       refuse(
@@ -108,7 +108,7 @@ export class ListenStreams {
   }
 
   private open(
-    exchange: HttpExchange,
+    exchange: HTTPExchange,
     request: JsonRpcRequest,
     principal: unknown,
     release: (() => void) | undefined,

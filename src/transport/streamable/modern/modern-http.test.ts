@@ -291,6 +291,6 @@ describe('modern requests over HTTP: validation order', () => {
 
   test('refusals reached onerror; nothing failed inside the handler', () => {
     assert.ok(errors.length > 0);
-    for (const e of errors) assert.equal(e.name, 'HttpRejectionError', e.message);
+    for (const e of errors) assert.equal(e.name, 'HTTPRejectionError', e.message);
   });
 });

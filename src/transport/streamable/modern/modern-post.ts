@@ -1,4 +1,4 @@
-import type { HttpExchange } from '../../../http/exchange.js';
+import type { HTTPExchange } from '../../../http/exchange.js';
 import { PostInfo } from '../../../http/post-info.js';
 import { formatSseEvent } from '../../../http/sse-event.js';
 import { SseWriter, type SseWriterOptions } from '../../../http/sse-writer.js';
@@ -36,7 +36,7 @@ export class ModernPost implements ModernOutlet {
 
   constructor(
     private readonly host: ModernHost,
-    private readonly exchange: HttpExchange,
+    private readonly exchange: HTTPExchange,
     private readonly request: JsonRpcRequest,
     scope: ModernScope,
     private readonly principal: string | undefined,

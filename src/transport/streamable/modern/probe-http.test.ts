@@ -13,8 +13,8 @@ import {
 } from '../../../test-support/scripted-http.js';
 import { within } from '../../../test-support/time-limit.js';
 import { connectUrl } from '../../connect-url.js';
-import { StreamableHttpError } from '../client-errors.js';
-import { probeHttp } from './probe-http.js';
+import { StreamableHTTPError } from '../client-errors.js';
+import { probeHTTP } from './probe-http.js';
 
 /*
  * The HTTP probe's classification (spec 2026-07-28 §negotiation): garbage means legacy with the answer
@@ -27,7 +27,7 @@ async function probe(script: Script, timeout = 3000) {
   const server = await scriptedServer(script);
   try {
     const outcome = await within(
-      probeHttp(server.url, client, { fetch: (i, o) => fetch(i, o), timeout }),
+      probeHTTP(server.url, client, { fetch: (i, o) => fetch(i, o), timeout }),
       10_000,
       'probe',
     );
@@ -37,7 +37,7 @@ async function probe(script: Script, timeout = 3000) {
   }
 }
 
-describe('probeHttp: garbage is a legacy server, and the answer is named', () => {
+describe('probeHTTP: garbage is a legacy server, and the answer is named', () => {
   const cases: Array<[string, Script, RegExp]> = [
     ['an empty 200', (_h, res) => void res.writeHead(200).end(), /HTTP 200 with an empty body/],
     ['an empty 202', (_h, res) => void res.writeHead(202).end(), /HTTP 202 with an empty body/],
@@ -99,7 +99,7 @@ describe('probeHttp: garbage is a legacy server, and the answer is named', () =>
   });
 });
 
-describe('probeHttp: a modern answer', () => {
+describe('probeHTTP: a modern answer', () => {
   test('a discover result in JSON or over SSE is modern, with the version chosen', async () => {
     for (const sse of [false, true]) {
       const { outcome, server } = await probe((h, res) => {
@@ -139,7 +139,7 @@ describe('probeHttp: a modern answer', () => {
     );
     try {
       await assert.rejects(
-        probeHttp(server.url, client, { fetch, timeout: 3000 }),
+        probeHTTP(server.url, client, { fetch, timeout: 3000 }),
         (err: McpError) => err instanceof McpError && err.code === -32022,
       );
       assert.equal(server.hits.length, 2);
@@ -154,8 +154,8 @@ describe('probeHttp: a modern answer', () => {
     );
     try {
       await assert.rejects(
-        probeHttp(server.url, client, { fetch, timeout: 3000 }),
-        (err: StreamableHttpError) => err instanceof StreamableHttpError && err.status === 401,
+        probeHTTP(server.url, client, { fetch, timeout: 3000 }),
+        (err: StreamableHTTPError) => err instanceof StreamableHTTPError && err.status === 401,
       );
     } finally {
       await server.close();

@@ -10,11 +10,11 @@ import {
 import { withEnvelope } from '../../../client/request-envelope.js';
 import { ErrorCode, McpError } from '../../../jsonrpc/errors.js';
 import { Method } from '../../../protocol/types.js';
-import { StreamableHttpError } from '../client-errors.js';
+import { StreamableHTTPError } from '../client-errors.js';
 import { lowerCased, reason } from '../client-http.js';
 
 /** What the HTTP probe needs besides the client: how to reach the server, and how long to wait. */
-export interface HttpProbeOptions {
+export interface HTTPProbeOptions {
   fetch: typeof fetch;
   headers?: Record<string, string>;
   authHeaders?: () => Record<string, string> | Promise<Record<string, string>>;
@@ -36,10 +36,10 @@ const PROBE_ID = 0;
  * fetch signs in where it can). Anything else, garbage included (an empty 2xx, HTML, -32700 with a null
  * id, a 5xx, no answer in time), means legacy, with `answer` saying what came.
  */
-export async function probeHttp(
+export async function probeHTTP(
   url: string,
   client: Client,
-  options: HttpProbeOptions,
+  options: HTTPProbeOptions,
 ): Promise<ProbeOutcome> {
   const versions = client.modernVersions;
   let version = versions[0];
@@ -85,7 +85,7 @@ async function post(
   url: string,
   client: Client,
   version: string,
-  options: HttpProbeOptions,
+  options: HTTPProbeOptions,
 ): Promise<Answer | string> {
   const headers: Record<string, string> = lowerCased(options.headers);
   if (options.authHeaders !== undefined) Object.assign(headers, lowerCased(await options.authHeaders()));
@@ -107,7 +107,7 @@ async function post(
     response = await options.fetch(url, { method: 'POST', headers, body, signal });
     if (response.status === 401 || response.status === 403) {
       response.body?.cancel().catch(() => {});
-      throw new StreamableHttpError(
+      throw new StreamableHTTPError(
         `HTTP ${response.status} from POST ${url} (server/discover): not authorized`,
         response.status,
       );
@@ -116,8 +116,8 @@ async function post(
   } catch (err) {
     if (options.signal?.aborted) throw err;
     if (timer.aborted) return `no answer within ${options.timeout} ms`;
-    if (err instanceof StreamableHttpError) throw err;
-    throw new StreamableHttpError(
+    if (err instanceof StreamableHTTPError) throw err;
+    throw new StreamableHTTPError(
       `POST of server/discover to ${url} failed: ${reason(err)}`,
       undefined,
       undefined,
