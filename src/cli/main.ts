@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { RedisAddress } from '../eventstore/redis-address.js';
+import { parseRedisNode } from '../eventstore/redis-node.js';
 import { call } from './call.js';
 import { parseCallArgs } from './call-args.js';
 import { type ServeOAuth, serve } from './serve.js';
@@ -22,8 +24,11 @@ Commands:
     --stdio          Serve on this process's stdin/stdout instead (logs go to stderr)
     --redis URL      Share sessions and their streams through Redis (redis://host:port), so that
                      any process serving with the same URL can answer any request of any session
+    --redis-cluster NODES
+                     The same through a Redis Cluster: a few of its nodes, host:port (or
+                     redis://[user:pass@]host:port) separated by commas; the others are found
     --workers N      Serve from N processes sharing the port, restarted when one dies;
-                     N > 1 needs --redis (shared sessions) unless --stateless
+                     N > 1 needs --redis or --redis-cluster (shared sessions) unless --stateless
     --oauth-issuer URL --oauth-introspection URL
                      Take only OAuth access tokens of that authorization server, checked at its
                      introspection endpoint (RFC 7662) with the credentials in the environment
@@ -79,6 +84,23 @@ function version(): string {
     version: string;
   };
   return pkg.version;
+}
+
+/** Where `serve` shares sessions: `--redis URL` or `--redis-cluster NODES`; UsageError for both, or a bad node. */
+function parseRedis(url: string | undefined, nodes: string | undefined): RedisAddress | undefined {
+  if (nodes === undefined) return url;
+  if (url !== undefined) {
+    throw new UsageError('--redis names one Redis server, --redis-cluster a Redis Cluster: give one of them');
+  }
+  const cluster = nodes.split(',').map((node) => node.trim());
+  for (const node of cluster) {
+    try {
+      parseRedisNode(node);
+    } catch (err) {
+      throw new UsageError(`--redis-cluster takes nodes separated by commas: ${(err as Error).message}`);
+    }
+  }
+  return { cluster };
 }
 
 /** The OAuth options of `mcpwire serve`, or undefined when none are given; UsageError when they are incomplete. */
@@ -155,6 +177,7 @@ async function main(argv: string[]): Promise<number> {
         'allowed-origin': { type: 'string', multiple: true, default: [] },
         stdio: { type: 'boolean', default: false },
         redis: { type: 'string' },
+        'redis-cluster': { type: 'string' },
         workers: { type: 'string' },
         'oauth-issuer': { type: 'string' },
         'oauth-introspection': { type: 'string' },
@@ -172,14 +195,15 @@ async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new UsageError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
     }
-    if (values.redis !== undefined && (values.stateless || values.stdio)) {
+    const redis = parseRedis(values.redis, values['redis-cluster']);
+    if (redis !== undefined && (values.stateless || values.stdio)) {
       throw new UsageError(
-        `--redis shares sessions between processes; ${values.stdio ? '--stdio serves one client' : '--stateless has no sessions'}`,
+        `--redis${typeof redis === 'string' ? '' : '-cluster'} shares sessions between processes; ${values.stdio ? '--stdio serves one client' : '--stateless has no sessions'}`,
       );
     }
     return serve({
       oauth: parseServeOAuth(values, values.stdio),
-      redis: values.redis,
+      redis,
       stdio: values.stdio,
       host: values.host,
       port,
@@ -189,7 +213,7 @@ async function main(argv: string[]): Promise<number> {
       allowedHosts: values['allowed-host'],
       allowedOrigins: values['allowed-origin'],
       workers: parseWorkers(values.workers, {
-        redis: values.redis,
+        redis: redis !== undefined,
         stateless: values.stateless,
         stdio: values.stdio,
       }),

@@ -50,6 +50,8 @@ export class Replica implements SessionReplica {
   private readonly holders = new Map<string, string>();
   /** This process's announcements of holding a stream, not yet heard back on the bus. */
   private readonly announcing = new Map<string, number>();
+  /** The session's stream prefix: its GET stream is `<prefix>0`. */
+  private readonly streamPrefix: string;
   private readonly standaloneId: string;
   private standaloneSeen = false;
   private touchedAt: number;
@@ -63,6 +65,7 @@ export class Replica implements SessionReplica {
     readonly hash: string,
     record: Pick<SessionRecord, 'state' | 'holders' | 'streamPrefix'>,
   ) {
+    this.streamPrefix = record.streamPrefix;
     this.standaloneId = `${record.streamPrefix}0`;
     this.state = { n: -1, logLevel: undefined, subscriptions: [] };
     this.applyState(record.state);
@@ -84,7 +87,12 @@ export class Replica implements SessionReplica {
   async share(request: JsonRpcRequest): Promise<void> {
     let published: StateMessage | undefined;
     try {
-      published = await this.host.records.change(this.hash, stateChange(request), this.host.ttlMs);
+      published = await this.host.records.change(
+        this.hash,
+        this.streamPrefix,
+        stateChange(request),
+        this.host.ttlMs,
+      );
     } catch (err) {
       this.restore();
       throw err;
@@ -233,7 +241,7 @@ export class Replica implements SessionReplica {
     const host = this.host;
     this.touchedAt = now;
     this.touchedEpoch = host.epoch;
-    host.records.touch(this.hash, host.ttlMs, now).then(
+    host.records.touch(this.hash, this.streamPrefix, host.ttlMs, now).then(
       (alive) => {
         if (!alive) this.gone();
       },
