@@ -53,7 +53,7 @@ if (skipped.length > 0) console.error(warning);
 const result =
   files.length === 0
     ? { status: 0 }
-    : spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=120000', ...files], {
+    : spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=300000', ...files], {
         stdio: 'inherit',
       });
 // Said again after the runner's summary, where it is read.
