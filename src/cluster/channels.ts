@@ -1,4 +1,5 @@
-import { type Cluster, Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { loadIoredis } from '../eventstore/load-ioredis.js';
 import {
   DEFAULT_REDIS_MAX_RECONNECT_DELAY_MS,
   isClusterClient,
@@ -200,6 +201,7 @@ class ShardedChannels implements Channels {
     if (node === undefined) throw new Error(`no master is known for slot ${this.slot}`);
     // The node's settings (credentials, TLS, timeouts), but one attempt: a lost connection is made again here,
     // perhaps to another node.
+    const { Redis } = loadIoredis();
     const subscriber = new Redis({
       ...node.options,
       lazyConnect: false,

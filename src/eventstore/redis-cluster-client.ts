@@ -1,4 +1,5 @@
-import { Cluster } from 'ioredis';
+import type { Cluster } from 'ioredis';
+import { loadIoredis } from './load-ioredis.js';
 import {
   DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
   DEFAULT_REDIS_MAX_RECONNECT_DELAY_MS,
@@ -37,6 +38,7 @@ export function createRedisClusterClient(
   const { username, password, tls } = seeds[0];
   const timeout = options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
   const maxDelay = options.maxReconnectDelayMs ?? DEFAULT_REDIS_MAX_RECONNECT_DELAY_MS;
+  const { Cluster } = loadIoredis();
   const client = new Cluster(
     seeds.map(({ host, port }) => ({ host, port })),
     {
