@@ -57,28 +57,53 @@ export function openChannels(
     : new ServerChannels(client, keyPrefix, nodeId, listener);
 }
 
-/** The channels on one Redis server: classic pub/sub. */
-class ServerChannels implements Channels {
+/** What the channels of either kind share: their names, and the bus, a classic channel on both. */
+abstract class NamedChannels implements Channels {
   listening = false;
-  private readonly subscriber: Redis;
-  private readonly bus: string;
-  private readonly nodes: string;
+  protected readonly bus: string;
+  /** What each process's inbox is named: this, and its id. */
+  protected readonly nodes: string;
+  protected readonly inbox: string;
 
   constructor(
-    private readonly client: Redis,
+    private readonly publisher: RedisClient,
     keyPrefix: string,
     nodeId: string,
-    listener: ChannelListener,
   ) {
     this.bus = `${keyPrefix}:bus`;
     this.nodes = `${keyPrefix}:node:`;
-    const inbox = this.nodes + nodeId;
+    this.inbox = this.nodes + nodeId;
+  }
+
+  abstract sendTo(node: string, text: string): Promise<boolean>;
+  abstract close(): void;
+
+  async broadcast(text: string): Promise<void> {
+    await this.publish(this.bus, text);
+  }
+
+  /** PUBLISH: how many listened (on the node that took it). */
+  protected async publish(channel: string, text: string): Promise<number> {
+    try {
+      return await this.publisher.publish(channel, text);
+    } catch (err) {
+      throw redisFailure(err);
+    }
+  }
+}
+
+/** The channels on one Redis server: classic pub/sub. */
+class ServerChannels extends NamedChannels {
+  private readonly subscriber: Redis;
+
+  constructor(client: Redis, keyPrefix: string, nodeId: string, listener: ChannelListener) {
+    super(client, keyPrefix, nodeId);
     // Subscriptions are made anew at each connection, where a failure is handled.
     this.subscriber = client.duplicate({ autoResubscribe: false });
     this.subscriber.on('error', ignore);
     this.subscriber.on('message', (_channel: string, text: string) => listener.message(text));
     this.subscriber.on('ready', () => {
-      this.subscriber.subscribe(this.bus, inbox).then(
+      this.subscriber.subscribe(this.bus, this.inbox).then(
         () => {
           this.listening = true;
           listener.listening();
@@ -92,19 +117,7 @@ class ServerChannels implements Channels {
   }
 
   async sendTo(node: string, text: string): Promise<boolean> {
-    try {
-      return (await this.client.publish(this.nodes + node, text)) > 0;
-    } catch (err) {
-      throw redisFailure(err);
-    }
-  }
-
-  async broadcast(text: string): Promise<void> {
-    try {
-      await this.client.publish(this.bus, text);
-    } catch (err) {
-      throw redisFailure(err);
-    }
+    return (await this.publish(this.nodes + node, text)) > 0;
   }
 
   close(): void {
@@ -125,11 +138,7 @@ class ServerChannels implements Channels {
  * to the slot's master then; the client asks the cluster for its slots meanwhile. The channels also watch the
  * masters the client knows of: a new one for a shard means a failover (`failedOver`).
  */
-class ShardedChannels implements Channels {
-  listening = false;
-  private readonly bus: string;
-  private readonly nodes: string;
-  private readonly inbox: string;
+class ShardedChannels extends NamedChannels {
   private subscriber: Redis | undefined;
   /** The inbox's hash slot. */
   private readonly slot: number;
@@ -148,9 +157,7 @@ class ShardedChannels implements Channels {
     nodeId: string,
     private readonly listener: ChannelListener,
   ) {
-    this.bus = `${keyPrefix}:bus`;
-    this.nodes = `${keyPrefix}:node:`;
-    this.inbox = this.nodes + nodeId;
+    super(client, keyPrefix, nodeId);
     this.slot = keySlot(this.inbox);
     this.maxDelay = DEFAULT_REDIS_MAX_RECONNECT_DELAY_MS;
     client.on('refresh', this.onRefresh);
@@ -159,18 +166,12 @@ class ShardedChannels implements Channels {
   }
 
   async sendTo(node: string, text: string): Promise<boolean> {
-    try {
-      if (this.sharded) return ((await this.client.spublish(this.nodes + node, text)) as number) > 0;
-      await this.client.publish(this.nodes + node, text);
+    if (!this.sharded) {
+      await this.publish(this.nodes + node, text);
       return true;
-    } catch (err) {
-      throw redisFailure(err);
     }
-  }
-
-  async broadcast(text: string): Promise<void> {
     try {
-      await this.client.publish(this.bus, text);
+      return ((await this.client.spublish(this.nodes + node, text)) as number) > 0;
     } catch (err) {
       throw redisFailure(err);
     }
