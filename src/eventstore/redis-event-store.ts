@@ -317,8 +317,14 @@ export class RedisEventStore implements EventStore {
   private async prepare(): Promise<void> {
     try {
       await whenRedisReady(this.client, this.readyTimeoutMs);
-      const targets = isClusterClient(this.client) ? this.client.nodes('master') : [this.client];
-      await Promise.all(targets.flatMap((t) => SCRIPTS.map((s) => t.script('LOAD', s.lua))));
+      const client = this.client;
+      if (isClusterClient(client)) {
+        // On every master that answers; one that does not (down, or taken over since) gets them by EVAL.
+        const masters = client.nodes('master');
+        await Promise.allSettled(masters.flatMap((m) => SCRIPTS.map((s) => m.script('LOAD', s.lua))));
+      } else {
+        await Promise.all(SCRIPTS.map((s) => client.script('LOAD', s.lua)));
+      }
       this.loadedOn = this.connection();
     } catch (err) {
       throw unavailable(err);
