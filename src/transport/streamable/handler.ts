@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStore } from '../../eventstore/event-store.js';
 import { MemoryEventStore } from '../../eventstore/memory-event-store.js';
 import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
@@ -8,7 +7,7 @@ import { checkAccept, defaultLoopbackPolicy } from '../../http/guards.js';
 import { HTTPIntake } from '../../http/intake.js';
 import type { JsonErrorOptions } from '../../http/json-error.js';
 import { writeJsonError } from '../../http/json-error.js';
-import { fromNode } from '../../http/node-adapter.js';
+import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import type { SseWriterOptions } from '../../http/sse-writer.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
@@ -171,10 +170,14 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     }
   }
 
-  /** A node:http request listener: `http.createServer(handler.node())`, or a route in express. */
-  node(): (req: IncomingMessage, res: ServerResponse) => void {
-    return (req, res) => {
-      this.handle(fromNode(req, res));
+  /**
+   * A node:http request listener: `http.createServer(handler.node())`, or a route in express, after
+   * `express.json()` or not. A framework that keeps the body it parsed elsewhere passes it as the third
+   * argument (fastify: `listener(request.raw, reply.raw, request.body)`); see `NodeListener`.
+   */
+  node(): NodeListener {
+    return (req, res, body) => {
+      this.handle(fromNode(req, res, body));
     };
   }
 
