@@ -1,7 +1,17 @@
+// What a handler throws to choose its error (McpError, ErrorCode), and what its calls back to the client
+// (ctx.elicit, ctx.createMessage, ctx.listRoots) reject with.
+export { ErrorCode, McpError } from '../jsonrpc/errors.js';
+export {
+  CapabilityError,
+  ConnectionClosedError,
+  RequestCancelledError,
+  RequestTimeoutError,
+} from '../session/errors.js';
 export type { ClientScope } from './client-scope.js';
 export type { Completer } from './completion.js';
 export type { ServerContext } from './context.js';
 export { InputRequired, inputRequired } from './input-required.js';
+export { RoundEndedError } from './modern-request.js';
 export type { GetPrompt, PromptArgumentDef, PromptDef, PromptUpdate } from './prompts.js';
 export type { Handle } from './registry.js';
 export type { RequestStateKey } from './request-state.js';
