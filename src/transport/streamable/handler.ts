@@ -54,7 +54,7 @@ const DONE: Promise<void> = Promise.resolve();
 const NO_CONTENT: Readonly<Record<string, string>> = {};
 
 /**
- * Serves one MCP endpoint over Streamable HTTP (spec 2025-11-25; seed 001's StreamableHTTPHandler):
+ * Serves one MCP endpoint over Streamable HTTP (both protocol eras: 2026-07-28 requests and 2025-11-25 sessions):
  * POST, GET and DELETE, sessions by `Mcp-Session-Id`, each served by its own
  * `StreamableServerTransport` and `ServerSession` of `server`.
  *
