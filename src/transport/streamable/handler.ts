@@ -189,7 +189,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   /**
-   * Graceful shutdown: new requests get 503 at once; requests in flight may finish until `deadlineMs`;
+   * Graceful shutdown: new requests but DELETE get 503 at once; requests in flight may finish until `deadlineMs`;
    * then every session is closed: SSE responses still open end with a retry hint, JSON answers still
    * owed get 503, and the event store hears `sessionClosed`.
    */
@@ -256,7 +256,8 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   // ---- routing ----
 
   private route(exchange: HTTPExchange): void | Promise<void> {
-    if (this.shuttingDown) {
+    // A DELETE only ends what the shutdown ends anyway: its client hears the session is gone (204, then 404).
+    if (this.shuttingDown && exchange.method !== 'DELETE') {
       return this.refuse(exchange, 503, 'Service Unavailable: the server is shutting down; retry later');
     }
     const admitted = this.intake.admit(exchange);
