@@ -50,7 +50,8 @@ Options:
 
 Environment:
   MCPWIRE_REQUEST_STATE_SECRET  Seals the requestState of 2026 multi-round-trip requests (32 bytes
-                   or more); every process behind one endpoint must share it. Without it, --redis
+                   or more); every process behind one endpoint must share it. Several, separated
+                   by commas, rotate it: the first seals, every one opens. Without it, --redis
                    shares keys through Redis and --workers draws one for its workers.
 
 Examples:
