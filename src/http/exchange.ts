@@ -1,4 +1,4 @@
-/** The request body limit every transport applies unless configured otherwise (4 MiB; a larger body gets a 413). */
+/** The request body limit every transport applies unless configured otherwise: 4 MiB (413 past it). */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**

@@ -10,7 +10,7 @@ import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { Server } from '../../server/server.js';
 import { SseServerConnection } from './server-connection.js';
 
-/** Sessions one handler serves at once unless configured otherwise (a new one past it gets a 503). */
+/** Sessions one handler serves at once unless configured otherwise (503 past it). */
 export const DEFAULT_MAX_SSE_SESSIONS = 10_000;
 
 /** How a `LegacySseHandler` serves; every limit has a default. */

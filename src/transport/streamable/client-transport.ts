@@ -400,10 +400,6 @@ export class StreamableHTTPClientConnection implements Connection {
     const body = response.body;
     if (body === null) return 'the server sent an SSE answer without a body';
     const parser = createParser({
-      onId: (id) => {
-        cursor.lastEventId = id === '' ? undefined : id;
-        cursor.progressed = true;
-      },
       onRetry: (ms) => {
         cursor.retryMs = ms;
       },
@@ -412,6 +408,8 @@ export class StreamableHTTPClientConnection implements Connection {
       },
       onEvent: (event) => {
         cursor.progressed = true;
+        // An empty id field clears the last event id; an event without one leaves it as it was.
+        if (event.id !== undefined) cursor.lastEventId = event.id === '' ? undefined : event.id;
         if (event.data !== '' && (event.event === undefined || event.event === 'message')) {
           this.deliver(event.data, epoch);
         }
