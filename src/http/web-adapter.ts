@@ -60,8 +60,6 @@ async function drop(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<vo
 
 class WebRequestExchange extends ExchangeBase implements HTTPExchange {
   readonly response: Promise<Response>;
-  /** A web Request comes with its body unread: `readBody` reads it. */
-  readonly parsedBody: unknown = undefined;
   private settle!: (response: Response) => void;
   private status = 200;
   private responseHeaders: Readonly<Record<string, string>> | undefined;
