@@ -33,7 +33,9 @@ Options:
   --json           Answer requests with one JSON body instead of an SSE stream
   --no-legacy-sse  Serve only the Streamable HTTP endpoint
   --allowed-host H   A Host name clients use (repeatable; needed when binding beyond loopback)
-  --allowed-origin O An Origin browsers may call from (repeatable)
+  --allowed-origin O An Origin let through the DNS-rebinding check (repeatable)
+  --cors-origin O  An origin (https://app.example.com) whose web pages may call this server:
+                   CORS preflights answered, answers readable there (repeatable)
   --stdio          Serve on this process's stdin/stdout instead (logs go to stderr)
   --redis URL      Share sessions and their streams through Redis (redis://host:port), so that
                    any process serving with the same URL can answer any request of any session
@@ -58,6 +60,7 @@ Examples:
   mcpwire serve --port 8080
   mcpwire serve --host 0.0.0.0 --allowed-host mcp.example.com
   mcpwire serve --stdio
+  mcpwire serve --cors-origin https://app.example.com
   mcpwire serve --workers 4 --redis redis://127.0.0.1:6379
 `;
 

@@ -94,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
         'no-legacy-sse': { type: 'boolean', default: false },
         'allowed-host': { type: 'string', multiple: true, default: [] },
         'allowed-origin': { type: 'string', multiple: true, default: [] },
+        'cors-origin': { type: 'string', multiple: true, default: [] },
         stdio: { type: 'boolean', default: false },
         redis: { type: 'string' },
         workers: { type: 'string' },
@@ -129,6 +130,7 @@ async function main(argv: string[]): Promise<number> {
       legacySse: !values['no-legacy-sse'],
       allowedHosts: values['allowed-host'],
       allowedOrigins: values['allowed-origin'],
+      corsOrigins: values['cors-origin'],
       workers: parseWorkers(values.workers, {
         redis: values.redis,
         stateless: values.stateless,

@@ -24,7 +24,14 @@ describe('mcpwire help pages', { concurrency: true }, () => {
       const { code, stdout } = await run(args);
       assert.equal(code, 0);
       assert.match(stdout, /^Usage: mcpwire serve \[options\]/);
-      for (const flag of ['--port N', '--stateless', '--redis URL', '--oauth-issuer', 'Examples:']) {
+      for (const flag of [
+        '--port N',
+        '--stateless',
+        '--cors-origin O',
+        '--redis URL',
+        '--oauth-issuer',
+        'Examples:',
+      ]) {
         assert.ok(stdout.includes(flag), `no ${flag}`);
       }
       assert.ok(!stdout.includes('--elicit-reply'), 'the call page leaked in');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Cors, type CorsOptions } from '../../http/cors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
 import { HTTPIntake } from '../../http/intake.js';
@@ -33,6 +34,8 @@ export interface LegacySseHandlerOptions {
    * that checks them.
    */
   dnsRebindingProtection?: HostOriginPolicy | false;
+  /** Let web pages of other origins call, as the Streamable HTTP handler's `cors`. Default: none may. */
+  cors?: CorsOptions;
   /**
    * Serve only requests (the GET and every POST) with an OAuth access token this resource grants, as the
    * Streamable HTTP handler's `auth`; the session is bound to the token's principal.
@@ -85,6 +88,7 @@ export class LegacySseHandler {
     const policy = options.dnsRebindingProtection;
     this.intake = new HTTPIntake(
       policy === false ? undefined : (policy ?? defaultLoopbackPolicy()),
+      options.cors === undefined ? undefined : new Cors(options.cors, 'GET, POST'),
       options.auth,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       this.refuse,

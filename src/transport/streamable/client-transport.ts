@@ -7,6 +7,7 @@ import type { Clock } from '../../session/clock.js';
 import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
 import { type RetryPolicy, retryDelay, retryPolicy } from '../../session/retry-policy.js';
+import { plainFetch } from '../plain-fetch.js';
 import { SessionLostError, StreamableHTTPError } from './client-errors.js';
 import { discard, excerpt, lowerCased, reason, refused, serverMessage } from './client-http.js';
 
@@ -41,7 +42,7 @@ export interface StreamableHTTPClientOptions {
 const liveClock: Clock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  clearTimeout: (handle) => clearTimeout(handle as Parameters<typeof clearTimeout>[0]),
 };
 
 const POST_ACCEPT = 'application/json, text/event-stream';
@@ -118,7 +119,7 @@ export class StreamableHTTPClientConnection implements Connection {
 
   constructor(url: string | URL, options: StreamableHTTPClientOptions = {}) {
     this.url = String(url);
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.fetch = plainFetch(options.fetch);
     this.baseHeaders = lowerCased(options.headers);
     this.authHeaders = options.authHeaders;
     this.policy = retryPolicy(options.retry);
