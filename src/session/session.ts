@@ -10,11 +10,11 @@ import type {
 import { Method } from '../protocol/types.js';
 import { validateParams } from '../protocol/validate.js';
 import { acceptsBatches } from '../protocol/versions.js';
+import { abortReasonText } from './abort-reason.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Connection, MessageInfo, Receiver } from './connection.js';
 import {
   ConnectionClosedError,
-  describe,
   RequestCancelledError,
   RequestTimeoutError,
   SessionExpiredError,
@@ -247,7 +247,7 @@ export abstract class Session implements Receiver {
           this.abandon(
             id,
             new RequestCancelledError(method, signal.reason),
-            `${method} cancelled: ${describe(signal.reason)}`,
+            `${method} cancelled: ${abortReasonText(signal.reason)}`,
           );
         signal.addEventListener('abort', entry.onabort, { once: true });
       }
