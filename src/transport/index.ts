@@ -1,3 +1,4 @@
+export type { NodeListener } from '../http/node-adapter.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay, retryPolicy } from '../session/retry-policy.js';
 export * from './connect-stdio.js';
 export * from './connect-url.js';
