@@ -4,7 +4,8 @@ import type { RedisAddress } from '../eventstore/redis-address.js';
 import { CLI } from './cli-run.js';
 import { within } from './time-limit.js';
 
-const READY_TIMEOUT_MS = 10_000;
+// Node's start alone took 5 to 12 s with both cores of this machine busy (and a Redis Cluster of six beside).
+const READY_TIMEOUT_MS = 30_000;
 /** Output kept per process, for the messages of failed waits. */
 const OUTPUT_CHARS = 20_000;
 const URL_LINE = /mcpwire demo server: (http:\/\/127\.0\.0\.1:(\d+))\/mcp/;
