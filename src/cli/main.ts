@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { call } from './call.js';
 import { parseCallArgs } from './call-args.js';
 import { type ServeOAuth, serve } from './serve.js';
+import { LOG_FORMATS, type LogFormat } from './stderr-logger.js';
 import { UsageError } from './usage-error.js';
 import { parseWorkers } from './workers.js';
 
@@ -31,6 +32,8 @@ Commands:
     --oauth-scope S  A scope every token must have (repeatable)
     --oauth-resource URL
                      The server's public URL, which tokens must be for (default: the bound one)
+    --log-format F   Write an event per line to stderr: json or text (sessions opened and closed,
+                     each request with its outcome and duration, refusals; default: errors only)
 
   call <url> <action> [args] [options]
                      Connect to an MCP server, run one action, print its result
@@ -160,6 +163,7 @@ async function main(argv: string[]): Promise<number> {
         'oauth-introspection': { type: 'string' },
         'oauth-scope': { type: 'string', multiple: true, default: [] },
         'oauth-resource': { type: 'string' },
+        'log-format': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -177,7 +181,12 @@ async function main(argv: string[]): Promise<number> {
         `--redis shares sessions between processes; ${values.stdio ? '--stdio serves one client' : '--stateless has no sessions'}`,
       );
     }
+    const logFormat = values['log-format'] as LogFormat | undefined;
+    if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat)) {
+      throw new UsageError(`--log-format is json or text, not "${logFormat}"`);
+    }
     return serve({
+      logFormat,
       oauth: parseServeOAuth(values, values.stdio),
       redis: values.redis,
       stdio: values.stdio,

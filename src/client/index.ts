@@ -1,3 +1,4 @@
+export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
 export {
   Client,
   type ClientConnectOptions,

@@ -16,7 +16,9 @@ This server shows every MCP feature mcpwire implements:
  * The demo server a user learns from: one tool per feature, a resource, a template, a prompt with
  * completion, and log messages. `mcpwire serve` serves it.
  */
-export function createDemoServer(options: Pick<ServerOptions, 'requestStateKeys'> = {}): Server {
+export function createDemoServer(
+  options: Pick<ServerOptions, 'requestStateKeys' | 'logger' | 'telemetry' | 'onerror'> = {},
+): Server {
   const server = new Server(
     { name: 'mcpwire-demo', title: 'mcpwire demo server', version: '0.1.0' },
     {

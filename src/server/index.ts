@@ -1,3 +1,4 @@
+export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
 export type { ClientScope } from './client-scope.js';
 export type { Completer } from './completion.js';
 export type { ServerContext } from './context.js';

@@ -1,0 +1,27 @@
+import { createRequire } from 'node:module';
+import { sessionHash } from '../util/session-hash.js';
+import type { OpenTelemetryApi } from './open-telemetry.js';
+import { providePlatformDefaults } from './resolve.js';
+
+/*
+ * What Node provides to telemetry, loaded by the Node entry points (the server, the transports): the optional peer
+ * `@opentelemetry/api`, required synchronously where the application installed it (the same module instance its
+ * own `import` gets, so the providers it registers are the ones found), and SHA-256 to name sessions. Nothing
+ * fails when the package is missing: telemetry then stays off unless a `telemetry.api` is given.
+ */
+const require = createRequire(import.meta.url);
+
+function optional<T>(id: string): T | undefined {
+  try {
+    return require(id) as T;
+  } catch (err) {
+    if ((err as { code?: unknown }).code === 'MODULE_NOT_FOUND') return undefined;
+    throw err;
+  }
+}
+
+providePlatformDefaults({
+  api: optional<OpenTelemetryApi>('@opentelemetry/api'),
+  hashSession: sessionHash,
+  version: optional<{ version: string }>('../../package.json')?.version,
+});
