@@ -16,7 +16,7 @@ function collect(dir, out) {
 
 const only = process.argv.slice(2);
 const files = only.length > 0 ? only : collect('test', collect('src', [])).sort();
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=120000', ...files], {
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-timeout=300000', ...files], {
   stdio: 'inherit',
 });
 process.exit(result.status ?? 1);

@@ -2,18 +2,21 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { RequestStateKey } from '../server/request-state.js';
 
 /**
- * The environment variable that gives `mcpwire serve` the secret sealing 2026-07-28 `requestState`: every
- * process behind one endpoint needs the same one, or a client's retry that reaches another process is refused.
+ * The environment variable that gives `mcpwire serve` the secrets sealing 2026-07-28 `requestState`: every
+ * process behind one endpoint needs the same ones, or a client's retry that reaches another process is refused.
+ * Several secrets, separated by commas, rotate it without refusing anything: the first signs, every one opens.
  * When it is not set, `--redis` takes the cluster's secret from Redis (every host the same), and `--workers N`
  * alone draws one for its workers.
  */
 export const REQUEST_STATE_SECRET_ENV = 'MCPWIRE_REQUEST_STATE_SECRET';
 
-/** The sealing key the environment names, or undefined (each process then draws its own). */
+/** The sealing keys the environment names, the signing one first, or undefined (each process then draws its own). */
 export function requestStateKeysFromEnv(env: NodeJS.ProcessEnv = process.env): RequestStateKey[] | undefined {
-  const secret = env[REQUEST_STATE_SECRET_ENV];
-  if (secret === undefined || secret === '') return undefined;
-  return [requestStateKeyOf(secret)];
+  const secrets = (env[REQUEST_STATE_SECRET_ENV] ?? '')
+    .split(',')
+    .map((secret) => secret.trim())
+    .filter((secret) => secret !== '');
+  return secrets.length === 0 ? undefined : secrets.map(requestStateKeyOf);
 }
 
 /** The key of `secret`: its id names the secret without revealing it, so every process holding it agrees. */

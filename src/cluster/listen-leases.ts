@@ -16,18 +16,21 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
-// KEYS[1] as above; ARGV: the lease in ms, then the members this process still holds there.
+// KEYS[1] as above; ARGV: the lease in ms, then the members this process still holds there. A member that is
+// missing is added again: Redis lost it (a restart, a failover) or dropped it as lapsed while this process
+// could not reach Redis, and the stream it counts is still open.
 const RENEW = `
 local t = redis.call('TIME')
 local until_ = t[1] * 1000 + math.floor(t[2] / 1000) + tonumber(ARGV[1])
-for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', until_, ARGV[i]) end
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], until_, ARGV[i]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])`;
 
 /**
  * The per-principal bound on listen streams, counted over every process of a cluster: each stream holds a
  * lease in `<prefix>:listens:<SHA-256 of the principal>` (anonymous clients count as one principal, as in one
  * process), renewed three times per `leaseMs` while it is open and removed when it closes. A process that dies
- * stops renewing, so its streams stop counting within `leaseMs`, as its clients listen again elsewhere. Costs
+ * stops renewing, so its streams stop counting within `leaseMs`, as its clients listen again elsewhere; a lease
+ * Redis lost (restarted empty) counts again at the next renewal, so the bound may be passed for that long. Costs
  * one script per open, one command per close, and per renewal one script per principal with streams here.
  */
 export class RedisListenLeases implements ListenLeases {

@@ -7,7 +7,7 @@ import { CLI, killCliRuns, runCli } from '../../src/test-support/cli-run.js';
 import { freePort } from '../../src/test-support/free-port.js';
 import { until } from '../../src/test-support/time-limit.js';
 
-const BOUND = { timeout: 20_000 };
+const BOUND = { timeout: 45_000 };
 
 interface Result {
   code: number | null;

@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SseReader } from '../../src/test-support/mcp-http.js';
-import { postModern } from '../../src/test-support/modern-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
+import { type ListenRefusal, openRawListen, refusedListen } from '../../src/test-support/raw-listen.js';
 import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
-import { within } from '../../src/test-support/time-limit.js';
 import { DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL as MAX } from '../../src/transport/streamable/modern/listen-streams.js';
 
 let redis: RedisServer;
@@ -26,26 +25,10 @@ after(async () => {
   await redis?.stop();
 });
 
-let nextId = 0;
-
-/** Opens a listen on one process: its reader once acknowledged, or the refusal's status and message. */
-async function listenOn(base: string): Promise<SseReader | { status: number; message: string }> {
-  const res = await postModern(`${base}/mcp`, `l${nextId++}`, 'subscriptions/listen', {
-    notifications: { toolsListChanged: true },
-  });
-  if (res.status !== 200) {
-    const body = (await res.json()) as { error: { message: string } };
-    return { status: res.status, message: body.error.message };
-  }
-  const reader = new SseReader(res);
-  const ack = await within(reader.nextMessage(), 10_000, 'a listen ack');
-  assert.equal(ack?.message.method, 'notifications/subscriptions/acknowledged');
-  open.push(reader);
-  return reader;
-}
-
-function refused(outcome: Awaited<ReturnType<typeof listenOn>>): { status: number; message: string } {
-  assert.ok(!(outcome instanceof SseReader), 'the listen was served');
+/** Opens a listen on one process, kept to be closed after the test. */
+async function listenOn(base: string): Promise<SseReader | ListenRefusal> {
+  const outcome = await openRawListen(base);
+  if (outcome instanceof SseReader) open.push(outcome);
   return outcome;
 }
 
@@ -61,7 +44,7 @@ test('the bound holds across processes, frees with a close, and with the death o
     onB.push(r);
   }
   for (const p of [a, b]) {
-    const no = refused(await listenOn(p.url));
+    const no = refusedListen(await listenOn(p.url));
     assert.equal(no.status, 429);
     assert.match(no.message, /maximum of 32 listen streams across the servers/);
   }
@@ -75,7 +58,7 @@ test('the bound holds across processes, frees with a close, and with the death o
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.ok(took instanceof SseReader, 'the freed place was taken');
-  assert.equal(refused(await listenOn(b.url)).status, 429);
+  assert.equal(refusedListen(await listenOn(b.url)).status, 429);
 
   // A dies with its 17 streams: each stops counting once its lease lapses (within 3 × 2 s), and B serves 17
   // more, one by one as they lapse; then the bound holds again.
@@ -86,5 +69,5 @@ test('the bound holds across processes, frees with a close, and with the death o
     else await new Promise((resolve) => setTimeout(resolve, 250));
   }
   assert.equal(served, MAX / 2 + 1, 'the places of the dead process were freed');
-  assert.equal(refused(await listenOn(b.url)).status, 429);
+  assert.equal(refusedListen(await listenOn(b.url)).status, 429);
 });
