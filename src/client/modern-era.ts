@@ -9,7 +9,7 @@ import {
 import { type Implementation, type LoggingLevel, Method } from '../protocol/types.js';
 import { CapabilityError, ResponseLostError } from '../session/errors.js';
 import type { RequestOptions } from '../session/session.js';
-import type { RequestObservation } from '../telemetry/telemetry.js';
+import type { RequestObservation, Telemetry } from '../telemetry/telemetry.js';
 import type { Client } from './client.js';
 import type { ClientContext } from './client-session.js';
 import { fulfil } from './input-rounds.js';
@@ -60,9 +60,19 @@ export class ModernEra implements SessionEra {
    * Observed, a request is one CLIENT span over all its rounds (each round's trace context in its `_meta`), with
    * a span for each round of input the client fulfils in between.
    */
-  async request<R>(method: string, params: Params | undefined, options: RequestOptions = {}): Promise<R> {
+  request<R>(method: string, params: Params | undefined, options: RequestOptions = {}): Promise<R> {
     const telemetry = this.client.telemetry;
-    if (telemetry === undefined) return this.rounds(method, params, options);
+    return telemetry === undefined
+      ? this.rounds(method, params, options)
+      : this.observed(telemetry, method, params, options);
+  }
+
+  private async observed<R>(
+    telemetry: Telemetry,
+    method: string,
+    params: Params | undefined,
+    options: RequestOptions,
+  ): Promise<R> {
     const observation = telemetry.sending(method, this.envelope(params), {
       protocolVersion: this.protocolVersion,
     });

@@ -63,61 +63,64 @@ class Instruments {
   readonly storePurged: Api.ObservableCounter;
 
   constructor(meter: Api.Meter) {
-    const seconds = (description: string): Api.MetricOptions => ({
-      unit: 's',
-      description,
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS as number[] },
-    });
-    this.serverDuration = meter.createHistogram(
+    const histogram = (name: string, description: string, buckets: readonly number[] = DURATION_BUCKETS) =>
+      meter.createHistogram(name, {
+        unit: 's',
+        description,
+        advice: { explicitBucketBoundaries: buckets as number[] },
+      });
+    const counter = (name: string, unit: string, description: string) =>
+      meter.createCounter(name, { unit, description });
+    const gauge = (name: string, unit: string, description: string) =>
+      meter.createObservableUpDownCounter(name, { unit, description });
+    this.serverDuration = histogram(
       'mcp.server.operation.duration',
-      seconds('MCP request duration as observed on the receiver, from its arrival until its answer is sent.'),
+      'MCP request duration as observed on the receiver, from its arrival until its answer is sent.',
     );
-    this.clientDuration = meter.createHistogram(
+    this.clientDuration = histogram(
       'mcp.client.operation.duration',
-      seconds(
-        'MCP request duration as observed on the sender, from its sending until its answer (all its rounds).',
-      ),
+      'MCP request duration as observed on the sender, from its sending until its answer (all its rounds).',
     );
-    this.sessionDuration = meter.createHistogram(
+    this.sessionDuration = histogram(
       'mcp.server.session.duration',
-      seconds('The duration of an MCP session as observed on the server.'),
+      'The duration of an MCP session as observed on the server.',
     );
-    this.refused = meter.createCounter('mcpwire.server.refused', {
-      unit: '{request}',
-      description: 'HTTP requests refused before any handler ran, by status and JSON-RPC code.',
-    });
-    this.serverInputRounds = meter.createCounter('mcpwire.server.input_rounds', {
-      unit: '{round}',
-      description:
-        'Modern requests answered input_required: rounds the client must run before sending them again.',
-    });
-    this.clientInputRounds = meter.createCounter('mcpwire.client.input_rounds', {
-      unit: '{round}',
-      description: 'Rounds of input_required the client fulfilled.',
-    });
-    this.replays = meter.createCounter('mcpwire.eventstore.replays', {
-      unit: '{replay}',
-      description: 'Streams resumed with Last-Event-ID, by outcome.',
-    });
-    this.roundTrips = meter.createHistogram('mcpwire.cluster.round_trip.duration', {
-      unit: 's',
-      description: 'Round trips to the Redis a cluster shares, by operation.',
-      advice: {
-        explicitBucketBoundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-      },
-    });
-    this.sessions = meter.createObservableUpDownCounter('mcpwire.server.session.count', {
-      unit: '{session}',
-      description: 'Sessions held now.',
-    });
-    this.streams = meter.createObservableUpDownCounter('mcpwire.server.stream.count', {
-      unit: '{stream}',
-      description: 'SSE responses open now: post (a request), get (a standalone stream), listen.',
-    });
-    this.storeBytes = meter.createObservableUpDownCounter('mcpwire.eventstore.size', {
-      unit: 'By',
-      description: 'Bytes of events an in-memory event store holds now.',
-    });
+    this.roundTrips = histogram(
+      'mcpwire.cluster.round_trip.duration',
+      'Round trips to the Redis a cluster shares, by operation.',
+      [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    );
+    this.refused = counter(
+      'mcpwire.server.refused',
+      '{request}',
+      'HTTP requests refused before any handler ran, by status and JSON-RPC code.',
+    );
+    this.serverInputRounds = counter(
+      'mcpwire.server.input_rounds',
+      '{round}',
+      'Modern requests answered input_required: rounds the client must run before sending them again.',
+    );
+    this.clientInputRounds = counter(
+      'mcpwire.client.input_rounds',
+      '{round}',
+      'Rounds of input_required the client fulfilled.',
+    );
+    this.replays = counter(
+      'mcpwire.eventstore.replays',
+      '{replay}',
+      'Streams resumed with Last-Event-ID, by outcome.',
+    );
+    this.sessions = gauge('mcpwire.server.session.count', '{session}', 'Sessions held now.');
+    this.streams = gauge(
+      'mcpwire.server.stream.count',
+      '{stream}',
+      'SSE responses open now: post (a request), get (a standalone stream), listen.',
+    );
+    this.storeBytes = gauge(
+      'mcpwire.eventstore.size',
+      'By',
+      'Bytes of events an in-memory event store holds now.',
+    );
     this.storePurged = meter.createObservableCounter('mcpwire.eventstore.purged', {
       unit: '{event}',
       description: 'Events an in-memory event store dropped to stay within its bytes.',

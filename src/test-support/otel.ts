@@ -10,6 +10,7 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
+import { Client, type EraPreference } from '../client/client.js';
 
 /** A reader that collects when asked, and only then. */
 class ManualReader extends MetricReader {
@@ -132,4 +133,16 @@ export function spanFile(): SpanFile {
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** A client of the demo server in `era`, answering its elicitation (`elicit_name`) with the name Ada. */
+export function demoClient(era: EraPreference): Client {
+  return new Client(
+    { name: 'traced-agent', version: '1.0.0' },
+    {
+      era,
+      requestTimeout: 20_000,
+      elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
+    },
+  );
 }

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as api from '@opentelemetry/api';
-import { Client, type EraPreference } from '../../src/client/client.js';
 import {
+  demoClient,
   parentOf,
   type Recording,
   recordTelemetry,
@@ -24,17 +24,6 @@ import { until } from '../../src/test-support/time-limit.js';
 import { connectUrl } from '../../src/transport/index.js';
 
 const { CLIENT, SERVER } = api.SpanKind;
-
-function client(era: EraPreference): Client {
-  return new Client(
-    { name: 'traced-agent', version: '1.0.0' },
-    {
-      era,
-      requestTimeout: 20_000,
-      elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
-    },
-  );
-}
 
 /** The spans of the serve processes that `ok` picks, once there are `count`. */
 async function written(file: SpanFile, ok: (s: SpanLine) => boolean, count: number, what: string) {
@@ -75,7 +64,7 @@ for (const mode of ['SSE answers', 'JSON answers'] as const) {
     for (const era of ['legacy', 'modern'] as const) {
       test(`${era}: each call is one trace, whichever process serves it`, async () => {
         recording.reset();
-        const session = await connectUrl(client(era), url);
+        const session = await connectUrl(demoClient(era), url);
         try {
           for (let i = 0; i < 4; i++) await session.callTool('add', { a: i, b: 1 });
         } finally {
@@ -101,7 +90,7 @@ for (const mode of ['SSE answers', 'JSON answers'] as const) {
 
     test('modern: the two rounds of an elicitation, served by two processes, are under one client span', async () => {
       recording.reset();
-      const session = await connectUrl(client('modern'), url);
+      const session = await connectUrl(demoClient('modern'), url);
       try {
         await session.callTool('elicit_name', {});
       } finally {
@@ -123,7 +112,7 @@ for (const mode of ['SSE answers', 'JSON answers'] as const) {
 
     test('legacy: the elicitation the server sends stays in the trace, relayed or not', async () => {
       recording.reset();
-      const session = await connectUrl(client('legacy'), url);
+      const session = await connectUrl(demoClient('legacy'), url);
       try {
         // Several calls: the balancer spreads their POSTs, and the answers to elicitation/create, over both.
         for (let i = 0; i < 3; i++) await session.callTool('elicit_name', {});
@@ -161,7 +150,7 @@ for (const mode of ['SSE answers', 'JSON answers'] as const) {
 
     test('legacy: Redis round trips are spans: the session shared, loaded, and a change of its state', async () => {
       recording.reset();
-      const session = await connectUrl(client('legacy'), url);
+      const session = await connectUrl(demoClient('legacy'), url);
       try {
         for (let i = 0; i < 2; i++) await session.setLoggingLevel('warning');
       } finally {

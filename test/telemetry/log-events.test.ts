@@ -4,7 +4,6 @@
 // writes the same to stderr.
 import assert from 'node:assert/strict';
 import { after, afterEach, describe, test } from 'node:test';
-import { Client } from '../../src/client/client.js';
 import { RedisCluster } from '../../src/cluster/redis-cluster.js';
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import type { EventLogger } from '../../src/telemetry/log-sink.js';
@@ -18,6 +17,7 @@ import {
   serveOn,
   toolCall,
 } from '../../src/test-support/mcp-http.js';
+import { demoClient } from '../../src/test-support/otel.js';
 import { startRedisServer } from '../../src/test-support/redis-server.js';
 import { until } from '../../src/test-support/time-limit.js';
 import { connectUrl, StreamableHTTPHandler } from '../../src/transport/index.js';
@@ -63,7 +63,7 @@ describe('the log hook of a Server', { timeout: 60_000 }, () => {
   test('a session’s life: opened, each request with its duration, closed; ids only as hashes', async () => {
     const logger = capture();
     const { url } = await served(logger);
-    const session = await connectUrl(new Client({ name: 'logged', version: '1' }, { era: 'legacy' }), url);
+    const session = await connectUrl(demoClient('legacy'), url);
     const id = session.connection.sessionId!;
     await session.callTool('add', { a: 1, b: 2 });
     await session.close();
@@ -151,7 +151,7 @@ describe('mcpwire serve --log-format', { timeout: 60_000 }, () => {
   });
 
   async function callAndRefuse(url: string): Promise<void> {
-    const session = await connectUrl(new Client({ name: 'logged', version: '1' }, { era: 'legacy' }), url);
+    const session = await connectUrl(demoClient('legacy'), url);
     await session.callTool('add', { a: 1, b: 2 });
     await session.close();
     const refused = await post(url, toolCall(1, 'add'), { sessionId: 'nope' });

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
-import { Client } from '../../src/client/client.js';
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import { MemoryEventStore } from '../../src/eventstore/memory-event-store.js';
 import {
@@ -17,7 +16,7 @@ import {
   serveOn,
   toolCall,
 } from '../../src/test-support/mcp-http.js';
-import { type Recording, recordTelemetry } from '../../src/test-support/otel.js';
+import { demoClient, type Recording, recordTelemetry } from '../../src/test-support/otel.js';
 import { until } from '../../src/test-support/time-limit.js';
 import { connectUrl, StreamableHTTPHandler } from '../../src/transport/index.js';
 
@@ -38,13 +37,6 @@ function count(points: Point[], attributes: Record<string, unknown>): number {
 /** The sum of the counter or gauge points whose attributes include `attributes`. */
 function total(points: Point[], attributes: Record<string, unknown> = {}): number {
   return matching(points, attributes).reduce((sum, p) => sum + (p.value as number), 0);
-}
-
-function agent(era: 'legacy' | 'modern'): Client {
-  return new Client(
-    { name: 'metered-agent', version: '1.0.0' },
-    { era, elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) } },
-  );
 }
 
 describe('metrics of mcpwire serving and calling, read back', { timeout: 60_000 }, () => {
@@ -68,7 +60,7 @@ describe('metrics of mcpwire serving and calling, read back', { timeout: 60_000 
   });
 
   test('requests by method, tool and outcome, on the server and on the client', async () => {
-    const session = await connectUrl(agent('legacy'), served.url);
+    const session = await connectUrl(demoClient('legacy'), served.url);
     for (let i = 0; i < 3; i++) await session.callTool('add', { a: i, b: 1 });
     await assert.rejects(session.callTool('no_such_tool', {}));
     await session.close();
@@ -91,7 +83,7 @@ describe('metrics of mcpwire serving and calling, read back', { timeout: 60_000 
   });
 
   test('a modern elicitation: two rounds on the server, one call and one input round on the client', async () => {
-    const session = await connectUrl(agent('modern'), served.url);
+    const session = await connectUrl(demoClient('modern'), served.url);
     await session.callTool('elicit_name', {});
     await session.close();
     const server = await recording.points('mcp.server.operation.duration');
@@ -115,8 +107,8 @@ describe('metrics of mcpwire serving and calling, read back', { timeout: 60_000 
   });
 
   test('sessions and streams open now; the session’s duration once it ends', async () => {
-    const session = await connectUrl(agent('legacy'), served.url);
-    const listening = await connectUrl(agent('modern'), served.url);
+    const session = await connectUrl(demoClient('legacy'), served.url);
+    const listening = await connectUrl(demoClient('modern'), served.url);
     const listen = await listening.listen({ toolsListChanged: true });
     await until(() => handler.listenStreamCount === 1, 5000, 'the listen stream');
     assert.equal(total(await recording.points('mcpwire.server.session.count')), 1);

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as api from '@opentelemetry/api';
-import { Client, type EraPreference } from '../../src/client/client.js';
 import { type CliRun, killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
 import {
+  demoClient,
   parentOf,
   type Recording,
   recordTelemetry,
@@ -23,13 +23,6 @@ import { connectUrl } from '../../src/transport/index.js';
 import { sessionHash } from '../../src/util/session-hash.js';
 
 const { CLIENT, SERVER, INTERNAL } = api.SpanKind;
-
-function client(era: EraPreference): Client {
-  return new Client(
-    { name: 'traced-agent', version: '1.0.0' },
-    { era, elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) } },
-  );
-}
 
 /** Runs `fn` in a span of the application's own, as an agent would around its tool calls. */
 function asAgent<T>(recording: Recording, fn: () => Promise<T>): Promise<T> {
@@ -81,7 +74,7 @@ describe('traces from mcpwire Client to mcpwire serve (SDK loaded with --import)
   for (const era of ['legacy', 'modern'] as const) {
     test(`${era}: tools/call add is one trace, client span → server span`, async () => {
       recording.reset();
-      const session = await connectUrl(client(era), url);
+      const session = await connectUrl(demoClient(era), url);
       try {
         assert.equal(session.era, era);
         const result = await asAgent(recording, () => session.callTool('add', { a: 1, b: 2 }));
@@ -127,7 +120,7 @@ describe('traces from mcpwire Client to mcpwire serve (SDK loaded with --import)
 
     test(`${era}: an error is on both spans, with its JSON-RPC code`, async () => {
       recording.reset();
-      const session = await connectUrl(client(era), url);
+      const session = await connectUrl(demoClient(era), url);
       try {
         await assert.rejects(asAgent(recording, () => session.callTool('no_such_tool', {})));
         const call = theSpan(recording.spans(), 'tools/call no_such_tool', CLIENT);
@@ -147,7 +140,7 @@ describe('traces from mcpwire Client to mcpwire serve (SDK loaded with --import)
 
   test('modern: an elicitation is two rounds in one trace, the client’s input round between them', async () => {
     recording.reset();
-    const session = await connectUrl(client('modern'), url);
+    const session = await connectUrl(demoClient('modern'), url);
     try {
       const result = await asAgent(recording, () => session.callTool('elicit_name', {}));
       assert.match(JSON.stringify(result.content), /Ada/);
@@ -169,7 +162,7 @@ describe('traces from mcpwire Client to mcpwire serve (SDK loaded with --import)
 
   test('legacy: an elicitation is a server-to-client request inside the server span', async () => {
     recording.reset();
-    const session = await connectUrl(client('legacy'), url);
+    const session = await connectUrl(demoClient('legacy'), url);
     try {
       await asAgent(recording, () => session.callTool('elicit_name', {}));
       const spans = recording.spans();
