@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as api from '@opentelemetry/api';
-import { type CliRun, killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
+import { CLI, type CliRun, killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
 import {
   demoClient,
   parentOf,
@@ -19,7 +19,7 @@ import {
 } from '../../src/test-support/otel.js';
 import { until } from '../../src/test-support/time-limit.js';
 // As an application imports it: `mcpwire/transport`, a Node entry, finds @opentelemetry/api by itself.
-import { connectUrl } from '../../src/transport/index.js';
+import { connectStdio, connectUrl } from '../../src/transport/index.js';
 import { sessionHash } from '../../src/util/session-hash.js';
 
 const { CLIENT, SERVER, INTERNAL } = api.SpanKind;
@@ -181,4 +181,40 @@ describe('traces from mcpwire Client to mcpwire serve (SDK loaded with --import)
       await session.close();
     }
   });
+});
+
+describe('traces from mcpwire Client to mcpwire serve --stdio', { timeout: 60_000 }, () => {
+  let recording: Recording;
+  let file: SpanFile;
+
+  before(() => {
+    recording = recordTelemetry();
+    file = spanFile();
+  });
+
+  after(async () => {
+    file?.remove();
+    await recording?.stop();
+  });
+
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`${era}: the server span over stdio is a child of the client span`, async () => {
+      recording.reset();
+      const session = await connectStdio(demoClient(era), {
+        command: process.execPath,
+        args: [CLI, 'serve', '--stdio'],
+        env: file.env as Record<string, string>,
+      });
+      try {
+        assert.equal(session.era, era);
+        await session.callTool('add', { a: 2, b: 3 });
+      } finally {
+        await session.close();
+      }
+      const call = theSpan(recording.spans(), 'tools/call add', CLIENT);
+      const [served] = await serverSpans(file, call.spanContext().traceId, 'tools/call add', 1);
+      assert.equal(served.parentSpanId, call.spanContext().spanId);
+      assert.equal(served.attributes['mcpwire.era'], era);
+    });
+  }
 });
