@@ -19,7 +19,9 @@ Commands:
     --json           Answer requests with one JSON body instead of an SSE stream
     --no-legacy-sse  Serve only the Streamable HTTP endpoint
     --allowed-host H   A Host name clients use (repeatable; needed when binding beyond loopback)
-    --allowed-origin O An Origin browsers may call from (repeatable)
+    --allowed-origin O An Origin let through the DNS-rebinding check (repeatable)
+    --cors-origin O  An origin (https://app.example.com) whose web pages may call this server:
+                     CORS preflights answered, answers readable there (repeatable)
     --stdio          Serve on this process's stdin/stdout instead (logs go to stderr)
     --redis URL      Share sessions and their streams through Redis (redis://host:port), so that
                      any process serving with the same URL can answer any request of any session
@@ -156,6 +158,7 @@ async function main(argv: string[]): Promise<number> {
         'no-legacy-sse': { type: 'boolean', default: false },
         'allowed-host': { type: 'string', multiple: true, default: [] },
         'allowed-origin': { type: 'string', multiple: true, default: [] },
+        'cors-origin': { type: 'string', multiple: true, default: [] },
         stdio: { type: 'boolean', default: false },
         redis: { type: 'string' },
         workers: { type: 'string' },
@@ -197,6 +200,7 @@ async function main(argv: string[]): Promise<number> {
       legacySse: !values['no-legacy-sse'],
       allowedHosts: values['allowed-host'],
       allowedOrigins: values['allowed-origin'],
+      corsOrigins: values['cors-origin'],
       workers: parseWorkers(values.workers, {
         redis: values.redis,
         stateless: values.stateless,

@@ -29,6 +29,8 @@ export interface ServeOptions {
   /** Host names (with or without port) a non-loopback server answers to; checked against DNS rebinding. */
   allowedHosts: string[];
   allowedOrigins: string[];
+  /** Origins whose web pages may call the server (CORS); also let through the Origin check. */
+  corsOrigins: string[];
   /**
    * Share sessions and streams through this Redis (`redis://host:port`), so that every process serving it (other
    * hosts, or `workers`) can serve any request of any session. Without it, sessions live in this process.
@@ -146,16 +148,18 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const auth =
     options.oauth === undefined ? undefined : protectedResource(options.oauth, `http://${host}:${port}/mcp`);
+  const cors = options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined;
   const streamable = new StreamableHTTPHandler(server, {
     stateless: options.stateless,
     jsonResponse: options.json,
     dnsRebindingProtection,
+    cors,
     cluster,
     auth,
     onerror,
   });
   const legacy = options.legacySse
-    ? new LegacySseHandler(server, { dnsRebindingProtection, auth, onerror })
+    ? new LegacySseHandler(server, { dnsRebindingProtection, cors, auth, onerror })
     : undefined;
 
   http.on('request', (req, res) => {

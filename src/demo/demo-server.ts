@@ -14,7 +14,8 @@ This server shows every MCP feature mcpwire implements:
 
 /**
  * The demo server a user learns from: one tool per feature, a resource, a template, a prompt with
- * completion, and log messages. `mcpwire serve` serves it.
+ * completion, and log messages. `mcpwire serve` serves it; `mcpwire/demo` exports it, a ready peer to try a
+ * client against.
  */
 export function createDemoServer(
   options: Pick<ServerOptions, 'requestStateKeys' | 'logger' | 'telemetry' | 'onerror'> = {},

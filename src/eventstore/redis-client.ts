@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadIoredis } from './load-ioredis.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 
 /** Default `commandTimeoutMs`: how long a command, or a wait for the connection, may take before it fails. */
@@ -21,11 +22,12 @@ export interface RedisClientOptions {
  * command with no answer fails after `commandTimeoutMs`, and the client reconnects forever with a short capped
  * backoff so service comes back as soon as Redis does. Connection errors reach the callers as failed commands;
  * the client's `error` event is consumed so that ioredis prints nothing. `url` is `redis://[user:pass@]host:port[/db]`
- * (or `rediss://` for TLS).
+ * (or `rediss://` for TLS). Throws, naming the package to install, when ioredis is not installed.
  */
 export function createRedisClient(url: string, options: RedisClientOptions = {}): Redis {
   const maxDelay = options.maxReconnectDelayMs ?? DEFAULT_REDIS_MAX_RECONNECT_DELAY_MS;
-  const client = new Redis(url, {
+  const { Redis: RedisClient } = loadIoredis();
+  const client = new RedisClient(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,

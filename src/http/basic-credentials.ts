@@ -3,7 +3,8 @@
  * form-encoded, joined by a colon, in base64; so that a colon or a non-ASCII character in either survives.
  */
 export function basicCredentials(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`).toString('base64')}`;
+  // Form-encoded, the text is ASCII: btoa takes it as it is.
+  return `Basic ${btoa(`${formEncode(id)}:${formEncode(secret)}`)}`;
 }
 
 function formEncode(text: string): string {

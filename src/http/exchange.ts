@@ -1,4 +1,4 @@
-/** The request body limit every transport applies unless configured otherwise (DESIGN.md: 4 MiB, 413). */
+/** The request body limit every transport applies unless configured otherwise: 4 MiB (413 past it). */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
@@ -63,6 +63,11 @@ export interface HTTPExchange extends HeaderSource {
 
   /** Sets the status and headers. Nothing is sent yet: a body given to `end` goes out with them. */
   writeHead(status: number, headers?: Readonly<Record<string, string>>): void;
+  /**
+   * Sets a response header before anyone answers, kept beside those `writeHead` sets later: for a header every
+   * answer to the request carries, whoever writes it (CORS). Without effect once the head is written.
+   */
+  setResponseHeader(name: string, value: string): void;
   /** Sends the head now and every later write without delay: the response becomes a stream. */
   flushHeaders(): void;
   /** Sends a chunk; false when it had to wait in a buffer (wait for `onDrain` to write more cheaply). */

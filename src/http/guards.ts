@@ -116,7 +116,8 @@ function hostAllowed(host: string, allowed: readonly string[]): boolean {
   return false;
 }
 
-function originAllowed(origin: string, allowed: readonly string[]): boolean {
+/** Whether the lower-cased `origin` is one of `allowed` (`scheme://host:*` standing for any port). */
+export function originAllowed(origin: string, allowed: readonly string[]): boolean {
   const scheme = origin.indexOf('://');
   const colon = origin.lastIndexOf(':');
   const hasPort =

@@ -1,3 +1,4 @@
+export * from './cors.js';
 export * from './exchange.js';
 export * from './guards.js';
 export * from './introspection-verifier.js';

@@ -1,4 +1,5 @@
 import { type Parsed, parseMessage } from '../jsonrpc/parse.js';
+import type { Cors } from './cors.js';
 import { BodyTooLargeError, type HTTPExchange } from './exchange.js';
 import { checkContentType, checkHostAndOrigin, type HostOriginPolicy } from './guards.js';
 import type { JsonErrorOptions } from './json-error.js';
@@ -19,7 +20,9 @@ export type ParsedBody = Exclude<Parsed, { kind: 'invalid' }>;
 
 /**
  * The part of serving a request that every HTTP transport of MCP shares, in one order: the DNS-rebinding guards
- * (Host 421, Origin 403), then authorization (401, 403, 503), and for a request that carries a message, its
+ * (Host 421, Origin 403: an origin allowed by CORS passes), then CORS (a preflight answered 204, or 403 for an
+ * origin not allowed; any other answer marked readable by the page of an allowed origin), then authorization
+ * (401, 403, 503), and for a request that carries a message, its
  * media type (415), its body within `maxBodyBytes` (413), parsed once (-32700, -32600 with the id when it could
  * be read: 400). Every refusal goes through the transport's `refuse`, so it reaches the client and `onerror`
  * the same way whichever transport refused.
@@ -31,12 +34,21 @@ export class HTTPIntake {
   private passedAuthority: string | undefined;
   private passedOrigin: string | undefined;
 
+  private readonly policy: HostOriginPolicy | undefined;
+
   constructor(
-    private readonly policy: HostOriginPolicy | undefined,
+    policy: HostOriginPolicy | undefined,
+    private readonly cors: Cors | undefined,
     private readonly auth: ProtectedResource | undefined,
     readonly maxBodyBytes: number,
     private readonly refuse: Refuse,
-  ) {}
+  ) {
+    const origins = policy?.allowedOrigins;
+    this.policy =
+      cors === undefined || origins === undefined
+        ? policy
+        : { ...policy, allowedOrigins: [...origins, ...cors.origins] };
+  }
 
   /** True (at once, or once the token is checked) when the request may be served; false once it was refused. */
   admit(exchange: HTTPExchange): boolean | Promise<boolean> {
@@ -60,6 +72,14 @@ export class HTTPIntake {
         this.passedAuthority = authority;
         this.passedOrigin = origin;
       }
+    }
+    const cors = this.cors;
+    if (cors !== undefined) {
+      if (cors.isPreflight(exchange)) {
+        cors.preflight(exchange, (status, message) => this.refuse(exchange, status, message));
+        return false;
+      }
+      cors.decorate(exchange);
     }
     return this.auth === undefined ? true : this.auth.admit(exchange, this.refuse);
   }

@@ -173,6 +173,10 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
     this.wroteHead = true;
   }
 
+  setResponseHeader(name: string, value: string): void {
+    if (!this.res.headersSent) this.res.setHeader(name, value);
+  }
+
   flushHeaders(): void {
     this.wroteHead = true;
     this.res.flushHeaders();

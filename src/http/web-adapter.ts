@@ -63,6 +63,8 @@ class WebRequestExchange extends ExchangeBase implements HTTPExchange {
   private settle!: (response: Response) => void;
   private status = 200;
   private responseHeaders: Readonly<Record<string, string>> | undefined;
+  /** Headers set by `setResponseHeader`, which those of `writeHead` join. */
+  private presetHeaders: Record<string, string> | undefined;
   private controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   private drainListeners: (() => void)[] | undefined;
   private flushWaiters: (() => void)[] | undefined;
@@ -159,6 +161,11 @@ class WebRequestExchange extends ExchangeBase implements HTTPExchange {
     this.wroteHead = true;
   }
 
+  setResponseHeader(name: string, value: string): void {
+    if (this.presetHeaders === undefined) this.presetHeaders = { [name]: value };
+    else this.presetHeaders[name] = value;
+  }
+
   flushHeaders(): void {
     if (this.controller === undefined && !this.isClosed) this.openStream();
   }
@@ -217,9 +224,9 @@ class WebRequestExchange extends ExchangeBase implements HTTPExchange {
 
   private init(): ResponseInit {
     this.wroteHead = true;
-    return this.responseHeaders === undefined
-      ? { status: this.status }
-      : { status: this.status, headers: this.responseHeaders };
+    const preset = this.presetHeaders;
+    const headers = preset === undefined ? this.responseHeaders : { ...preset, ...this.responseHeaders };
+    return headers === undefined ? { status: this.status } : { status: this.status, headers };
   }
 
   private openStream(): ReadableStreamDefaultController<Uint8Array> {

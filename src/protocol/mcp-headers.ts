@@ -1,3 +1,4 @@
+import { base64, fromBase64, utf8Base64 } from '../util/base64.js';
 import type { HeaderAnnotation } from './header-annotations.js';
 
 /*
@@ -60,7 +61,7 @@ const NAME_SOURCES: ReadonlyMap<string, string> = new Map([
  */
 export function encodeHeaderValue(value: string | number | boolean): string {
   if (typeof value !== 'string') return String(value);
-  return needsBase64(value) ? PREFIX + Buffer.from(value, 'utf8').toString('base64') + SUFFIX : value;
+  return needsBase64(value) ? PREFIX + utf8Base64(value) + SUFFIX : value;
 }
 
 function needsBase64(value: string): boolean {
@@ -84,9 +85,9 @@ export function decodeHeaderValue(raw: string): string | undefined {
   if (value.length >= PREFIX.length + SUFFIX.length && value.startsWith(PREFIX) && value.endsWith(SUFFIX)) {
     const encoded = value.slice(PREFIX.length, value.length - SUFFIX.length);
     if (!BASE64.test(encoded)) return undefined;
-    const bytes = Buffer.from(encoded, 'base64');
+    const bytes = fromBase64(encoded);
     // Non-zero bits past the last byte decode leniently; only the canonical spelling is accepted.
-    if (bytes.toString('base64') !== encoded) return undefined;
+    if (base64(bytes) !== encoded) return undefined;
     try {
       return UTF8.decode(bytes);
     } catch {

@@ -8,10 +8,10 @@ export interface Clock {
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    // A pending request timer must not keep a finished process alive.
-    t.unref?.();
+    const t: unknown = setTimeout(fn, ms);
+    // A pending request timer must not keep a finished process alive (Node's timers; a browser's is a number).
+    (t as { unref?: () => void }).unref?.();
     return t;
   },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+  clearTimeout: (h) => clearTimeout(h as Parameters<typeof clearTimeout>[0]),
 };

@@ -11,11 +11,15 @@ import { providePlatformDefaults } from './resolve.js';
  */
 const require = createRequire(import.meta.url);
 
+/** `id` where installed; undefined when it is not (a broken install of it still throws). */
 function optional<T>(id: string): T | undefined {
   try {
     return require(id) as T;
   } catch (err) {
-    if ((err as { code?: unknown }).code === 'MODULE_NOT_FOUND') return undefined;
+    const missing =
+      (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' &&
+      (err as Error).message.startsWith(`Cannot find module '${id}'`);
+    if (missing) return undefined;
     throw err;
   }
 }

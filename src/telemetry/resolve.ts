@@ -42,9 +42,12 @@ export interface TelemetryOptions {
 
 const SCOPE = 'mcpwire';
 
-/** What a platform provides by itself: on Node, the API module when installed, and how to hash a session id. */
+/**
+ * What a platform provides by itself: on Node, the API module when installed (typed loosely, so that no declaration
+ * of mcpwire needs the optional package's types), and how to hash a session id.
+ */
 interface PlatformDefaults {
-  api: OpenTelemetryApi | undefined;
+  api: object | undefined;
   hashSession: ((sessionId: string) => string) | undefined;
   version: string | undefined;
 }
@@ -68,7 +71,7 @@ export function resolveTelemetry(options: TelemetryOptions): Telemetry | undefin
 }
 
 function openTelemetry(options: OpenTelemetryOptions): OpenTelemetrySink | undefined {
-  const api = (options.api as OpenTelemetryApi | undefined) ?? platform.api;
+  const api = (options.api ?? platform.api) as OpenTelemetryApi | undefined;
   if (api === undefined) {
     if (options.tracerProvider !== undefined || options.meterProvider !== undefined) {
       throw new Error(

@@ -21,8 +21,9 @@ const READY_TIMEOUT_MS = 5000;
 /**
  * Starts a redis-server on a free loopback port, with no persistence (`--save ''`, `--appendonly no`) and its
  * working files in a temporary folder, and resolves once it answers PING. Rejects with a message saying how to
- * install it when `redis-server` is not on PATH: the Redis tests fail rather than skip (CI installs it). The
- * server dies with the test process, however that ends (see `launch`).
+ * install it when `redis-server` is not on PATH; `scripts/test.mjs` leaves out the test files that import this
+ * module in that case, saying so, unless MCPWIRE_REQUIRE_REDIS=1 (as in CI). The server dies with the test
+ * process, however that ends (see `launch`).
  */
 export async function startRedisServer(): Promise<RedisServer> {
   const port = await freePort();

@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '../client/index.js';
-import { createDemoServer } from '../demo/demo-server.js';
-import { writeJsonError } from '../http/json-error.js';
-import { fromNode } from '../http/node-adapter.js';
-import { type LoopbackServer, listenLoopback } from '../test-support/http-loopback.js';
+import { type DemoHere, serveDemoHere } from '../test-support/demo-both-transports.js';
+import { listenLoopback } from '../test-support/http-loopback.js';
 import { type RunningEverything, startEverything } from '../test-support/server-everything.js';
 import { within } from '../test-support/time-limit.js';
 import { toolText } from '../test-support/tool-text.js';
 import { connectUrl } from './connect-url.js';
 import { SseClientConnection } from './sse/client.js';
-import { LegacySseHandler } from './sse/handler.js';
 import { StreamableHTTPError } from './streamable/client-errors.js';
 import { StreamableHTTPClientConnection } from './streamable/client-transport.js';
-import { StreamableHTTPHandler } from './streamable/handler.js';
 import { ModernHTTPClientConnection } from './streamable/modern/client-connection.js';
 
 const client = new Client(
@@ -23,31 +19,16 @@ const client = new Client(
 
 /** The demo server as `mcpwire serve` lays it out: Streamable HTTP at /mcp, HTTP+SSE at /sse and /messages. */
 describe('connectUrl against our own server', () => {
-  const server = createDemoServer();
-  const streamable = new StreamableHTTPHandler(server);
-  const legacy = new LegacySseHandler(server);
-  const requests: string[] = [];
-  let http: LoopbackServer;
+  let demo: DemoHere;
+  let requests: string[];
   let base: string;
 
   before(async () => {
-    http = await listenLoopback((req, res) => {
-      requests.push(`${req.method} ${req.url}`);
-      const exchange = fromNode(req, res);
-      if (exchange.path === '/mcp') streamable.handle(exchange);
-      else
-        legacy.handle(exchange).then((served) => {
-          if (!served) writeJsonError(exchange, 404, 'Not Found');
-        });
-    });
-    base = `http://127.0.0.1:${http.port}`;
+    demo = await serveDemoHere();
+    ({ requests, base } = demo);
   });
 
-  after(async () => {
-    await Promise.all([streamable.close({ deadlineMs: 1000 }), legacy.close()]);
-    await server.close();
-    await http.close();
-  });
+  after(() => demo.close());
 
   test('auto on the dual-era endpoint speaks the modern era after one discover', async () => {
     requests.length = 0;

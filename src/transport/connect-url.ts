@@ -7,6 +7,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { RetryPolicy } from '../session/retry-policy.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../session/session.js';
 import { OAuthError } from './oauth/oauth-error.js';
+import { plainFetch } from './plain-fetch.js';
 import { SseClientConnection, type SseClientOptions } from './sse/client.js';
 import { StreamableHTTPError } from './streamable/client-errors.js';
 import {
@@ -147,7 +148,7 @@ async function negotiate(
   if (client.modernVersions.length > 0) {
     const outcome = await probeHTTP(String(url), client, {
       ...shared(options),
-      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      fetch: plainFetch(options.fetch),
       // As long as any request may take: a sign-in (the OAuth fetch's, on the probe's 401) happens within it,
       // and must not be mistaken for a server that does not answer discover.
       timeout: remaining(deadline, client.options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS),

@@ -31,7 +31,7 @@ async function signIn(run: TerminalRun): Promise<URL> {
   return url;
 }
 
-describe('mcpwire call signs in to a server that wants OAuth', { timeout: 30_000 }, () => {
+describe('mcpwire call signs in to a server that wants OAuth', { timeout: 120_000 }, () => {
   let as: TestAuthorizationServer;
   let demo: ProtectedDemo;
   let roots: string[] = [];

@@ -31,7 +31,7 @@ function serveWith(args: string[], env: Record<string, string>): CliRun {
   }
 }
 
-describe('mcpwire serve with OAuth', { timeout: 30_000 }, () => {
+describe('mcpwire serve with OAuth', { timeout: 120_000 }, () => {
   let as: TestAuthorizationServer;
   let serve: CliRun;
   let url: string;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { CLI, killCliRuns, runCli } from '../../src/test-support/cli-run.js';
+import { CLI, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
 import { until } from '../../src/test-support/time-limit.js';
 
 const PACKAGE = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -132,6 +132,48 @@ test('serve over HTTP: prints the URL, answers initialize with a session, shuts 
   assert.match(await res.text(), /"serverInfo":\{"name":"mcpwire-demo"/);
   run.child.kill('SIGINT');
   assert.equal(await run.exit(), 0);
+});
+
+test('serve --cors-origin (repeatable): preflights of /mcp and /messages answered for those origins only', async () => {
+  const origins = ['https://app.example.com', 'http://127.0.0.1:5173'];
+  const { run, url } = await serveDemo(origins.flatMap((origin) => ['--cors-origin', origin]));
+  const preflight = (target: string, origin: string) =>
+    fetch(target, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
+    });
+  try {
+    for (const origin of origins) {
+      for (const target of [url, url.replace(/\/mcp$/, '/messages')]) {
+        const response = await preflight(target, origin);
+        assert.equal(response.status, 204, `${target} from ${origin}`);
+        assert.equal(response.headers.get('access-control-allow-origin'), origin);
+      }
+    }
+    // A page of a listed origin that is not loopback gets through the DNS-rebinding check, and can read the answer.
+    const answered = await fetch(url, {
+      method: 'POST',
+      headers: {
+        origin: origins[0],
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    assert.equal(answered.headers.get('access-control-allow-origin'), origins[0]);
+    await answered.body?.cancel();
+    const refused = await preflight(url, 'http://127.0.0.1:4000');
+    assert.equal(refused.status, 403);
+    assert.equal(refused.headers.get('access-control-allow-origin'), null);
+    await refused.body?.cancel();
+  } finally {
+    run.child.kill('SIGINT');
+    assert.equal(await run.exit(), 0);
+  }
 });
 
 test('serve refuses a bad --port with exit 2 and the reason', async () => {

@@ -58,7 +58,7 @@ class ApprovingProvider implements OAuthClientProvider {
   }
 }
 
-describe('official SDK OAuth client ↔ mcpwire ProtectedResource', { timeout: 20_000 }, () => {
+describe('official SDK OAuth client ↔ mcpwire ProtectedResource', { timeout: 60_000 }, () => {
   let as: TestAuthorizationServer;
   let demo: ProtectedDemo;
 

@@ -4,14 +4,13 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { Agent, createServer, type Server as HttpServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
 import type { JsonRpcMessage, RequestId } from '../../src/jsonrpc/types.js';
 import type { Receiver } from '../../src/session/connection.js';
 import { SessionExpiredError } from '../../src/session/errors.js';
 import { CLI } from '../../src/test-support/cli-run.js';
+import { startCuttingProxy } from '../../src/test-support/cutting-proxy.js';
 import { freePort } from '../../src/test-support/free-port.js';
 import { until } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
@@ -186,83 +185,14 @@ test('server killed and restarted on the same port: the 404 re-initializes, a re
   }
 });
 
-/**
- * An HTTP reverse proxy to `target` that cuts the response to the first POST whose body contains `cutOn`
- * after `cutAfter` body bytes (closing both connections mid-stream). Everything else passes untouched.
- */
-function cuttingProxy(target: number, cutOn: string, cutAfter: number) {
-  const agent = new Agent({ keepAlive: false });
-  const seen: { method: string; lastEventId: string | undefined }[] = [];
-  let cut = false;
-  const server: HttpServer = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      seen.push({
-        method: req.method ?? '',
-        lastEventId: req.headers['last-event-id'] as string | undefined,
-      });
-      const cutThis = !cut && req.method === 'POST' && body.toString('utf8').includes(cutOn);
-      if (cutThis) cut = true;
-      const upstream = request(
-        {
-          host: '127.0.0.1',
-          port: target,
-          method: req.method,
-          path: req.url,
-          headers: { ...req.headers, host: `127.0.0.1:${target}` },
-          agent,
-        },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          if (!cutThis) {
-            up.pipe(res);
-            return;
-          }
-          let sent = 0;
-          up.on('data', (chunk: Buffer) => {
-            if (sent + chunk.length < cutAfter) {
-              sent += chunk.length;
-              res.write(chunk);
-              return;
-            }
-            // Flush the bytes up to the cut, then drop both connections: the event in progress is torn.
-            res.write(chunk.subarray(0, cutAfter - sent), () => res.socket?.destroy());
-            sent = cutAfter;
-            up.destroy();
-          });
-        },
-      );
-      upstream.on('error', () => res.destroy());
-      res.on('close', () => upstream.destroy());
-      upstream.end(body);
-    });
-  });
-  return {
-    seen,
-    wasCut: () => cut,
-    listen: () =>
-      new Promise<number>((resolve) =>
-        server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
-      ),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-        agent.destroy();
-      }),
-  };
-}
-
 test('a response stream cut mid-event is resumed with Last-Event-ID: every progress notification and the result exactly once', {
   timeout: TEST_TIMEOUT_MS,
 }, async () => {
   const port = await freePort();
   const server = await serve(port);
   // Past the priming event and a couple of progress events, in the middle of one.
-  const proxy = cuttingProxy(port, '"long_running"', 500);
-  const proxyPort = await proxy.listen();
+  const proxy = await startCuttingProxy(port, '"long_running"', 500);
+  const proxyPort = proxy.port;
   const errors: Error[] = [];
   const client = new Client(
     { name: 'faults-test', version: '1.0.0' },

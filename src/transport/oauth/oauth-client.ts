@@ -1,5 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { type Clock, systemClock } from '../../session/clock.js';
+import { randomBase64url } from '../../util/base64.js';
+import { plainFetch } from '../plain-fetch.js';
 import { authorizationCode } from './authorization-response.js';
 import {
   type AuthorizationServerMetadata,
@@ -96,7 +97,7 @@ export class OAuthClient {
   private flow: Promise<void> | undefined;
 
   constructor(private readonly options: OAuthClientOptions) {
-    this.base = options.fetch ?? globalThis.fetch;
+    this.base = plainFetch(options.fetch);
     this.clock = options.clock ?? systemClock;
     this.fetch = (input, init) => this.send(input, init);
   }
@@ -173,8 +174,8 @@ export class OAuthClient {
     }
     const wanted = requestScope(scope ?? target.scopes?.join(' '), issuer);
     const client = await this.clientAt(issuer);
-    const pkce = createPkce();
-    const nonce = randomBytes(16).toString('base64url');
+    const pkce = await createPkce();
+    const nonce = randomBase64url(16);
     const url = new URL(issuer.authorization_endpoint);
     const query = url.searchParams;
     query.set('response_type', 'code');

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { base64url, randomBase64url } from '../../util/base64.js';
 
 /** A PKCE pair (RFC 7636): the verifier kept by the client, the S256 challenge sent with the authorization request. */
 export interface Pkce {
@@ -6,8 +6,17 @@ export interface Pkce {
   challenge: string;
 }
 
-/** A fresh pair: 32 random bytes as the verifier (43 base64url characters), its SHA-256 as the challenge. */
-export function createPkce(): Pkce {
-  const verifier = randomBytes(32).toString('base64url');
-  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+/** A fresh pair: 32 random bytes as the verifier (43 base64url characters), its S256 challenge. */
+export async function createPkce(): Promise<Pkce> {
+  const verifier = randomBase64url(32);
+  return { verifier, challenge: await s256Challenge(verifier) };
+}
+
+/**
+ * The S256 challenge of `verifier`: its SHA-256 in base64url (RFC 7636 §4.2), by Web Crypto, so that one code
+ * path serves Node and browsers.
+ */
+export async function s256Challenge(verifier: string): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier));
+  return base64url(new Uint8Array(digest));
 }

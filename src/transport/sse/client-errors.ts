@@ -10,7 +10,7 @@ export type SseClientErrorKind =
   | 'endpoint-timeout'
   /** The `endpoint` event named a URI that is not one, or one on another origin. */
   | 'endpoint-refused'
-  /** The GET was redirected to another origin, or too many times. */
+  /** The GET was redirected to another origin, or too many times, or in a browser (which hides where to). */
   | 'redirect-refused'
   /** The answer to the GET is not an event stream. */
   | 'not-event-stream'

@@ -384,6 +384,24 @@ describe('SseClientConnection against hand-written servers', () => {
     }
   });
 
+  test("a redirect a browser hides (redirect: 'manual' gives an opaque answer) is refused, saying so", async () => {
+    const requests: RequestInit[] = [];
+    // What a browser's fetch resolves with for a redirect not followed: type 'opaqueredirect', status 0.
+    const browserFetch: typeof fetch = async (_input, init) => {
+      requests.push(init ?? {});
+      const opaque = new Response(null, { status: 200 });
+      Object.defineProperties(opaque, { type: { value: 'opaqueredirect' }, status: { value: 0 } });
+      return opaque;
+    };
+    const { receiver } = startTransport('http://127.0.0.1:9/sse', { fetch: browserFetch });
+    await receiver.until(() => receiver.closes.length > 0);
+    const cause = closedWith(receiver);
+    assert.equal(cause.kind, 'redirect-refused');
+    assert.match(cause.message, /was redirected, and a browser does not say where to/);
+    assert.equal(requests.length, 1, 'not retried');
+    assert.equal(requests[0].redirect, 'manual');
+  });
+
   test('an answer that is not an event stream closes the transport, without retrying', async () => {
     const fake = await fakeServer({
       get: (_req, res) => {

@@ -12,6 +12,7 @@ import {
   retryPolicy,
 } from '../../session/retry-policy.js';
 import { deliver } from '../deliver.js';
+import { plainFetch } from '../plain-fetch.js';
 import { SseClientError } from './client-errors.js';
 
 /** How an `SseClientConnection` connects, retries and shuts down; every limit has a default. */
@@ -153,7 +154,7 @@ export class SseClientConnection implements Connection {
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
       throw new TypeError(`The SSE URL must be http: or https:, got ${this.url.href}`);
     }
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.fetch = plainFetch(options.fetch);
     this.authHeaders = options.authHeaders;
     const headers = lowerKeys(options.headers);
     // Built once: without an auth hook, every request reuses them.
@@ -338,6 +339,17 @@ export class SseClientConnection implements Connection {
           redirect: 'manual',
           signal: attempt.abort.signal,
         });
+        if (response.type === 'opaqueredirect') {
+          // A browser: it tells neither status nor Location of a redirect not followed.
+          this.lost(
+            new SseClientError(
+              'redirect-refused',
+              `GET ${target} was redirected, and a browser does not say where to: connect to the URL it redirects to`,
+            ),
+            false,
+          );
+          return undefined;
+        }
         const location = response.headers.get('location');
         if (response.status < 300 || response.status > 399 || location === null) {
           if (this.stream === attempt) {

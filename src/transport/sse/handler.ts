@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Cors, type CorsOptions } from '../../http/cors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
 import { HTTPIntake } from '../../http/intake.js';
@@ -13,7 +14,7 @@ import type { ServerSession } from '../../server/server-session.js';
 import { HTTPRejectionError } from '../streamable/errors.js';
 import { SseServerConnection } from './server-connection.js';
 
-/** Sessions one handler serves at once unless configured otherwise (DESIGN.md: 503 past it). */
+/** Sessions one handler serves at once unless configured otherwise (503 past it). */
 export const DEFAULT_MAX_SSE_SESSIONS = 10_000;
 
 /** How a `LegacySseHandler` serves; every limit has a default. */
@@ -36,6 +37,8 @@ export interface LegacySseHandlerOptions {
    * that checks them.
    */
   dnsRebindingProtection?: HostOriginPolicy | false;
+  /** Let web pages of other origins call, as the Streamable HTTP handler's `cors`. Default: none may. */
+  cors?: CorsOptions;
   /**
    * Serve only requests (the GET and every POST) with an OAuth access token this resource grants, as the
    * Streamable HTTP handler's `auth`; the session is bound to the token's principal.
@@ -92,6 +95,7 @@ export class LegacySseHandler {
     const policy = options.dnsRebindingProtection;
     this.intake = new HTTPIntake(
       policy === false ? undefined : (policy ?? defaultLoopbackPolicy()),
+      options.cors === undefined ? undefined : new Cors(options.cors, 'GET, POST'),
       options.auth,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       this.refuse,

@@ -7,6 +7,7 @@ import type { Clock } from '../../session/clock.js';
 import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
 import { type RetryPolicy, retryDelay, retryPolicy } from '../../session/retry-policy.js';
+import { plainFetch } from '../plain-fetch.js';
 import { SessionLostError, StreamableHTTPError } from './client-errors.js';
 import { discard, excerpt, lowerCased, reason, serverMessage } from './client-http.js';
 
@@ -41,7 +42,7 @@ export interface StreamableHTTPClientOptions {
 const liveClock: Clock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+  clearTimeout: (handle) => clearTimeout(handle as Parameters<typeof clearTimeout>[0]),
 };
 
 const POST_ACCEPT = 'application/json, text/event-stream';
@@ -118,7 +119,7 @@ export class StreamableHTTPClientConnection implements Connection {
 
   constructor(url: string | URL, options: StreamableHTTPClientOptions = {}) {
     this.url = String(url);
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.fetch = plainFetch(options.fetch);
     this.baseHeaders = lowerCased(options.headers);
     this.authHeaders = options.authHeaders;
     this.policy = retryPolicy(options.retry);
@@ -400,10 +401,6 @@ export class StreamableHTTPClientConnection implements Connection {
     const body = response.body;
     if (body === null) return 'the server sent an SSE answer without a body';
     const parser = createParser({
-      onId: (id) => {
-        cursor.lastEventId = id === '' ? undefined : id;
-        cursor.progressed = true;
-      },
       onRetry: (ms) => {
         cursor.retryMs = ms;
       },
@@ -412,6 +409,8 @@ export class StreamableHTTPClientConnection implements Connection {
       },
       onEvent: (event) => {
         cursor.progressed = true;
+        // An empty id field clears the last event id; an event without one leaves it as it was.
+        if (event.id !== undefined) cursor.lastEventId = event.id === '' ? undefined : event.id;
         if (event.data !== '' && (event.event === undefined || event.event === 'message')) {
           this.deliver(event.data, epoch);
         }

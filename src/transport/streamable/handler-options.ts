@@ -1,4 +1,5 @@
 import type { EventStore } from '../../eventstore/event-store.js';
+import type { CorsOptions } from '../../http/cors.js';
 import type { HostOriginPolicy } from '../../http/guards.js';
 import type { ProtectedResource } from '../../http/protected-resource.js';
 import type { Clock } from '../../session/clock.js';
@@ -86,6 +87,15 @@ export interface StreamableHTTPOptions {
    * proxy that checks them, pass `false`.
    */
   dnsRebindingProtection?: HostOriginPolicy | false;
+  /**
+   * Let web pages of other origins call the endpoint (CORS): `{ origins: ['https://app.example.com'] }`. Their
+   * preflights are answered 204 with the methods and the headers MCP uses, their answers carry
+   * `Access-Control-Allow-Origin` (their own origin, never `*`) and expose `Mcp-Session-Id` and
+   * `WWW-Authenticate`; the origins are also let through the DNS-rebinding Origin check. Preflights come before
+   * `auth`: they carry no token. Default: none (a page of another origin cannot read any answer; a preflight gets
+   * 405). See `CorsOptions`.
+   */
+  cors?: CorsOptions;
   /** Interval of the SSE keep-alive comment; 0 turns it off. Default 15 s. */
   keepAliveMs?: number;
   /** Bytes a slow SSE reader may leave buffered before its connection is dropped (it resumes). Default 4 MiB. */

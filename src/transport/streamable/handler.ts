@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStore } from '../../eventstore/event-store.js';
 import { MemoryEventStore } from '../../eventstore/memory-event-store.js';
 import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
+import { Cors } from '../../http/cors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy } from '../../http/guards.js';
 import { HTTPIntake } from '../../http/intake.js';
@@ -91,6 +92,8 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   /** The modern era's side of the endpoint; undefined when it serves the legacy era only. */
   private readonly modern: ModernEndpoint | undefined;
   private readonly intake: HTTPIntake;
+  /** The methods the endpoint answers, for `Allow` and CORS. */
+  private readonly allow: string;
   private readonly onerror: ((err: Error) => void) | undefined;
   private readonly sessions = new SessionTable((err) => this.report(err));
   /** Shared sessions being loaded, so that concurrent requests for one make one replica. */
@@ -138,8 +141,10 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     this.initializeTimeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
     this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     const policy = options.dnsRebindingProtection;
+    this.allow = this.stateless ? 'POST' : 'GET, POST, DELETE';
     this.intake = new HTTPIntake(
       policy === false ? undefined : (policy ?? defaultLoopbackPolicy()),
+      options.cors === undefined ? undefined : new Cors(options.cors, this.allow),
       options.auth,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       this.refuse,
@@ -323,7 +328,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
           exchange,
           405,
           `Method Not Allowed: the MCP endpoint answers ${this.stateless ? 'POST' : 'POST, GET and DELETE'}`,
-          { headers: { allow: this.stateless ? 'POST' : 'GET, POST, DELETE' } },
+          { headers: { allow: this.allow } },
         );
     }
   }

@@ -13,6 +13,7 @@ import { mirroredHeaders } from '../../../protocol/mcp-headers.js';
 import { Method } from '../../../protocol/types.js';
 import type { Connection, Receiver } from '../../../session/connection.js';
 import { ConnectionClosedError, ResponseLostError } from '../../../session/errors.js';
+import { plainFetch } from '../../plain-fetch.js';
 import { StreamableHTTPError } from '../client-errors.js';
 import { discard, excerpt, lowerCased, reason, serverMessage } from '../client-http.js';
 
@@ -65,9 +66,7 @@ export class ModernHTTPClientConnection implements Connection {
 
   constructor(url: string | URL, options: ModernHTTPClientOptions = {}) {
     this.url = String(url);
-    // Called as a plain function: a browser's fetch refuses to run with another object as `this`.
-    const f = options.fetch ?? globalThis.fetch;
-    this.fetch = (input, init) => f(input, init);
+    this.fetch = plainFetch(options.fetch);
     this.baseHeaders = lowerCased(options.headers);
     this.authHeaders = options.authHeaders;
   }
