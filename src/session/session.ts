@@ -558,7 +558,7 @@ export abstract class Session implements Receiver {
     this.connection.send({ jsonrpc: '2.0', id, result }, id).catch((e) => this.report(e));
   }
 
-  private respondError(id: RequestId, err: unknown, observed?: RequestObservation): void {
+  private respondError(id: RequestId, err: unknown, observed: RequestObservation | undefined): void {
     observed?.end(undefined, err);
     if (this.ended) return;
     if (!(err instanceof McpError)) this.report(err);
