@@ -1,5 +1,6 @@
-// Mounting mcpwire in an express app: the handler takes node's own req/res, so it goes on a route
-// as it is. Mount it before any body parser (express.json() would consume the body it reads).
+// Mounting mcpwire in an express app: the handler takes node's own req/res, so it goes on a route as it is,
+// after express.json() or before it. A body express.json() parsed is served as it is; its limit (100 kB by
+// default) is the one that applies then, so raise it to mcpwire's 4 MiB.
 import express from 'express';
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import { LegacySseHandler } from '../../src/transport/sse/handler.js';
@@ -10,6 +11,7 @@ export function createApp(): { app: express.Express; close(): Promise<void> } {
   const mcp = new StreamableHTTPHandler(server);
   const legacy = new LegacySseHandler(server);
   const app = express();
+  app.use(express.json({ limit: '4mb' }));
   app.all('/mcp', mcp.node());
   // The legacy handler answers the two paths it owns: GET /sse and POST /messages.
   app.get('/sse', legacy.node());

@@ -62,7 +62,8 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
     },
   );
   const interrupt = new AbortController();
-  const onSigint = () => interrupt.abort(new Error('interrupted (Ctrl-C)'));
+  // The session tells the server which request this gives up: "tools/call cancelled: the user pressed Ctrl-C".
+  const onSigint = () => interrupt.abort(new Error('the user pressed Ctrl-C'));
   process.once('SIGINT', onSigint);
   let signIn: CliSignIn | undefined;
   try {

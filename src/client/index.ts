@@ -1,3 +1,15 @@
+// The errors a client's calls reject with, exported where the client is imported from; the transports'
+// own (StreamableHTTPError, SessionLostError, SseClientError, OAuthError, StdioProcessError) come with the
+// transports, from `mcpwire/transport`.
+export { ErrorCode, McpError } from '../jsonrpc/errors.js';
+export {
+  CapabilityError,
+  ConnectionClosedError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  ResponseLostError,
+  SessionExpiredError,
+} from '../session/errors.js';
 export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
 export {
   Client,

@@ -54,6 +54,13 @@ export interface HTTPExchange extends HeaderSource {
   readonly rawHeaders: Readonly<Record<string, string | readonly string[] | undefined>>;
 
   /**
+   * The JSON value a framework's body parser already made of the request body (express.json(), fastify), or
+   * undefined (always on web runtimes, whose Request comes with its body unread): then `readBody` gives it.
+   * Its bytes were read before the handler ran, so only the Content-Length the request declared can be held to a
+   * limit, and integers beyond 2^53 were rounded by that parser (such ids are refused as when parsed here).
+   */
+  readonly parsedBody?: unknown;
+  /**
    * The request body as text. Rejects with `BodyTooLargeError` as soon as more than `limitBytes` bytes
    * arrive (or are announced by Content-Length). The rest is never buffered: it is read and dropped, up to
    * `REFUSED_BODY_DRAIN_BYTES` more and for `REFUSED_BODY_DRAIN_MS`, so that a client still sending can read

@@ -1,4 +1,4 @@
-import { type Parsed, parseMessage } from '../jsonrpc/parse.js';
+import { classify, type Parsed, parseMessage } from '../jsonrpc/parse.js';
 import type { Cors } from './cors.js';
 import { BodyTooLargeError, type HTTPExchange } from './exchange.js';
 import { checkContentType, checkHostAndOrigin, type HostOriginPolicy } from './guards.js';
@@ -84,15 +84,28 @@ export class HTTPIntake {
     return this.auth === undefined ? true : this.auth.admit(exchange, this.refuse);
   }
 
-  /** The request's message, read and parsed once; undefined once it was refused. */
+  /**
+   * The request's message, read and parsed once; undefined once it was refused. A body a framework parsed
+   * already (`exchange.parsedBody`) is checked as one parsed here, and refused (413) when its declared
+   * Content-Length exceeds the limit: its bytes are gone, so the framework's own limit is what bounds it.
+   */
   read(exchange: HTTPExchange): Promise<ParsedBody | undefined> {
     const wrongType = checkContentType(exchange.header('content-type'));
     if (wrongType !== undefined) {
       this.refuse(exchange, wrongType.status, wrongType.message);
       return NOTHING;
     }
+    const value = exchange.parsedBody;
+    if (value !== undefined) {
+      if (Number(exchange.header('content-length')) > this.maxBodyBytes) {
+        const tooLarge = new BodyTooLargeError(this.maxBodyBytes);
+        this.refuse(exchange, tooLarge.status, tooLarge.message);
+        return NOTHING;
+      }
+      return Promise.resolve(this.accept(exchange, classify(value)));
+    }
     return exchange.readBody(this.maxBodyBytes).then(
-      (text) => this.parse(exchange, text),
+      (text) => this.accept(exchange, parseMessage(text)),
       (err) => {
         if (err instanceof BodyTooLargeError) this.refuse(exchange, err.status, err.message);
         else {
@@ -104,8 +117,7 @@ export class HTTPIntake {
     );
   }
 
-  private parse(exchange: HTTPExchange, text: string): ParsedBody | undefined {
-    const parsed = parseMessage(text);
+  private accept(exchange: HTTPExchange, parsed: Parsed): ParsedBody | undefined {
     if (parsed.kind === 'invalid') {
       this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
       return undefined;

@@ -12,14 +12,41 @@ import { type AbsoluteTarget, splitAbsoluteTarget } from './request-target.js';
 const LARGE_BODY = 64 * 1024;
 const SLASH = 0x2f;
 
+const ALREADY_READ =
+  'the request body was already read by something before the MCP handler, which left no body for it: ' +
+  'mount the handler before that body parser, or pass the body it parsed (handler.node()(req, res, body))';
+
+/** A body a framework read as text or bytes, held to the same limit as one read here. */
+function readGiven(body: string | Uint8Array, limitBytes: number): Promise<string> {
+  const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  if (bytes > limitBytes) return Promise.reject(new BodyTooLargeError(limitBytes));
+  return Promise.resolve(
+    typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.length).toString('utf8'),
+  );
+}
+
 /**
  * An exchange over node:http's own request and response objects, with no fetch objects in between:
  * this is the hot path. Status and headers are set on the response without sending them, so a body
  * given to `end` goes out with its head in one system call, with a Content-Length.
+ *
+ * `body` is what a framework already read of the request body (see `NodeListener`); without it, a `req.body`
+ * stands for the body once the request stream has ended (express's body parsers leave it there).
  */
-export function fromNode(req: IncomingMessage, res: ServerResponse): HTTPExchange {
-  return new NodeExchange(req, res);
+export function fromNode(req: IncomingMessage, res: ServerResponse, body?: unknown): HTTPExchange {
+  if (body === undefined || typeof body === 'function') {
+    const left = (req as { body?: unknown }).body;
+    body = left !== undefined && req.readableEnded ? left : undefined;
+  }
+  return new NodeExchange(req, res, body);
 }
+
+/**
+ * A node:http request listener that also takes a body a framework already read: the JSON value its parser made
+ * (express.json(), fastify: `request.body`), or the body's text or bytes (express.text(), express.raw()). Express
+ * passes its `next` as the third argument: a function is no body, and is ignored.
+ */
+export type NodeListener = (req: IncomingMessage, res: ServerResponse, body?: unknown) => void;
 
 class NodeExchange extends ExchangeBase implements HTTPExchange {
   private headerRecord: Readonly<Record<string, string>> | undefined;
@@ -33,8 +60,15 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
   constructor(
     private readonly req: IncomingMessage,
     private readonly res: ServerResponse,
+    /** What a framework already read of the body: a JSON value, its text or its bytes; undefined when nothing. */
+    private readonly preread: unknown,
   ) {
     super();
+  }
+
+  get parsedBody(): unknown {
+    const body = this.preread;
+    return typeof body === 'string' || body instanceof Uint8Array ? undefined : body;
   }
 
   get method(): string {
@@ -86,8 +120,10 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
   }
 
   readBody(limitBytes: number): Promise<string> {
+    const body = this.preread;
+    if (typeof body === 'string' || body instanceof Uint8Array) return readGiven(body, limitBytes);
     const req = this.req;
-    if (req.readableEnded) return Promise.reject(new Error('the request body was already read'));
+    if (req.readableEnded) return Promise.reject(new Error(ALREADY_READ));
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limitBytes) {
       this.refuseRest();

@@ -16,11 +16,16 @@ import type { ResourceEntry, TemplateEntry } from './resources.js';
  * `context.arguments` holds the values of the other arguments already resolved. Values are
  * ranked by relevance; past 100, the client gets the first 100 and `hasMore`.
  */
-export type Completer = (
+export type Completer<N extends string = string> = (
   value: string,
-  context: { arguments: Record<string, string> },
+  context: { arguments: CompletionArguments<N> },
   ctx: ServerContext,
 ) => string[] | Promise<string[]>;
+
+/** The other arguments resolved so far: by the prompt's argument names when they are known, else any. */
+export type CompletionArguments<N extends string> = string extends N
+  ? Record<string, string>
+  : { [K in N]?: string };
 
 /** The spec's cap on values in one completion result. */
 const MAX_VALUES = 100;

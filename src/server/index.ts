@@ -1,9 +1,26 @@
+// What a handler throws to choose its error (McpError, ErrorCode), and what its calls back to the client
+// (ctx.elicit, ctx.createMessage, ctx.listRoots) reject with.
+export { ErrorCode, McpError } from '../jsonrpc/errors.js';
+export {
+  CapabilityError,
+  ConnectionClosedError,
+  RequestCancelledError,
+  RequestTimeoutError,
+} from '../session/errors.js';
 export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
 export type { ClientScope } from './client-scope.js';
-export type { Completer } from './completion.js';
+export type { Completer, CompletionArguments } from './completion.js';
 export type { ServerContext } from './context.js';
 export { InputRequired, inputRequired } from './input-required.js';
-export type { GetPrompt, PromptArgumentDef, PromptDef, PromptUpdate } from './prompts.js';
+export { RoundEndedError } from './modern-request.js';
+export type {
+  PromptArgName,
+  PromptArgs,
+  PromptArgumentDef,
+  PromptArgumentList,
+  PromptCompleters,
+} from './prompt-args.js';
+export type { GetPrompt, PromptDef, PromptUpdate } from './prompts.js';
 export type { Handle } from './registry.js';
 export type { RequestStateKey } from './request-state.js';
 export type {
@@ -16,6 +33,7 @@ export type {
 } from './resources.js';
 export {
   type CompiledSchema,
+  compilePromptArguments,
   compileSchema,
   type JsonSchemaObject,
   type SchemaInput,

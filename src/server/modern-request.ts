@@ -31,7 +31,7 @@ export class RoundEndedError extends Error {
  * Admission (envelope, version, method, params, headers) happened before: see `admitModern`.
  */
 export class ModernCall {
-  private readonly running = new RunningRequest();
+  private readonly running: RunningRequest;
   private journal: ReplayJournal | undefined;
   private bind: string | undefined;
   private settled = false;
@@ -45,7 +45,9 @@ export class ModernCall {
     private readonly outlet: ModernOutlet,
     /** Whoever the transport authenticated; the sealed state is bound to it. */
     private readonly principal: string | undefined,
-  ) {}
+  ) {
+    this.running = new RunningRequest(request.method);
+  }
 
   /** Cancels the handler (through its signal); nothing is answered after. */
   abort(reason: unknown): void {

@@ -55,6 +55,31 @@ describe('JSON Schema 2020-12', () => {
     assert.equal((outcome as { value: unknown }).value, args);
   });
 
+  test('every invalid argument is named in one refusal, not one at a time', () => {
+    assert.equal(
+      refusal(compiled, { name: 3, at: { x: '1' }, mode: 'medium', extra: true }),
+      'arguments.extra: is not allowed; arguments.name: must be string; arguments.at.y: is required; ' +
+        'arguments.at.x: must be number; arguments.mode: must be one of ["fast","slow"]',
+    );
+    const listed = refusal(compiled, { name: 'n', tags: Array.from({ length: 14 }, (_, i) => i) });
+    assert.match(
+      listed,
+      /^arguments\.tags\[0\]: must be string; (arguments\.tags\[\d+\]: must be string; ){9}and 4 more$/,
+    );
+  });
+
+  test('a refused value too large to list is reported by its first problem, said so', () => {
+    // A million wrong items: listing each would cost seconds and hundreds of MB; the count stops past 1,000.
+    const message = refusal(compiled, { name: 'n', tags: new Array(1_000_000).fill(1) });
+    assert.equal(
+      message,
+      'arguments.tags[0]: must be string; and perhaps more (a value this large is reported by its first problem)',
+    );
+    // 1,000 values in all (the object, its two properties, 997 items): every problem is counted.
+    const atTheBound = refusal(compiled, { name: 'n', tags: new Array(997).fill(1) });
+    assert.match(atTheBound, /; and 987 more$/);
+  });
+
   test('refusals name the failing field from the arguments root', () => {
     assert.equal(refusal(compiled, { name: 'n', at: { x: '1', y: 2 } }), 'arguments.at.x: must be number');
     assert.equal(refusal(compiled, { name: 'n', at: { x: 1 } }), 'arguments.at.y: is required');
@@ -269,13 +294,12 @@ describe('zod 4', () => {
     );
   });
 
-  test('lists at most three problems and counts the rest', () => {
-    const compiled = compileSchema(
-      z.object({ a: z.number(), b: z.number(), c: z.number(), d: z.number(), e: z.number() }),
-      'input',
-    );
+  test('lists every problem, up to ten, and counts the rest', () => {
+    const names = 'abcdefghijkl'.split('');
+    const compiled = compileSchema(z.object(Object.fromEntries(names.map((n) => [n, z.number()]))), 'input');
     const message = refusal(compiled, {});
-    assert.match(message, /^arguments\.a: .*; arguments\.b: .*; arguments\.c: .*; and 2 more$/);
+    const listed = names.slice(0, 10).map((n) => `arguments\\.${n}: [^;]*`);
+    assert.match(message, new RegExp(`^${listed.join('; ')}; and 2 more$`));
   });
 
   test('an output that cannot be expressed in JSON Schema asks for one alongside', () => {
@@ -332,6 +356,11 @@ describe('valibot through @valibot/to-json-schema', () => {
     assert.deepEqual(syncValidate(compiled, { a: 1 }), { ok: true, value: { a: 1 } });
     assert.match(refusal(compiled, { a: 'x' }), /^arguments\.a: /);
   });
+
+  test('every invalid argument in one refusal', () => {
+    const compiled = compileSchema(toStandardJsonSchema(v.object({ a: v.number(), b: v.string() })), 'input');
+    assert.match(refusal(compiled, { a: 'x', b: 1 }), /^arguments\.a: [^;]+; arguments\.b: [^;]+$/);
+  });
 });
 
 describe('arktype', () => {
@@ -345,6 +374,7 @@ describe('arktype', () => {
     });
     assert.match(refusal(compiled, { name: 'Ada', age: -1 }), /^arguments\.age: /);
     assert.match(refusal(compiled, {}), /name/);
+    assert.match(refusal(compiled, { name: 1, age: -1 }), /^arguments\.name: [^;]+; arguments\.age: [^;]+$/);
   });
 });
 

@@ -78,11 +78,14 @@ const DRAFT_07 = 'http://json-schema.org/draft-07/schema';
 
 // Formats are not validated: ajv-formats is not a dependency, and ajv would otherwise warn on each
 // unknown format. addUsedSchema: false keeps a schema's `$id` from clashing with another tool's.
-const AJV_OPTIONS = { strict: false, allErrors: false, validateFormats: false, addUsedSchema: false };
+const AJV_OPTIONS = { strict: false, validateFormats: false, addUsedSchema: false };
 
-// One instance per dialect per process, created on first use.
-let ajv2020: Ajv2020 | undefined;
-let ajvDraft07: Ajv | undefined;
+/**
+ * One ajv instance per dialect, and per way of failing, made on first use: the validator a value goes through
+ * stops at its first problem (`allErrors: false`); the one that lists every problem of a value already refused
+ * is compiled the first time a schema refuses one.
+ */
+const ajvs: Record<'2020' | '07', { first?: Ajv | Ajv2020; all?: Ajv | Ajv2020 }> = { '2020': {}, '07': {} };
 
 // Compiled schemas by the identity of what the user gave, per kind (the root label differs).
 const compiled = {
@@ -90,8 +93,15 @@ const compiled = {
   output: new WeakMap<object, CompiledSchema>(),
 };
 
-/** Errors reported in one refusal message; more are counted, not listed. */
-const MAX_REPORTED = 3;
+/** Problems listed in one refusal message; more are counted, not listed. */
+const MAX_REPORTED = 10;
+
+/**
+ * A refused value of at most this many values (objects, arrays and scalars, counted through) is checked again
+ * for every problem; a larger one reports its first. Listing every problem costs time and memory in proportion to
+ * the value (a 2 MB array of a million wrong items: about 5 s and 175 MB), which no client may make a server spend.
+ */
+const MAX_VALUES_LISTED = 1000;
 
 /**
  * Compiles a tool's input or output schema. Throws, naming the problem, when the schema is not an
@@ -106,57 +116,115 @@ export function compileSchema(
   kind: 'input' | 'output',
   jsonSchema?: JsonSchemaObject,
 ): CompiledSchema {
+  return compileFor(input, USES[kind], jsonSchema);
+}
+
+/** Compiles the schema of a prompt's arguments (`argsSchema`), as a tool's input schema is. */
+export function compilePromptArguments(input: SchemaInput): CompiledSchema {
+  return compileFor(input, USES.prompt);
+}
+
+/** What a schema is for: a tool's input or output, or a prompt's arguments; the field holding it; the root its refusals name. */
+interface SchemaUse {
+  readonly kind: 'input' | 'output';
+  readonly field: string;
+  readonly root: string;
+}
+
+const USES = {
+  input: { kind: 'input', field: 'inputSchema', root: 'arguments' },
+  output: { kind: 'output', field: 'outputSchema', root: 'structuredContent' },
+  prompt: { kind: 'input', field: 'argsSchema', root: 'arguments' },
+} as const satisfies Record<string, SchemaUse>;
+
+function compileFor(input: SchemaInput, use: SchemaUse, jsonSchema?: JsonSchemaObject): CompiledSchema {
   if (!isObjectLike(input)) {
-    throw new Error(`${fieldName(kind)} must be a JSON Schema object or a Standard Schema`);
+    throw new Error(`${use.field} must be a JSON Schema object or a Standard Schema`);
   }
-  const cache = compiled[kind];
+  const cache = compiled[use.kind];
   let schema = jsonSchema === undefined ? cache.get(input) : undefined;
   if (schema === undefined) {
     schema = isStandardSchema(input)
-      ? compileStandard(input, kind, jsonSchema ?? toJsonSchema(input, kind))
-      : compileJson(input, kind);
+      ? compileStandard(input, use, jsonSchema ?? toJsonSchema(input, use))
+      : compileJson(input, use);
     if (jsonSchema === undefined) cache.set(input, schema);
   }
   return schema;
 }
 
-function compileJson(json: JsonSchemaObject, kind: 'input' | 'output'): CompiledSchema {
-  assertObjectSchema(json, kind);
-  const ajv = ajvFor(json, kind);
+function compileJson(json: JsonSchemaObject, use: SchemaUse): CompiledSchema {
+  assertObjectSchema(json, use);
+  const dialect = dialectOf(json, use);
   let check: ValidateFunction;
   try {
-    check = ajv.compile(json);
+    check = compileWith(dialect, 'first', json);
   } catch (cause) {
-    throw new Error(`${fieldName(kind)} is not a valid JSON Schema: ${(cause as Error).message}`, { cause });
+    throw new Error(`${use.field} is not a valid JSON Schema: ${(cause as Error).message}`, { cause });
   }
-  // The compiled validator needs no entry in ajv's own cache, which would hold every schema for the
-  // life of the process; ours is a WeakMap, so a schema is freed with the last tool using it.
-  ajv.removeSchema(json);
-  const label = rootLabel(kind);
-  const orEmpty = kind === 'input';
+  let checkAll: ValidateFunction | undefined;
+  const label = use.root;
+  const orEmpty = use.kind === 'input';
+  const problems = (data: unknown): string => {
+    if (!countsAtMost(data, MAX_VALUES_LISTED)) {
+      return `${describeAjv(label, check.errors)}; and perhaps more (a value this large is reported by its first problem)`;
+    }
+    checkAll ??= compileWith(dialect, 'all', json);
+    checkAll(data);
+    return describeAjv(label, checkAll.errors ?? check.errors);
+  };
   return {
     json,
     validate(value) {
       const data = orEmpty && value === undefined ? {} : value;
-      return check(data)
-        ? { ok: true, value: data }
-        : { ok: false, message: describeAjv(label, check.errors) };
+      return check(data) ? { ok: true, value: data } : { ok: false, message: problems(data) };
     },
   };
 }
 
-function compileStandard(
-  schema: StandardSchemaV1,
-  kind: 'input' | 'output',
-  json: JsonSchemaObject,
-): CompiledSchema {
-  assertObjectSchema(json, kind);
+function compileWith(dialect: '2020' | '07', way: 'first' | 'all', json: JsonSchemaObject): ValidateFunction {
+  const held = ajvs[dialect];
+  let ajv = held[way];
+  if (ajv === undefined) {
+    const options = { ...AJV_OPTIONS, allErrors: way === 'all' };
+    ajv = dialect === '2020' ? new Ajv2020(options) : new Ajv(options);
+    held[way] = ajv;
+  }
+  const check = ajv.compile(json);
+  // The compiled validator needs no entry in ajv's own cache, which would hold every schema for the
+  // life of the process; ours is a WeakMap, so a schema is freed with the last tool using it.
+  ajv.removeSchema(json);
+  return check;
+}
+
+/** True when `value` holds at most `limit` values, itself included; the count stops once past it. */
+function countsAtMost(value: unknown, limit: number): boolean {
+  const stack: unknown[] = [value];
+  let counted = 1;
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next !== 'object' || next === null) continue;
+    if (Array.isArray(next)) {
+      counted += next.length;
+      if (counted > limit) return false;
+      for (const item of next) stack.push(item);
+    } else {
+      for (const key in next) {
+        if (++counted > limit) return false;
+        stack.push((next as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return true;
+}
+
+function compileStandard(schema: StandardSchemaV1, use: SchemaUse, json: JsonSchemaObject): CompiledSchema {
+  assertObjectSchema(json, use);
   const standard = schema['~standard'];
   if (typeof standard.validate !== 'function') {
-    throw new Error(`${fieldName(kind)}: ~standard.validate is not a function`);
+    throw new Error(`${use.field}: ~standard.validate is not a function`);
   }
-  const label = rootLabel(kind);
-  const orEmpty = kind === 'input';
+  const label = use.root;
+  const orEmpty = use.kind === 'input';
   const settle = (result: StandardSchemaV1Result<unknown>): ValidationOutcome =>
     result.issues
       ? { ok: false, message: describeIssues(label, result.issues) }
@@ -174,20 +242,20 @@ function compileStandard(
 }
 
 /** The JSON Schema of a Standard Schema through Standard JSON Schema, or an error that says what to do. */
-function toJsonSchema(schema: StandardSchemaV1, kind: 'input' | 'output'): JsonSchemaObject {
+function toJsonSchema(schema: StandardSchemaV1, use: SchemaUse): JsonSchemaObject {
   const { vendor, jsonSchema } = schema['~standard'];
-  if (typeof jsonSchema?.[kind] !== 'function') {
+  if (typeof jsonSchema?.[use.kind] !== 'function') {
     throw new Error(
-      `${fieldName(kind)}: this ${vendor} schema offers no JSON Schema conversion ` +
+      `${use.field}: this ${vendor} schema offers no JSON Schema conversion ` +
         `(~standard.jsonSchema of Standard JSON Schema); pass the JSON Schema to publish alongside it ` +
         `(\`jsonSchema\`), or ${vendorHint(vendor)}`,
     );
   }
   try {
-    return jsonSchema[kind]({ target: 'draft-2020-12' });
+    return jsonSchema[use.kind]({ target: 'draft-2020-12' });
   } catch (cause) {
     throw new Error(
-      `${fieldName(kind)}: this ${vendor} schema cannot be converted to JSON Schema ` +
+      `${use.field}: this ${vendor} schema cannot be converted to JSON Schema ` +
         `(${(cause as Error).message}); pass the JSON Schema to publish alongside it (\`jsonSchema\`)`,
       { cause },
     );
@@ -205,32 +273,26 @@ function vendorHint(vendor: string): string {
   }
 }
 
-function ajvFor(json: JsonSchemaObject, kind: 'input' | 'output'): Ajv | Ajv2020 {
+function dialectOf(json: JsonSchemaObject, use: SchemaUse): '2020' | '07' {
   const dialect = json.$schema;
   // A trailing '#' (empty fragment) names the same meta-schema.
   const uri = typeof dialect === 'string' && dialect.endsWith('#') ? dialect.slice(0, -1) : dialect;
-  if (uri === undefined || uri === DRAFT_2020_12) {
-    ajv2020 ??= new Ajv2020(AJV_OPTIONS);
-    return ajv2020;
-  }
-  if (uri === DRAFT_07) {
-    ajvDraft07 ??= new Ajv(AJV_OPTIONS);
-    return ajvDraft07;
-  }
+  if (uri === undefined || uri === DRAFT_2020_12) return '2020';
+  if (uri === DRAFT_07) return '07';
   throw new Error(
-    `${fieldName(kind)} names an unsupported $schema ${JSON.stringify(dialect)}: ` +
+    `${use.field} names an unsupported $schema ${JSON.stringify(dialect)}: ` +
       `mcpwire validates JSON Schema 2020-12 (${DRAFT_2020_12}, the default) and draft-07 (${DRAFT_07}#)`,
   );
 }
 
-function assertObjectSchema(json: unknown, kind: 'input' | 'output'): asserts json is JsonSchemaObject {
+function assertObjectSchema(json: unknown, use: SchemaUse): asserts json is JsonSchemaObject {
   if (!isObjectLike(json) || Array.isArray(json) || typeof json === 'function') {
-    throw new Error(`${fieldName(kind)} must be a JSON Schema object`);
+    throw new Error(`${use.field} must be a JSON Schema object`);
   }
   if (json.type !== 'object') {
     const got = json.type === undefined ? 'no "type"' : `"type": ${JSON.stringify(json.type)}`;
     throw new Error(
-      `${fieldName(kind)} must describe an object ("type": "object" at its root, as MCP requires); it has ${got}`,
+      `${use.field} must describe an object ("type": "object" at its root, as MCP requires); it has ${got}`,
     );
   }
 }
@@ -297,12 +359,4 @@ function isObjectLike(value: unknown): value is Record<string, unknown> {
 
 function isStandardSchema(value: object): value is StandardSchemaV1 {
   return '~standard' in value;
-}
-
-function fieldName(kind: 'input' | 'output'): string {
-  return kind === 'input' ? 'inputSchema' : 'outputSchema';
-}
-
-function rootLabel(kind: 'input' | 'output'): string {
-  return kind === 'input' ? 'arguments' : 'structuredContent';
 }

@@ -21,6 +21,7 @@ import type { LegacyContext } from './context.js';
 import { fulfilLocally } from './fulfil-locally.js';
 import { InputRequired } from './input-required.js';
 import { LEGACY_METHODS, LEGACY_METHODS_WITHOUT_LOGGING, type MethodTable } from './methods.js';
+import type { PromptArgs, PromptArgumentList } from './prompt-args.js';
 import {
   buildPrompt,
   type GetPrompt,
@@ -45,7 +46,7 @@ import {
   rebuildTemplate,
   type TemplateEntry,
 } from './resources.js';
-import type { SchemaInput } from './schema.js';
+import type { SchemaInput, StandardSchemaV1 } from './schema.js';
 import { ListKind, type ServerEvent, ServerEvents } from './server-events.js';
 import { type PreinitializedState, ServerSession } from './server-session.js';
 import {
@@ -254,9 +255,18 @@ export class Server {
     return new RegistryHandle(this.templateEntries, entry, rebuildTemplate);
   }
 
-  /** Registers a prompt. Throws when the name is taken or a completer names no argument. */
-  prompt(def: PromptDef, get: GetPrompt): PromptHandle {
-    const entry = buildPrompt(def, get, this.nextSeq++);
+  /**
+   * Registers a prompt. Its handler's arguments are typed from its `argsSchema`'s output, or from the names of the
+   * `arguments` it lists inline (required ones are strings, others may be undefined); so are the names its
+   * completers may have. Throws when the name is taken, both or neither of a schema's forms are usable, or a
+   * completer names no argument.
+   */
+  prompt<
+    const L extends PromptArgumentList = PromptArgumentList,
+    S extends StandardSchemaV1 | undefined = undefined,
+  >(def: PromptDef<L, S>, get: GetPrompt<PromptArgs<L, S>>): PromptHandle {
+    // The types that name the arguments are the caller's; the registry holds every prompt alike.
+    const entry = buildPrompt(def as PromptDef, get, this.nextSeq++);
     this.promptEntries.add(entry);
     return new RegistryHandle(this.promptEntries, entry, rebuildPrompt);
   }

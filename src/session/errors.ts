@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { abortReasonText } from './abort-reason.js';
 
 /** A request got no answer in time. The peer was sent `notifications/cancelled`. */
 export class RequestTimeoutError extends McpError {
@@ -69,7 +70,7 @@ export class RequestCancelledError extends McpError {
     readonly method: string,
     readonly reason: unknown,
   ) {
-    super(ErrorCode.RequestCancelled, `Request "${method}" was cancelled: ${describe(reason)}`);
+    super(ErrorCode.RequestCancelled, `Request "${method}" was cancelled: ${abortReasonText(reason)}`);
   }
 }
 
@@ -79,10 +80,4 @@ export class CapabilityError extends McpError {
   constructor(message: string) {
     super(ErrorCode.InvalidRequest, message);
   }
-}
-
-export function describe(reason: unknown): string {
-  if (reason instanceof Error) return reason.message;
-  if (typeof reason === 'string') return reason;
-  return 'aborted';
 }

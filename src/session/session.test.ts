@@ -329,6 +329,43 @@ describe('Session cancellation', () => {
     assert.equal(sentByServer.length, 0);
   });
 
+  test('the cancellation names the method: on the wire, and in the reason the handler sees', async () => {
+    const [a, b] = createMemoryPair();
+    const client = new Peer(a);
+    const sent: JsonRpcMessage[] = [];
+    const send = a.send.bind(a);
+    a.send = (m, related) => {
+      sent.push(m);
+      return send(m, related);
+    };
+    let handlerSignal!: AbortSignal;
+    const started = new Promise<void>((resolve) => {
+      new Peer(b, (_req, ctx) => {
+        handlerSignal = ctx.signal;
+        resolve();
+        return new Promise(() => {});
+      });
+    });
+    const controller = new AbortController();
+    const p = client.request('tools/call', { name: 'slow' }, { signal: controller.signal });
+    await started;
+    controller.abort(new Error('the user pressed Ctrl-C'));
+    await assert.rejects(p, RequestCancelledError);
+    for (let i = 0; i < 100 && !handlerSignal.aborted; i++) await tick();
+    const cancel = sent.find((m) => (m as JsonRpcNotification).method === 'notifications/cancelled');
+    assert.deepEqual((cancel as JsonRpcNotification).params, {
+      requestId: (sent[0] as JsonRpcRequest).id,
+      reason: 'tools/call cancelled: the user pressed Ctrl-C',
+    });
+    const reason = handlerSignal.reason as RequestCancelledError;
+    assert.ok(reason instanceof RequestCancelledError);
+    assert.equal(reason.method, 'tools/call');
+    assert.equal(
+      reason.message,
+      'Request "tools/call" was cancelled: the peer said "tools/call cancelled: the user pressed Ctrl-C"',
+    );
+  });
+
   test('an already aborted signal sends nothing', async () => {
     const rec = new Recorder();
     const s = new Peer(rec);

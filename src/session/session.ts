@@ -12,6 +12,7 @@ import { validateParams } from '../protocol/validate.js';
 import { acceptsBatches } from '../protocol/versions.js';
 import { CANCELLED } from '../telemetry/attributes.js';
 import type { RequestFacts, RequestObservation, SentObservation, Telemetry } from '../telemetry/telemetry.js';
+import { abortReasonText } from './abort-reason.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Connection, MessageInfo, Receiver } from './connection.js';
 import {
@@ -280,8 +281,13 @@ export abstract class Session implements Receiver {
         this.progressTokens.set(progressToken, id);
       }
       if (signal !== undefined) {
+        // The peer hears which request was given up, and why: its own log then names the method.
         entry.onabort = () =>
-          this.abandon(id, new RequestCancelledError(method, signal.reason), signal.reason);
+          this.abandon(
+            id,
+            new RequestCancelledError(method, signal.reason),
+            `${method} cancelled: ${abortReasonText(signal.reason)}`,
+          );
         signal.addEventListener('abort', entry.onabort, { once: true });
       }
       this.armTimer(id, entry);
@@ -500,7 +506,7 @@ export abstract class Session implements Receiver {
       this.respond(id, {}, observed);
       return;
     }
-    const running = new RunningRequest();
+    const running = new RunningRequest(request.method);
     this.inFlight ??= new Map();
     this.inFlight.set(id, running);
     if (request.method === Method.Initialize) this.initializeId = id;
@@ -626,7 +632,13 @@ export abstract class Session implements Receiver {
     // initialize is never cancelled (spec: lifecycle).
     if (id === this.initializeId) return;
     this.inFlight = without(this.inFlight!, id);
-    running.abort(new RequestCancelledError('request', params.reason ?? 'cancelled by the peer'));
+    const said = params.reason;
+    running.abort(
+      new RequestCancelledError(
+        running.method,
+        typeof said === 'string' ? `the peer said "${said}"` : 'the peer gave no reason',
+      ),
+    );
   }
 
   /**
@@ -665,6 +677,11 @@ export abstract class Session implements Receiver {
  * it: most handlers never do, and an AbortController per request is a measurable share of a call.
  */
 export class RunningRequest {
+  constructor(
+    /** The request's method, which a cancellation names. */
+    readonly method: string,
+  ) {}
+
   /** True once the request was cancelled or its connection closed: it gets no answer. */
   aborted = false;
   /** Where the request is observed, when something listens; it ends as cancelled when the request is aborted. */

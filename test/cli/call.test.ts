@@ -267,6 +267,18 @@ describe('mcpwire call against mcpwire serve', () => {
     },
   );
 
+  test('a call with two bad arguments names both at once, in both eras', BOUND, async () => {
+    for (const era of ['legacy', 'modern']) {
+      const run = await mcpwire(['call', '--era', era, mcp, 'call', 'add', '{"a":"x","b":"y"}']);
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(
+        run.stdout,
+        'Invalid arguments for tool "add": arguments.a: must be number; arguments.b: must be number\n',
+        `${era} era`,
+      );
+    }
+  });
+
   test('an unknown tool exits 1 with the server message', BOUND, async () => {
     const run = await mcpwire(['call', mcp, 'call', 'nope']);
     assert.equal(run.code, 1);

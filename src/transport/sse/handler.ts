@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Cors, type CorsOptions } from '../../http/cors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
 import { HTTPIntake } from '../../http/intake.js';
 import { HTTP_REJECTION_CODE, type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
-import { fromNode } from '../../http/node-adapter.js';
+import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import type { ProtectedResource } from '../../http/protected-resource.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
@@ -54,8 +53,6 @@ export interface LegacySseHandlerOptions {
    */
   onerror?: (err: Error) => void;
 }
-
-type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const EVENT_STREAM = ['text/event-stream'] as const;
 const ACCEPTED_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'text/plain; charset=utf-8' };
@@ -152,10 +149,13 @@ export class LegacySseHandler {
     }
   }
 
-  /** A node:http request listener; paths other than the two it serves get 404. */
-  node(): NodeHandler {
-    return (req, res) => {
-      const exchange = fromNode(req, res);
+  /**
+   * A node:http request listener; paths other than the two it serves get 404. It takes a body a framework
+   * already read (see `NodeListener`), as `StreamableHTTPHandler.node()` does.
+   */
+  node(): NodeListener {
+    return (req, res, body) => {
+      const exchange = fromNode(req, res, body);
       this.handle(exchange).then((handled) => {
         if (!handled) this.notFound(exchange);
       });

@@ -56,3 +56,20 @@ export function reason(err: unknown): string {
   const cause = (err as { cause?: unknown }).cause;
   return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
 }
+
+/**
+ * True when fetch failed because nothing listens at the address any more: every connection attempt was refused
+ * (node reports ECONNREFUSED in the cause, one error per address tried in an AggregateError). Browsers do not
+ * tell why a fetch failed: there it is never known.
+ */
+export function refused(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: unknown; errors?: unknown } } | undefined)?.cause;
+  if (cause === undefined || cause === null) return false;
+  if (cause.code === 'ECONNREFUSED') return true;
+  const tried = cause.errors;
+  return (
+    Array.isArray(tried) &&
+    tried.length > 0 &&
+    tried.every((e) => (e as { code?: unknown } | null)?.code === 'ECONNREFUSED')
+  );
+}

@@ -414,6 +414,29 @@ describe('Streamable HTTP client against hand-written servers', () => {
     }
   });
 
+  test('close() reports a DELETE the server failed, and none where nothing was left to delete', async () => {
+    let status = 500;
+    const { server, url } = await mockServer({ onDelete: (_req, res) => res.writeHead(status).end() });
+    try {
+      const failed = await connect(url);
+      await failed.session.close();
+      assert.deepEqual(
+        failed.errors.map((e) => e.message),
+        ['DELETE of session mock-session answered HTTP 500'],
+      );
+      status = 404;
+      const forgotten = await connect(url);
+      await forgotten.session.close();
+      assert.deepEqual(forgotten.errors, [], 'a 404: the server no longer holds the session');
+      const gone = await connect(url);
+      await server.close();
+      await gone.session.close();
+      assert.deepEqual(gone.errors, [], 'a connection refused: nothing listens there any more');
+    } finally {
+      await server.close();
+    }
+  });
+
   test("onSessionLost: 'close' closes the connection with a SessionLostError on a 404", async () => {
     const { server, url } = await mockServer({
       onRequest: (msg, res) =>

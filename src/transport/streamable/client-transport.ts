@@ -9,7 +9,7 @@ import { ConnectionClosedError } from '../../session/errors.js';
 import { type RetryPolicy, retryDelay, retryPolicy } from '../../session/retry-policy.js';
 import { plainFetch } from '../plain-fetch.js';
 import { SessionLostError, StreamableHTTPError } from './client-errors.js';
-import { discard, excerpt, lowerCased, reason, serverMessage } from './client-http.js';
+import { discard, excerpt, lowerCased, reason, refused, serverMessage } from './client-http.js';
 
 /** Default `closeTimeoutMs`: how long `close()` waits for the server to answer its DELETE. */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 2000;
@@ -513,13 +513,24 @@ export class StreamableHTTPClientConnection implements Connection {
     this.finish(undefined);
   }
 
-  /** DELETEs the session, bounded by closeTimeoutMs. 404 and 405 are fine: gone, or not deletable. */
+  /**
+   * DELETEs the session, bounded by closeTimeoutMs. Nothing is reported when there was nothing to delete: a 404
+   * (the server no longer holds the session), a 405 (it cannot be deleted), or a connection refused (nothing
+   * listens there any more: the server shut down, and its sessions with it; a cluster's shared sessions expire
+   * by their idle timeout). A connection that closed before any answer is tried once more: a server that shut
+   * down closes the idle connections it kept, and the DELETE may have gone out on one. A server that is there
+   * and fails to delete the session (another status, a timeout, a second connection cut) is reported.
+   */
   private async deleteSession(epoch: Epoch): Promise<void> {
     const controller = new AbortController();
     const timer = this.clock.setTimeout(() => controller.abort(), this.closeTimeoutMs);
     try {
       const headers = await this.headersFor(epoch, POST_ACCEPT);
-      const response = await this.fetch(this.url, { method: 'DELETE', headers, signal: controller.signal });
+      const send = () => this.fetch(this.url, { method: 'DELETE', headers, signal: controller.signal });
+      const response = await send().catch((err) => {
+        if (controller.signal.aborted || refused(err)) throw err;
+        return send();
+      });
       discard(response);
       if (!response.ok && response.status !== 404 && response.status !== 405) {
         this.receiver?.error(
@@ -527,6 +538,7 @@ export class StreamableHTTPClientConnection implements Connection {
         );
       }
     } catch (err) {
+      if (!controller.signal.aborted && refused(err)) return;
       const why = controller.signal.aborted ? `no answer within ${this.closeTimeoutMs} ms` : reason(err);
       this.receiver?.error(new StreamableHTTPError(`DELETE of session ${epoch.sessionId} failed: ${why}`));
     } finally {

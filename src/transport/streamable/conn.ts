@@ -41,7 +41,7 @@ export interface ConnOwner {
 }
 
 /**
- * The session's Connection (seed 001's streamableServerConn): it routes each outgoing message to a
+ * The session's Connection: it routes each outgoing message to a
  * stream. A response goes to the stream that carried its request; a request or notification sent while
  * handling a request (`related`) goes to that request's stream; everything else goes to the standalone
  * GET stream. In JSON-response mode a request's answer is its one JSON body, so related requests and

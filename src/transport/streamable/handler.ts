@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventStore } from '../../eventstore/event-store.js';
 import { MemoryEventStore } from '../../eventstore/memory-event-store.js';
 import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
@@ -9,7 +8,7 @@ import { checkAccept, defaultLoopbackPolicy } from '../../http/guards.js';
 import { HTTPIntake } from '../../http/intake.js';
 import type { JsonErrorOptions } from '../../http/json-error.js';
 import { writeJsonError } from '../../http/json-error.js';
-import { fromNode } from '../../http/node-adapter.js';
+import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import type { SseWriterOptions } from '../../http/sse-writer.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
@@ -58,7 +57,7 @@ const DONE: Promise<void> = Promise.resolve();
 const NO_CONTENT: Readonly<Record<string, string>> = {};
 
 /**
- * Serves one MCP endpoint over Streamable HTTP (spec 2025-11-25; seed 001's StreamableHTTPHandler):
+ * Serves one MCP endpoint over Streamable HTTP (both protocol eras: 2026-07-28 requests and 2025-11-25 sessions):
  * POST, GET and DELETE, sessions by `Mcp-Session-Id`, each served by its own
  * `StreamableServerTransport` and `ServerSession` of `server`.
  *
@@ -207,10 +206,14 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     }
   }
 
-  /** A node:http request listener: `http.createServer(handler.node())`, or a route in express. */
-  node(): (req: IncomingMessage, res: ServerResponse) => void {
-    return (req, res) => {
-      this.handle(fromNode(req, res));
+  /**
+   * A node:http request listener: `http.createServer(handler.node())`, or a route in express, after
+   * `express.json()` or not. A framework that keeps the body it parsed elsewhere passes it as the third
+   * argument (fastify: `listener(request.raw, reply.raw, request.body)`); see `NodeListener`.
+   */
+  node(): NodeListener {
+    return (req, res, body) => {
+      this.handle(fromNode(req, res, body));
     };
   }
 
@@ -222,7 +225,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   }
 
   /**
-   * Graceful shutdown: new requests get 503 at once; requests in flight may finish until `deadlineMs`;
+   * Graceful shutdown: new requests but DELETE get 503 at once; requests in flight may finish until `deadlineMs`;
    * then every session is closed: SSE responses still open end with a retry hint, JSON answers still
    * owed get 503, and the event store hears `sessionClosed`.
    */
@@ -302,7 +305,8 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   // ---- routing ----
 
   private route(exchange: HTTPExchange): void | Promise<void> {
-    if (this.shuttingDown) {
+    // A DELETE only ends what the shutdown ends anyway: its client hears the session is gone (204, then 404).
+    if (this.shuttingDown && exchange.method !== 'DELETE') {
       return this.refuse(exchange, 503, 'Service Unavailable: the server is shutting down; retry later');
     }
     const admitted = this.intake.admit(exchange);

@@ -114,6 +114,31 @@ test('refused requests leave no session and nothing in the event store', async (
   }
 });
 
+test('during shutdown a DELETE is served, not refused: 204 while the session lasts, then 404', async () => {
+  const { gates, handler, served } = await setup();
+  try {
+    const held = await openSession(served.url);
+    const busy = await openSession(served.url);
+    const work = new SseReader(
+      await post(served.url, toolCall(1, 'wait', { gate: 'delete' }), { sessionId: busy }),
+    );
+    await work.nextMessage();
+    const closing = handler.close({ deadlineMs: 5000 });
+    const del = (sessionId: string) =>
+      fetch(served.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
+    const deleted = await del(held);
+    assert.equal(deleted.status, 204);
+    gates.open('delete');
+    await work.nextMessage();
+    await closing;
+    const gone = await del(busy);
+    assert.equal(gone.status, 404);
+    await gone.text();
+  } finally {
+    await served.close();
+  }
+});
+
 test('graceful shutdown: 503 for new requests, in-flight ones finish, streams end with a retry hint', async () => {
   const { gates, clock, handler, served, store } = await setup({ retryMs: 300 });
   try {

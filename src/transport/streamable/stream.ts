@@ -59,7 +59,7 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
 export const RELAY_WAIT_MS = 1000;
 
 /**
- * One logical stream of a session (seed 001): the answers to one POST, or the standalone GET stream.
+ * One logical stream of a session: the answers to one POST, or the standalone GET stream.
  * It may span several HTTP responses: at most one carries it at a time, and a resumed GET replaces it.
  *
  * Promises: each message is serialized once by the caller and handed here as that string; with an

@@ -80,7 +80,7 @@ export type PostBody = Exclude<Parsed, { kind: 'invalid' }>;
 const ACCEPTED_HEADERS: Readonly<Record<string, string>> = {};
 
 /**
- * One session of the Streamable HTTP endpoint (seed 001's StreamableServerTransport): it serves the
+ * One session of the Streamable HTTP endpoint: it serves the
  * session's POSTs and GETs, owns its connection (which routes messages to streams), counts its
  * requests in flight, and ends the session when it has been idle too long. In stateless mode one is made
  * for each POST, with no session id, and closes itself once the POST is answered.

@@ -1,0 +1,140 @@
+// The help pages of the `mcpwire` command: one for the command, one for each of its commands
+// (`mcpwire serve --help`, `mcpwire call --help`, or `mcpwire help serve`).
+
+export const MAIN_HELP = `Usage: mcpwire <command> [options]
+
+Commands:
+  serve    Serve the demo MCP server over Streamable HTTP at http://127.0.0.1:3000/mcp, with the
+           legacy HTTP+SSE endpoints (/sse, /messages) beside it, or over stdio
+  call     Connect to an MCP server (a URL, or a command over stdio), run one action, print its result
+
+Examples:
+  mcpwire serve
+  mcpwire call http://127.0.0.1:3000/mcp tools
+  mcpwire call tools -- node server.js
+
+Run \`mcpwire <command> --help\` (or \`mcpwire help <command>\`) for the options of a command.
+
+Options:
+  -h, --help         Show this help
+  -v, --version      Show the version
+`;
+
+export const SERVE_HELP = `Usage: mcpwire serve [options]
+
+Serves the demo MCP server over Streamable HTTP at http://127.0.0.1:3000/mcp, both protocol eras
+(2026-07-28 and 2025-11-25 sessions) on one endpoint, with the legacy HTTP+SSE endpoints (/sse,
+/messages) beside it. Ctrl-C finishes requests in flight (up to 5 s) before it exits.
+
+Options:
+  --port N         Port to listen on (default 3000; 0 picks a free one)
+  --host H         Address to bind (default 127.0.0.1)
+  --stateless      No sessions: each POST is served on its own
+  --json           Answer requests with one JSON body instead of an SSE stream
+  --no-legacy-sse  Serve only the Streamable HTTP endpoint
+  --allowed-host H   A Host name clients use (repeatable; needed when binding beyond loopback)
+  --allowed-origin O An Origin let through the DNS-rebinding check (repeatable)
+  --cors-origin O  An origin (https://app.example.com) whose web pages may call this server:
+                   CORS preflights answered, answers readable there (repeatable)
+  --stdio          Serve on this process's stdin/stdout instead (logs go to stderr)
+  --redis URL      Share sessions and their streams through Redis (redis://host:port), so that
+                   any process serving with the same URL can answer any request of any session
+  --workers N      Serve from N processes sharing the port, restarted when one dies;
+                   N > 1 needs --redis (shared sessions) unless --stateless
+  --oauth-issuer URL --oauth-introspection URL
+                   Take only OAuth access tokens of that authorization server, checked at its
+                   introspection endpoint (RFC 7662) with the credentials in the environment
+                   variables MCPWIRE_INTROSPECTION_CLIENT_ID and MCPWIRE_INTROSPECTION_CLIENT_SECRET
+  --oauth-scope S  A scope every token must have (repeatable)
+  --oauth-resource URL
+                   The server's public URL, which tokens must be for (default: the bound one)
+  --log-format F   Write an event per line to stderr: json or text (sessions opened and closed,
+                   each request with its outcome and duration, refusals); default: errors only
+  -h, --help       Show this help
+
+Environment:
+  NODE_OPTIONS='--import ./otel-setup.mjs'  Traces and metrics through the OpenTelemetry SDK that
+                   module registers (README, Observability)
+  MCPWIRE_REQUEST_STATE_SECRET  Seals the requestState of 2026 multi-round-trip requests (32 bytes
+                   or more); every process behind one endpoint must share it. Several, separated
+                   by commas, rotate it: the first seals, every one opens. Without it, --redis
+                   shares keys through Redis and --workers draws one for its workers.
+
+Examples:
+  mcpwire serve --port 8080
+  mcpwire serve --host 0.0.0.0 --allowed-host mcp.example.com
+  mcpwire serve --stdio
+  mcpwire serve --cors-origin https://app.example.com
+  mcpwire serve --workers 4 --redis redis://127.0.0.1:6379
+`;
+
+export const CALL_HELP = `Usage: mcpwire call <url> <action> [args] [options]
+       mcpwire call <action> [args] [options] -- <command> [args…]
+
+Connects to an MCP server, runs one action and prints its result on stdout (logs, and a progress
+bar on a terminal, on stderr). The server is a URL, or a command started over stdio: everything
+after \`--\`.
+
+Actions:
+  tools                         Name, description and arguments of each tool
+  call NAME [JSON]              Call a tool (JSON: its arguments, as one object)
+  resources, templates          List the resources, the resource templates
+  read URI                      Read a resource
+  prompts                       List the prompts
+  prompt NAME [JSON]            Get a prompt (JSON: its arguments)
+  complete prompt:NAME|URI_TEMPLATE ARG [VALUE] [JSON]
+                                The server's suggestions for an argument (JSON: the arguments
+                                already chosen)
+  ping                          Pong, with the protocol version and era
+  listen [--tools] [--prompts] [--resources] [--resource URI]…
+                                Print the server's notifications as they come, until Ctrl-C: the
+                                lists that changed, and updates of each --resource URI; with no
+                                flag, the changes of every list
+
+Options:
+  --transport T    auto (the default for a URL: Streamable HTTP, falling back to HTTP+SSE),
+                   http, sse; stdio (the default with a command)
+  --era E          auto (the default: the 2026 protocol where the server speaks it, else
+                   the 2025 one), modern (2026 only), legacy (2025 and before only)
+  --verbose, -v    Say on stderr which server answered, in which era and protocol version
+  --header K:V     Send this header with every HTTP request (repeatable)
+  --roots PATH     Answer roots/list with this path as a file:// URI (repeatable:
+                   --roots A --roots B)
+  --sampling-reply TEXT
+                   Answer sampling requests with TEXT (else ask on the terminal; without
+                   one, refuse)
+  --elicit-reply accept|decline|cancel|JSON
+                   Answer elicitation requests so (JSON: the form's values, accepted); else
+                   ask on the terminal (a URL is shown, never opened); without one, cancel
+  --log-level L    Ask the server for log messages at level L and above (debug … emergency;
+                   a 2026 server is asked for info and above unless told otherwise)
+  --json           Print the raw result as JSON
+  --timeout MS     Time allowed to connect, and for each answer (progress resets it)
+  --no-store       Keep no sign-in: the next run signs in again
+  -h, --help       Show this help
+
+A server that wants an OAuth token gets a sign-in on the terminal: open the URL printed, and the
+browser comes back to mcpwire on 127.0.0.1 (--header passes a token instead). The sign-in is kept
+for the next runs, one file per server only you can read, in $XDG_CONFIG_HOME/mcpwire/oauth
+(default ~/.config; %APPDATA%\\mcpwire\\oauth on Windows). The command inherits only PATH, HOME and
+a few more variables of the environment: \`-- env KEY=VALUE command…\` passes more. Ctrl-C cancels
+the action in flight.
+
+Exit status: 0 done, 1 the call or the server failed, 2 a usage mistake.
+
+Examples:
+  mcpwire call http://127.0.0.1:3000/mcp tools
+  mcpwire call http://127.0.0.1:3000/mcp call add '{"a":1,"b":2}' --json
+  mcpwire call http://127.0.0.1:3000/sse call echo '{"message":"hi"}'
+  mcpwire call http://127.0.0.1:3000/mcp complete prompt:greet name A
+  mcpwire call http://127.0.0.1:3000/mcp listen --tools --resource demo://readme
+  mcpwire call -v --era legacy http://127.0.0.1:3000/mcp ping
+  mcpwire call prompts -- node dist/cli/main.js serve --stdio
+`;
+
+/** The help page of `command`, or undefined for a command there is none of. */
+export function helpOf(command: string): string | undefined {
+  if (command === 'serve') return SERVE_HELP;
+  if (command === 'call') return CALL_HELP;
+  return undefined;
+}
