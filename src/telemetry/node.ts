@@ -6,7 +6,8 @@ import { providePlatformDefaults } from './resolve.js';
 /*
  * What Node provides to telemetry, loaded by the Node entry points (the server, the transports): the optional peer
  * `@opentelemetry/api`, required synchronously where the application installed it (the same module instance its
- * own `import` gets, so the providers it registers are the ones found), and SHA-256 to name sessions. Nothing
+ * own `import` gets, so the providers it registers are the ones found) when the first Server or Client is made,
+ * not before (a process that makes none, `mcpwire --help`, never loads it); and SHA-256 to name sessions. Nothing
  * fails when the package is missing: telemetry then stays off unless a `telemetry.api` is given.
  */
 const require = createRequire(import.meta.url);
@@ -24,8 +25,13 @@ function optional<T>(id: string): T | undefined {
   }
 }
 
+let loaded: { api: OpenTelemetryApi | undefined } | undefined;
+
 providePlatformDefaults({
-  api: optional<OpenTelemetryApi>('@opentelemetry/api'),
+  api: () => {
+    loaded ??= { api: optional<OpenTelemetryApi>('@opentelemetry/api') };
+    return loaded.api;
+  },
   hashSession: sessionHash,
-  version: optional<{ version: string }>('../../package.json')?.version,
+  version: () => optional<{ version: string }>('../../package.json')?.version,
 });

@@ -47,12 +47,13 @@ const SCOPE = 'mcpwire';
  * of mcpwire needs the optional package's types), and how to hash a session id.
  */
 interface PlatformDefaults {
-  api: object | undefined;
+  api: () => object | undefined;
   hashSession: ((sessionId: string) => string) | undefined;
-  version: string | undefined;
+  version: () => string | undefined;
 }
 
-const platform: PlatformDefaults = { api: undefined, hashSession: undefined, version: undefined };
+const NOTHING = (): undefined => undefined;
+const platform: PlatformDefaults = { api: NOTHING, hashSession: undefined, version: NOTHING };
 
 /** @internal Called once by node.ts, which Node entry points load: what Node provides. */
 export function providePlatformDefaults(defaults: PlatformDefaults): void {
@@ -71,7 +72,7 @@ export function resolveTelemetry(options: TelemetryOptions): Telemetry | undefin
 }
 
 function openTelemetry(options: OpenTelemetryOptions): OpenTelemetrySink | undefined {
-  const api = (options.api ?? platform.api) as OpenTelemetryApi | undefined;
+  const api = (options.api ?? platform.api()) as OpenTelemetryApi | undefined;
   if (api === undefined) {
     if (options.tracerProvider !== undefined || options.meterProvider !== undefined) {
       throw new Error(
@@ -80,7 +81,7 @@ function openTelemetry(options: OpenTelemetryOptions): OpenTelemetrySink | undef
     }
     return undefined;
   }
-  const version = platform.version;
+  const version = platform.version();
   const tracerProvider =
     (options.tracerProvider as Api.TracerProvider | undefined) ??
     (tracingRegistered(api) ? api.trace.getTracerProvider() : undefined);
