@@ -272,8 +272,12 @@ class WebRequestExchange extends ExchangeBase implements HTTPExchange {
   private clientGone(): void {
     if (this.isClosed) return;
     this.isClosed = true;
-    // Discards what is still queued; a no-op on a stream the consumer already cancelled.
-    this.controller?.error(new Error('the client went away'));
+    // Ended, not errored: a runtime still reading (node:http under Hono, whose request signal aborts before its
+    // socket's close cancels the body) logs an errored body as a server failure, and nothing failed here. What is
+    // still queued goes nowhere and is freed with the stream. Closing a body the consumer cancelled throws.
+    try {
+      this.controller?.close();
+    } catch {}
     this.notifyClosed();
   }
 }

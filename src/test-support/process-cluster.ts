@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { CLI } from './cli-run.js';
 import { within } from './time-limit.js';
 
-const READY_TIMEOUT_MS = 10_000;
+const READY_TIMEOUT_MS = 30_000;
 /** Output kept per process, for the messages of failed waits. */
 const OUTPUT_CHARS = 20_000;
 const URL_LINE = /mcpwire demo server: (http:\/\/127\.0\.0\.1:(\d+))\/mcp/;

@@ -24,7 +24,7 @@ import {
   type StreamableHTTPClientOptions,
 } from '../../src/transport/streamable/client-transport.js';
 
-const TEST_TIMEOUT_MS = 30_000;
+const TEST_TIMEOUT_MS = 90_000;
 const ROOT = { uri: 'file:///tmp/mcpwire-cluster', name: 'cluster' };
 
 /** What the running test started, undone once it ends however it ended, last first. */
