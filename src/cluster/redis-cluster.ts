@@ -278,7 +278,9 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       streamPrefix: transport.conn.streamPrefix,
     };
     const hash = sessionHash(transport.sessionId!);
-    await this.records.create(hash, shared, this.ttlMs, this.clock.now());
+    await this.roundTrip('session.register', () =>
+      this.records.create(hash, shared, this.ttlMs, this.clock.now()),
+    );
     const replica = new Replica(this, transport, hash, {
       streamPrefix: shared.streamPrefix,
       state: { n: 0, logLevel: undefined, subscriptions: [] },
@@ -296,7 +298,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.loading.set(hash, heard);
     let record: SessionRecord | undefined;
     try {
-      record = await this.records.load(hash);
+      record = await this.roundTrip('session.load', () => this.records.load(hash));
     } finally {
       if (this.loading.get(hash) === heard) this.loading.delete(hash);
     }
@@ -316,8 +318,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   }
 
   async remove(transport: StreamableServerTransport): Promise<void> {
-    await this.records.remove(sessionHash(transport.sessionId!));
-    await this.eventStore.sessionClosed(transport.sessionId!);
+    await this.roundTrip('session.remove', async () => {
+      await this.records.remove(sessionHash(transport.sessionId!));
+      await this.eventStore.sessionClosed(transport.sessionId!);
+    });
   }
 
   // ---- SharedSessions ----
@@ -354,10 +358,16 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
 
   async sendTo(node: string, m: ClusterMessage): Promise<boolean> {
     try {
-      return (await this.client.publish(this.nodes + node, JSON.stringify(m))) > 0;
+      const text = JSON.stringify(m);
+      return (await this.roundTrip(`relay.${m.k}`, () => this.client.publish(this.nodes + node, text))) > 0;
     } catch (err) {
       throw redisFailure(err);
     }
+  }
+
+  roundTrip<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    const telemetry = this.host?.server.telemetry;
+    return telemetry === undefined ? run() : telemetry.roundTrip(operation, run);
   }
 
   broadcast(m: BusMessage): void {

@@ -44,6 +44,8 @@ export interface ProcessClusterOptions {
   redis?: string;
   /** More `serve` options, e.g. `['--workers', '2']` or `['--json']`. */
   args?: readonly string[];
+  /** More environment for every process (e.g. `NODE_OPTIONS`). */
+  env?: NodeJS.ProcessEnv;
 }
 
 // The shell starts a watcher that SIGKILLs the server when the shell's stdin closes (when `kill` ends it,
@@ -66,7 +68,10 @@ export async function startProcessCluster(
     ...(options.redis === undefined ? [] : ['--redis', options.redis]),
     ...(options.args ?? []),
   ];
-  const started = await Promise.allSettled(Array.from({ length: count }, () => ServeChild.start(args, 0)));
+  const env = { ...process.env, ...options.env };
+  const started = await Promise.allSettled(
+    Array.from({ length: count }, () => ServeChild.start(args, env, 0)),
+  );
   const processes = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s) => s.status === 'rejected');
   if (failed !== undefined) {
@@ -96,10 +101,13 @@ class ServeChild implements ServeProcess {
   private text = '';
   port = 0;
 
-  private constructor(private readonly args: readonly string[]) {}
+  private constructor(
+    private readonly args: readonly string[],
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
 
-  static async start(args: readonly string[], port: number): Promise<ServeChild> {
-    const p = new ServeChild(args);
+  static async start(args: readonly string[], env: NodeJS.ProcessEnv, port: number): Promise<ServeChild> {
+    const p = new ServeChild(args, env);
     await p.launch(port);
     return p;
   }
@@ -136,6 +144,7 @@ class ServeChild implements ServeProcess {
       ['-c', WRAPPER, 'sh', process.execPath, CLI, ...this.args, '--port', String(port)],
       {
         stdio: ['pipe', 'pipe', 'pipe'],
+        env: this.env,
       },
     );
     this.child = child;
