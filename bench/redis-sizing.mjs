@@ -10,7 +10,6 @@
 //
 //   npm run build && npm ci --prefix bench && node bench/redis-sizing.mjs [--sessions 500] [--listens 200]
 //                                       [--events 2000] [--calls 500] [--stream-node-max-bytes B (Redis's setting)]
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -251,8 +250,8 @@ async function usedMemory(r) {
   return Number(/used_memory:(\d+)/.exec(await r.info('memory'))[1]);
 }
 
-/** The hash tag of the session with id `sid` in Redis (see sessionHash). */
-const hashOf = (sid) => createHash('sha256').update(sid).digest().subarray(0, 16).toString('base64url');
+/** The hash tag of the session with id `sid` in Redis. */
+const { sessionHash: hashOf } = await import(dist('util/session-hash.js'));
 
 /** The keys of the session with id `sid` (all share its hash tag), with the type and MEMORY USAGE of each. */
 async function keysOf(r, sid) {

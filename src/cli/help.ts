@@ -51,9 +51,13 @@ Options:
   --oauth-scope S  A scope every token must have (repeatable)
   --oauth-resource URL
                    The server's public URL, which tokens must be for (default: the bound one)
+  --log-format F   Write an event per line to stderr: json or text (sessions opened and closed,
+                   each request with its outcome and duration, refusals); default: errors only
   -h, --help       Show this help
 
 Environment:
+  NODE_OPTIONS='--import ./otel-setup.mjs'  Traces and metrics through the OpenTelemetry SDK that
+                   module registers (README, Observability)
   MCPWIRE_REQUEST_STATE_SECRET  Seals the requestState of 2026 multi-round-trip requests (32 bytes
                    or more); every process behind one endpoint must share it. Several, separated
                    by commas, rotate it: the first seals, every one opens. Without it, --redis

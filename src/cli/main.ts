@@ -7,6 +7,7 @@ import { call } from './call.js';
 import { parseCallArgs } from './call-args.js';
 import { CALL_HELP, helpOf, MAIN_HELP, SERVE_HELP } from './help.js';
 import { type ServeOAuth, serve } from './serve.js';
+import { LOG_FORMATS, type LogFormat } from './stderr-logger.js';
 import { UsageError } from './usage-error.js';
 import { parseWorkers } from './workers.js';
 
@@ -122,6 +123,7 @@ async function main(argv: string[]): Promise<number> {
         'oauth-introspection': { type: 'string' },
         'oauth-scope': { type: 'string', multiple: true, default: [] },
         'oauth-resource': { type: 'string' },
+        'log-format': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -140,7 +142,12 @@ async function main(argv: string[]): Promise<number> {
         `--redis${typeof redis === 'string' ? '' : '-cluster'} shares sessions between processes; ${values.stdio ? '--stdio serves one client' : '--stateless has no sessions'}`,
       );
     }
+    const logFormat = values['log-format'] as LogFormat | undefined;
+    if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat)) {
+      throw new UsageError(`--log-format is json or text, not "${logFormat}"`);
+    }
     return serve({
+      logFormat,
       oauth: parseServeOAuth(values, values.stdio),
       redis,
       stdio: values.stdio,

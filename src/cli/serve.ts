@@ -10,10 +10,12 @@ import { fromNode } from '../http/node-adapter.js';
 import { ProtectedResource } from '../http/protected-resource.js';
 import type { RequestStateKey } from '../server/request-state.js';
 import type { Server } from '../server/server.js';
+import type { EventLogger } from '../telemetry/log-sink.js';
 import { LegacySseHandler } from '../transport/sse/handler.js';
 import { serveStdio } from '../transport/stdio-serve.js';
 import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
 import { REQUEST_STATE_SECRET_ENV, requestStateKeysFromEnv } from './request-state-key.js';
+import { type LogFormat, stderrLogger } from './stderr-logger.js';
 import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
 
 export interface ServeOptions {
@@ -40,6 +42,8 @@ export interface ServeOptions {
   workers?: number;
   /** Take only OAuth access tokens from this authorization server, checked by introspection. */
   oauth?: ServeOAuth;
+  /** Write events (sessions, requests, refusals) to stderr in this format; without it, only errors. */
+  logFormat?: LogFormat;
 }
 
 /** How `mcpwire serve --oauth-issuer …` checks access tokens (RFC 7662 introspection). */
@@ -61,16 +65,42 @@ const SHUTDOWN_DEADLINE_MS = 5_000;
 
 const log = (line: string) => process.stderr.write(`mcpwire: ${line}\n`);
 
+/**
+ * Where the server's events and errors go: with `--log-format`, each through the logger (refusals only once: the
+ * logger's `refused` line); else errors as they are, refusals included.
+ */
+function logging(options: ServeOptions): {
+  logger: EventLogger | undefined;
+  onerror: (err: Error) => void;
+  /** The Server's own (its sessions' errors): only with a logger, where an operator asked for everything. */
+  serverOptions: { logger?: EventLogger; onerror?: (err: Error) => void };
+} {
+  if (options.logFormat === undefined) {
+    return { logger: undefined, onerror: (err) => log(err.message), serverOptions: {} };
+  }
+  const logger = stderrLogger(options.logFormat);
+  const onerror = (err: Error) => {
+    if (err.name !== 'HTTPRejectionError') logger.error({ event: 'error', name: err.name }, err.message);
+  };
+  return { logger, onerror, serverOptions: { logger, onerror } };
+}
+
 /** `mcpwire serve`: the demo server over HTTP (default) or stdio. Resolves with the exit code. */
 export function serve(options: ServeOptions): Promise<number> {
   if (supervises(options.workers)) return superviseWorkers(options.workers, options, log);
   if (!options.stdio) return asWorker(serveHttp(options));
-  return asWorker(serveOnStdio(createDemoServer({ requestStateKeys: requestStateKeysFromEnv() })));
+  const { onerror, serverOptions } = logging(options);
+  return asWorker(
+    serveOnStdio(
+      createDemoServer({ requestStateKeys: requestStateKeysFromEnv(), ...serverOptions }),
+      onerror,
+    ),
+  );
 }
 
 /** Both eras on stdio, the first message choosing; ends when stdin does, or on a signal. */
-function serveOnStdio(server: Server): Promise<number> {
-  const service = serveStdio(server, { onerror: (err) => log(err.message) });
+function serveOnStdio(server: Server, onerror: (err: Error) => void): Promise<number> {
+  const service = serveStdio(server, { onerror });
   log('serving the demo server on stdio');
   return new Promise((resolve) => {
     service.ended.then(() => resolve(0));
@@ -106,12 +136,12 @@ function rebindingPolicy(options: ServeOptions): HostOriginPolicy | false | unde
 
 async function serveHttp(options: ServeOptions): Promise<number> {
   const dnsRebindingProtection = rebindingPolicy(options);
-  const onerror = (err: Error) => log(err.message);
+  const { onerror, serverOptions } = logging(options);
   const envKeys = requestStateKeysFromEnv();
   const cluster =
     options.redis === undefined ? undefined : await joinCluster(options.redis, envKeys !== undefined);
   const requestStateKeys = envKeys ?? (cluster === undefined ? undefined : await clusterKeys(cluster));
-  const server = createDemoServer({ requestStateKeys });
+  const server = createDemoServer({ requestStateKeys, ...serverOptions });
   // Listening first: the resource a token must be for names the port actually bound. No request can arrive
   // before the listener below is attached, in the same turn.
   const http = createServer();

@@ -34,6 +34,7 @@ import type { Era } from '../protocol/versions.js';
 import type { Connection } from '../session/connection.js';
 import { CapabilityError } from '../session/errors.js';
 import { type RequestContext, type RequestOptions, Session } from '../session/session.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { type Client, type ClientConnectOptions, DEFAULT_PROBE_TIMEOUT_MS } from './client.js';
 import { Events, type Listener } from './events.js';
 import { LegacyEra } from './legacy-era.js';
@@ -122,6 +123,10 @@ export class ClientSession extends Session {
           this.catalog.repeatable(params.name)),
       refreshTools: (options) => this.catalog.refresh(options),
     };
+  }
+
+  protected override get telemetry(): Telemetry | undefined {
+    return this.client.telemetry;
   }
 
   /** The era this session speaks: `'modern'` (2026-07-28 and later) or `'legacy'` (initialize). */

@@ -21,6 +21,8 @@ import {
 import type { Connection } from '../session/connection.js';
 import type { RetryPolicy } from '../session/retry-policy.js';
 import type { SessionOptions } from '../session/session.js';
+import { resolveTelemetry, type TelemetryOptions } from '../telemetry/resolve.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { type ClientContext, ClientSession } from './client-session.js';
 import { checkRoots } from './roots.js';
 import type { EraVerdict, ModernStart } from './session-era.js';
@@ -43,7 +45,7 @@ export type UrlElicitationHandler = (
   ctx: ClientContext,
 ) => ElicitResult | Promise<ElicitResult>;
 
-export interface ClientOptions extends SessionOptions {
+export interface ClientOptions extends SessionOptions, TelemetryOptions {
   /** The initial roots of every session. Giving it declares `roots: { listChanged: true }`. */
   roots?: Root[];
   /** Giving it declares the `sampling` capability. */
@@ -116,6 +118,8 @@ export class Client {
   readonly modernVersions: readonly string[];
   /** The initialize params, built once and shared by every connection (never mutated); undefined when pinned modern. */
   readonly initializeParams: Params | undefined;
+  /** @internal Where every session's requests are observed; undefined when nothing listens. */
+  readonly telemetry: Telemetry | undefined;
 
   constructor(
     readonly info: Implementation,
@@ -149,6 +153,7 @@ export class Client {
             capabilities: this.capabilities,
             clientInfo: info,
           } satisfies InitializeRequestParams);
+    this.telemetry = resolveTelemetry(options);
   }
 
   /**

@@ -10,6 +10,7 @@ export {
   ResponseLostError,
   SessionExpiredError,
 } from '../session/errors.js';
+export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
 export {
   Client,
   type ClientConnectOptions,

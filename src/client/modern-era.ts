@@ -9,6 +9,7 @@ import {
 import { type Implementation, type LoggingLevel, Method } from '../protocol/types.js';
 import { CapabilityError, ResponseLostError } from '../session/errors.js';
 import type { RequestOptions } from '../session/session.js';
+import type { RequestObservation, Telemetry } from '../telemetry/telemetry.js';
 import type { Client } from './client.js';
 import type { ClientContext } from './client-session.js';
 import { fulfil } from './input-rounds.js';
@@ -55,7 +56,37 @@ export class ModernEra implements SessionEra {
     this.maxRounds = client.options.maxInputRounds ?? DEFAULT_MAX_INPUT_ROUNDS;
   }
 
-  async request<R>(method: string, params: Params | undefined, options: RequestOptions = {}): Promise<R> {
+  /**
+   * Observed, a request is one CLIENT span over all its rounds (each round's trace context in its `_meta`), with
+   * a span for each round of input the client fulfils in between.
+   */
+  request<R>(method: string, params: Params | undefined, options: RequestOptions = {}): Promise<R> {
+    const telemetry = this.client.telemetry;
+    return telemetry === undefined
+      ? this.rounds(method, params, options)
+      : this.observed(telemetry, method, params, options);
+  }
+
+  private async observed<R>(
+    telemetry: Telemetry,
+    method: string,
+    params: Params | undefined,
+    options: RequestOptions,
+  ): Promise<R> {
+    const observation = telemetry.sending(method, this.envelope(params), {
+      protocolVersion: this.protocolVersion,
+    });
+    try {
+      const result = await observation.run(() => this.rounds<R>(method, params, { ...options, observation }));
+      observation.end(result as Record<string, unknown>);
+      return result;
+    } catch (err) {
+      observation.end(undefined, err);
+      throw err;
+    }
+  }
+
+  private async rounds<R>(method: string, params: Params | undefined, options: RequestOptions): Promise<R> {
     let retriedHeaders = false;
     let round: Params | undefined = params;
     for (let rounds = 0; ; ) {
@@ -70,7 +101,7 @@ export class ModernEra implements SessionEra {
           err.code === ErrorCode.HeaderMismatch
         ) {
           retriedHeaders = true;
-          await this.wire.refreshTools(options);
+          await this.wire.refreshTools({ ...options, observation: undefined });
           continue;
         }
         throw err;
@@ -97,7 +128,28 @@ export class ModernEra implements SessionEra {
           `${method} still needed input after ${this.maxRounds} rounds; giving up (Client option maxInputRounds)`,
         );
       }
-      round = await this.nextRound(method, params, result as InputRequiredResult, options);
+      const observed = this.client.telemetry?.inputRound(method, params, rounds);
+      round =
+        observed === undefined
+          ? await this.nextRound(method, params, result as InputRequiredResult, options)
+          : await this.observedRound(observed, method, params, result as InputRequiredResult, options);
+    }
+  }
+
+  private async observedRound(
+    observed: RequestObservation,
+    method: string,
+    params: Params | undefined,
+    result: InputRequiredResult,
+    options: RequestOptions,
+  ): Promise<Params> {
+    try {
+      const next = await observed.run(() => this.nextRound(method, params, result, options));
+      observed.end(undefined);
+      return next;
+    } catch (err) {
+      observed.end(undefined, err);
+      throw err;
     }
   }
 

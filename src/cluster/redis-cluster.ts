@@ -283,7 +283,9 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       streamPrefix: transport.conn.streamPrefix,
     };
     const hash = sessionHash(transport.sessionId!);
-    await this.records.create(hash, shared, this.ttlMs, this.clock.now());
+    await this.roundTrip('session.register', () =>
+      this.records.create(hash, shared, this.ttlMs, this.clock.now()),
+    );
     const replica = new Replica(this, transport, hash, {
       streamPrefix: shared.streamPrefix,
       state: { n: 0, logLevel: undefined, subscriptions: [] },
@@ -301,7 +303,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.loading.set(hash, heard);
     let record: SessionRecord | undefined;
     try {
-      record = await this.records.load(hash);
+      record = await this.roundTrip('session.load', () => this.records.load(hash));
     } finally {
       if (this.loading.get(hash) === heard) this.loading.delete(hash);
     }
@@ -321,8 +323,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   }
 
   async remove(transport: StreamableServerTransport): Promise<void> {
-    await this.records.remove(sessionHash(transport.sessionId!));
-    await this.eventStore.sessionClosed(transport.sessionId!);
+    await this.roundTrip('session.remove', async () => {
+      await this.records.remove(sessionHash(transport.sessionId!));
+      await this.eventStore.sessionClosed(transport.sessionId!);
+    });
   }
 
   // ---- SharedSessions ----
@@ -362,7 +366,13 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   };
 
   sendTo(node: string, m: ClusterMessage): Promise<boolean> {
-    return this.channels.sendTo(node, JSON.stringify(m));
+    const text = JSON.stringify(m);
+    return this.roundTrip(`relay.${m.k}`, () => this.channels.sendTo(node, text));
+  }
+
+  roundTrip<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    const telemetry = this.host?.server.telemetry;
+    return telemetry === undefined ? run() : telemetry.roundTrip(operation, run);
   }
 
   broadcast(m: BusMessage): void {

@@ -19,6 +19,8 @@ export interface ReplicaHost {
   /** Changes when the connection to Redis was made anew: every replica then refreshes at its next request. */
   readonly epoch: number;
   report(err: unknown): void;
+  /** Runs one round trip to Redis, observed as `operation` when the server's telemetry listens. */
+  roundTrip<T>(operation: string, run: () => Promise<T>): Promise<T>;
   /** Publishes `m` to process `node`; resolves false when no process listens there (it is gone). */
   sendTo(node: string, m: ClusterMessage): Promise<boolean>;
   /** Publishes `m` to every process; failures are reported. */
@@ -87,11 +89,9 @@ export class Replica implements SessionReplica {
   async share(request: JsonRpcRequest): Promise<void> {
     let published: StateMessage | undefined;
     try {
-      published = await this.host.records.change(
-        this.hash,
-        this.streamPrefix,
-        stateChange(request),
-        this.host.ttlMs,
+      const host = this.host;
+      published = await host.roundTrip('state.share', () =>
+        host.records.change(this.hash, this.streamPrefix, stateChange(request), host.ttlMs),
       );
     } catch (err) {
       this.restore();

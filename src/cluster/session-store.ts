@@ -5,16 +5,15 @@ import type { RedisEventStore } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
 import type { SharedSession } from '../transport/streamable/session-directory.js';
+import { sessionHash } from '../util/session-hash.js';
 import type { StateMessage } from './cluster-messages.js';
 
 /**
- * A session's key in Redis and in messages: the first 128 bits of SHA-256 of its id, base64url. The keyspace and
- * the channels never show a session id (a credential); `{…}` keeps a session's keys in one Redis Cluster slot,
- * the same one as its events in a RedisEventStore.
+ * A session's key in Redis and in messages is `sessionHash` of its id: the keyspace and the channels never show a
+ * session id (a credential); `{…}` keeps a session's keys in one Redis Cluster slot, the same one as its events in
+ * a RedisEventStore.
  */
-export function sessionHash(sessionId: string): string {
-  return createHash('sha256').update(sessionId).digest().subarray(0, 16).toString('base64url');
-}
+export { sessionHash };
 
 /** The per-session state that requests change, and how many changes made it. */
 export interface SharedState {

@@ -17,7 +17,9 @@ This server shows every MCP feature mcpwire implements:
  * completion, and log messages. `mcpwire serve` serves it; `mcpwire/demo` exports it, a ready peer to try a
  * client against.
  */
-export function createDemoServer(options: Pick<ServerOptions, 'requestStateKeys'> = {}): Server {
+export function createDemoServer(
+  options: Pick<ServerOptions, 'requestStateKeys' | 'logger' | 'telemetry' | 'onerror'> = {},
+): Server {
   const server = new Server(
     { name: 'mcpwire-demo', title: 'mcpwire demo server', version: '0.1.0' },
     {

@@ -61,6 +61,7 @@ export class MemoryEventStore implements EventStore {
   private queue: Stream[] = [];
   private head = 0;
   private stale = 0;
+  private purged = 0;
 
   constructor(options: MemoryEventStoreOptions = {}) {
     const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
@@ -73,6 +74,11 @@ export class MemoryEventStore implements EventStore {
   /** Bytes charged for what is held now (see the class comment); 0 when no stream is left. */
   get bytes(): number {
     return this.used;
+  }
+
+  /** Events purged so far to stay within `maxBytes`. */
+  get purgedEvents(): number {
+    return this.purged;
   }
 
   /** Sessions that have at least one stream. */
@@ -168,6 +174,7 @@ export class MemoryEventStore implements EventStore {
         continue;
       }
       this.used -= eventCost(stream.events[stream.low - stream.base]);
+      this.purged++;
       stream.events[stream.low - stream.base] = '';
       const purged = ++stream.low - stream.base;
       if (purged === stream.events.length) {

@@ -1,10 +1,11 @@
 // RedisEventStore on a Redis Cluster of three masters and their replicas: the same contract as on one server,
 // with each session's keys in one hash slot, and a failover that keeps what the replica had.
 import assert from 'node:assert/strict';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { eventStoreContract } from '../test-support/event-store-contract.js';
 import { startRedisCluster } from '../test-support/redis-cluster-server.js';
+import { sessionHash } from '../util/session-hash.js';
 import { createRedisClusterClient } from './redis-cluster-client.js';
 import { RedisEventStore } from './redis-event-store.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
@@ -51,9 +52,7 @@ describe('RedisEventStore on a Redis Cluster', () => {
     const s = randomUUID();
     await store.open(s, 'a');
     await store.append(s, 'a', 'before');
-    const key = store.sessionKeyOf(
-      createHash('sha256').update(s).digest().subarray(0, 16).toString('base64url'),
-    );
+    const key = store.sessionKeyOf(sessionHash(s));
     const master = await cluster.masterOf(key);
     const replica = await cluster.replicaOf(master);
     await cluster.whenReplicated(master);

@@ -7,6 +7,7 @@ export {
   RequestCancelledError,
   RequestTimeoutError,
 } from '../session/errors.js';
+export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
 export type { ClientScope } from './client-scope.js';
 export type { Completer, CompletionArguments } from './completion.js';
 export type { ServerContext } from './context.js';

@@ -24,6 +24,7 @@ import {
   type RunningRequest,
   Session,
 } from '../session/session.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { clientCallProblem } from './client-capabilities.js';
 import { atLeast, type ClientScope } from './client-scope.js';
 import { LegacyContext } from './context.js';
@@ -82,6 +83,10 @@ export class ServerSession extends Session implements ClientScope {
 
   get era(): 'legacy' {
     return 'legacy';
+  }
+
+  protected override get telemetry(): Telemetry | undefined {
+    return this.server.telemetry;
   }
 
   /** @internal Starts reading from the connection; called by `Server.connect`. */

@@ -14,6 +14,9 @@ import {
 } from '../protocol/types.js';
 import type { Connection } from '../session/connection.js';
 import type { SessionOptions } from '../session/session.js';
+import '../telemetry/node.js';
+import { resolveTelemetry, type TelemetryOptions } from '../telemetry/resolve.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import type { LegacyContext } from './context.js';
 import { fulfilLocally } from './fulfil-locally.js';
 import { InputRequired } from './input-required.js';
@@ -56,7 +59,7 @@ import {
 } from './tools.js';
 
 /** How a server behaves; shared by every session it serves. */
-export interface ServerOptions extends SessionOptions {
+export interface ServerOptions extends SessionOptions, TelemetryOptions {
   /** Told to clients at initialize: how to use this server (e.g. for a system prompt). */
   instructions?: string;
   /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. Default 100. */
@@ -179,6 +182,11 @@ export class Server {
   readonly serverInfoMeta: Readonly<Record<string, Implementation>>;
   /** @internal The methods a legacy session may call (with or without logging/setLevel). */
   readonly legacyMethods: MethodTable;
+  /**
+   * @internal Where its requests, sessions and streams are observed, by every session and by the transports that
+   * serve it; undefined when nothing listens (see `TelemetryOptions`).
+   */
+  readonly telemetry: Telemetry | undefined;
   private capabilitiesCache: ServerCapabilities | undefined;
   /** Registration order across all kinds; starts at 1 so that a cursor's 0 precedes everything. */
   private nextSeq = 1;
@@ -205,6 +213,7 @@ export class Server {
     });
     this.cacheHints = options.cacheHints ?? DEFAULT_CACHE_HINTS;
     this.serverInfoMeta = Object.freeze({ [MetaKey.ServerInfo]: info });
+    this.telemetry = resolveTelemetry(options);
     this.events = new ServerEvents((err) =>
       options.onerror?.(err instanceof Error ? err : new Error(String(err))),
     );

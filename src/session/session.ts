@@ -10,6 +10,8 @@ import type {
 import { Method } from '../protocol/types.js';
 import { validateParams } from '../protocol/validate.js';
 import { acceptsBatches } from '../protocol/versions.js';
+import { CANCELLED } from '../telemetry/attributes.js';
+import type { RequestFacts, RequestObservation, SentObservation, Telemetry } from '../telemetry/telemetry.js';
 import { abortReasonText } from './abort-reason.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Connection, MessageInfo, Receiver } from './connection.js';
@@ -57,6 +59,11 @@ export interface RequestOptions {
    * Only for requests that are safe to run twice.
    */
   retryOnRestart?: boolean;
+  /**
+   * @internal The observation of a request sent in several rounds (a modern request answered input_required):
+   * each round carries its trace context, and none makes an observation of its own.
+   */
+  observation?: SentObservation;
 }
 
 /** What a request handler gets besides its params. One per incoming request. */
@@ -92,6 +99,19 @@ interface Pending {
   onabort: (() => void) | undefined;
   /** Kept only for requests to resend after a restart. */
   resend: { message: JsonRpcRequest; related: RequestId | undefined } | undefined;
+}
+
+/** Makes a pending request end its observation when it settles, whichever way. */
+function observe(entry: Pending, observed: SentObservation): void {
+  const { resolve, reject } = entry;
+  entry.resolve = (result) => {
+    observed.end(result);
+    resolve(result);
+  };
+  entry.reject = (err) => {
+    observed.end(undefined, err);
+    reject(err);
+  };
 }
 
 const noop = () => {};
@@ -141,6 +161,16 @@ export abstract class Session implements Receiver {
     this.requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.maxTotalTimeout = options.maxTotalTimeout ?? Number.POSITIVE_INFINITY;
     this.onerror = options.onerror;
+  }
+
+  /** Where this session's requests are observed (its Server's or Client's); undefined when nothing listens. */
+  protected get telemetry(): Telemetry | undefined {
+    return undefined;
+  }
+
+  /** What an observation of this session's requests is told besides the message. */
+  private facts(): RequestFacts {
+    return { protocolVersion: this.protocolVersion, sessionId: this.connection.sessionId };
   }
 
   /** Starts reading from the connection. */
@@ -217,6 +247,14 @@ export abstract class Session implements Receiver {
       progressToken = id;
       params = { ...params, _meta: { ...meta, progressToken } };
     }
+    // The request's own observation, unless it is one round of an observed request.
+    let observed = options.observation;
+    const own = observed === undefined ? this.telemetry?.sending(method, params, this.facts()) : undefined;
+    observed ??= own;
+    if (observed !== undefined) {
+      observed.sentAs(id);
+      params = observed.inject(params);
+    }
     const message: JsonRpcRequest =
       params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
 
@@ -235,6 +273,7 @@ export abstract class Session implements Receiver {
         onabort: undefined,
         resend: options.retryOnRestart ? { message, related: options.relatedRequestId } : undefined,
       };
+      if (own !== undefined) observe(entry, own);
       this.pending ??= new Map();
       this.pending.set(id, entry);
       if (progressToken !== undefined) {
@@ -446,6 +485,7 @@ export abstract class Session implements Receiver {
 
   private receiveRequest(request: JsonRpcRequest, info: MessageInfo | undefined): void {
     const id = request.id;
+    const observed = this.telemetry?.serving(request.method, id, request.params, this.facts());
     if (this.inFlight?.has(id)) {
       this.respondError(
         id,
@@ -453,16 +493,17 @@ export abstract class Session implements Receiver {
           ErrorCode.InvalidRequest,
           `Invalid request: id ${JSON.stringify(id)} is already in use by a request in flight`,
         ),
+        observed,
       );
       return;
     }
     const problem = validateParams(request.method, request.params);
     if (problem !== undefined) {
-      this.respondError(id, new McpError(ErrorCode.InvalidParams, `Invalid params: ${problem}`));
+      this.respondError(id, new McpError(ErrorCode.InvalidParams, `Invalid params: ${problem}`), observed);
       return;
     }
     if (request.method === Method.Ping) {
-      this.respond(id, {});
+      this.respond(id, {}, observed);
       return;
     }
     const running = new RunningRequest(request.method);
@@ -470,6 +511,18 @@ export abstract class Session implements Receiver {
     this.inFlight.set(id, running);
     if (request.method === Method.Initialize) this.initializeId = id;
     const ctx = this.createContext(request, running, info);
+    if (observed === undefined) {
+      this.run(request, ctx, running);
+      return;
+    }
+    running.observed = observed;
+    // The handler, and the answer after it, in the request's span: what they start is its child.
+    observed.run(() => this.run(request, ctx, running));
+  }
+
+  /** Runs the handler of a request received, then answers it. */
+  private run(request: JsonRpcRequest, ctx: HandlerContext<this>, running: RunningRequest): void {
+    const id = request.id;
     let outcome: Promise<Record<string, unknown>> | Record<string, unknown>;
     try {
       outcome = this.handleRequest(request, ctx);
@@ -497,16 +550,22 @@ export abstract class Session implements Receiver {
     if (running.aborted) return;
     this.inFlight = without(this.inFlight!, id);
     if (id === this.initializeId) this.initializeId = undefined;
-    if (err === undefined) this.respond(id, result ?? {});
-    else this.respondError(id, err);
+    if (err === undefined) this.respond(id, result ?? {}, running.observed);
+    else this.respondError(id, err, running.observed);
   }
 
-  private respond(id: RequestId, result: Record<string, unknown>): void {
+  private respond(
+    id: RequestId,
+    result: Record<string, unknown>,
+    observed: RequestObservation | undefined,
+  ): void {
+    observed?.end(result);
     if (this.ended) return;
     this.connection.send({ jsonrpc: '2.0', id, result }, id).catch((e) => this.report(e));
   }
 
-  private respondError(id: RequestId, err: unknown): void {
+  private respondError(id: RequestId, err: unknown, observed: RequestObservation | undefined): void {
+    observed?.end(undefined, err);
     if (this.ended) return;
     if (!(err instanceof McpError)) this.report(err);
     this.connection.send(errorResponse(id, toErrorObject(err)), id).catch((e) => this.report(e));
@@ -625,6 +684,8 @@ export class RunningRequest {
 
   /** True once the request was cancelled or its connection closed: it gets no answer. */
   aborted = false;
+  /** Where the request is observed, when something listens; it ends as cancelled when the request is aborted. */
+  observed: RequestObservation | undefined;
   private reason: unknown;
   private controller: AbortController | undefined;
 
@@ -640,6 +701,7 @@ export class RunningRequest {
   abort(reason: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
+    this.observed?.end(undefined, CANCELLED);
     if (this.controller !== undefined) this.controller.abort(reason);
     else this.reason = reason;
   }

@@ -61,8 +61,11 @@ export function killCliRuns(): void {
  * Starts `mcpwire serve --port 0 …args` and resolves with the run and the URL it prints once it listens
  * (within 10 s; the run is killed otherwise).
  */
-export async function serveDemo(args: string[] = []): Promise<{ run: CliRun; url: string }> {
-  const run = runCli(['serve', '--port', '0', ...args]);
+export async function serveDemo(
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ run: CliRun; url: string }> {
+  const run = runCli(['serve', '--port', '0', ...args], env);
   run.child.stdin.end();
   const printed = () => /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(run.stdout())?.[0];
   try {

@@ -4,7 +4,6 @@ import type { RedisAddress } from '../eventstore/redis-address.js';
 import { CLI } from './cli-run.js';
 import { within } from './time-limit.js';
 
-// Node's start alone took 5 to 12 s with both cores of this machine busy (and a Redis Cluster of six beside).
 const READY_TIMEOUT_MS = 30_000;
 /** Output kept per process, for the messages of failed waits. */
 const OUTPUT_CHARS = 20_000;
@@ -49,6 +48,8 @@ export interface ProcessClusterOptions {
   redis?: RedisAddress;
   /** More `serve` options, e.g. `['--workers', '2']` or `['--json']`. */
   args?: readonly string[];
+  /** More environment for every process (e.g. `NODE_OPTIONS`). */
+  env?: NodeJS.ProcessEnv;
 }
 
 // The shell starts a watcher that SIGKILLs the server when the shell's stdin closes (when `kill` ends it,
@@ -67,7 +68,10 @@ export async function startProcessCluster(
 ): Promise<ProcessCluster> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
   const args = ['serve', ...redisArgs(options.redis), ...(options.args ?? [])];
-  const started = await Promise.allSettled(Array.from({ length: count }, () => ServeChild.start(args, 0)));
+  const env = { ...process.env, ...options.env };
+  const started = await Promise.allSettled(
+    Array.from({ length: count }, () => ServeChild.start(args, env, 0)),
+  );
   const processes = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s) => s.status === 'rejected');
   if (failed !== undefined) {
@@ -102,10 +106,13 @@ class ServeChild implements ServeProcess {
   private text = '';
   port = 0;
 
-  private constructor(private readonly args: readonly string[]) {}
+  private constructor(
+    private readonly args: readonly string[],
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
 
-  static async start(args: readonly string[], port: number): Promise<ServeChild> {
-    const p = new ServeChild(args);
+  static async start(args: readonly string[], env: NodeJS.ProcessEnv, port: number): Promise<ServeChild> {
+    const p = new ServeChild(args, env);
     await p.launch(port);
     return p;
   }
@@ -142,6 +149,7 @@ class ServeChild implements ServeProcess {
       ['-c', WRAPPER, 'sh', process.execPath, CLI, ...this.args, '--port', String(port)],
       {
         stdio: ['pipe', 'pipe', 'pipe'],
+        env: this.env,
       },
     );
     this.child = child;

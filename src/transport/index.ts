@@ -1,3 +1,6 @@
+// Node: the transports find `@opentelemetry/api` where it is installed (see src/telemetry/node.ts).
+import '../telemetry/node.js';
+
 export type { NodeListener } from '../http/node-adapter.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelay, retryPolicy } from '../session/retry-policy.js';
 export * from './connect-stdio.js';

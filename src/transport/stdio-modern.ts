@@ -19,11 +19,21 @@ import type { Server } from '../server/server.js';
 import { Subscription } from '../server/subscription.js';
 import type { Connection, Receiver } from '../session/connection.js';
 import { RequestCancelledError } from '../session/errors.js';
+import { CANCELLED } from '../telemetry/attributes.js';
+import type { RequestObservation } from '../telemetry/telemetry.js';
 
 interface InFlight {
   readonly call: ModernCall;
   readonly method: string;
+  readonly observed: RequestObservation | undefined;
 }
+
+interface Listening {
+  readonly subscription: Subscription;
+  readonly observed: RequestObservation | undefined;
+}
+
+const COMPLETE = Object.freeze({ resultType: 'complete' });
 
 const ERA_MISMATCH =
   `Invalid request: this connection speaks ${MODERN_PROTOCOL_VERSIONS.join(', ')} (its first message ` +
@@ -41,7 +51,7 @@ const ERA_MISMATCH =
 export class ModernStdio implements Receiver, ModernOutlet {
   readonly transport = undefined;
   private readonly calls = new Map<RequestId, InFlight>();
-  private readonly listens = new Map<RequestId, Subscription>();
+  private readonly listens = new Map<RequestId, Listening>();
   private ended = false;
 
   constructor(
@@ -86,10 +96,14 @@ export class ModernStdio implements Receiver, ModernOutlet {
   closed(): void {
     if (this.ended) return;
     this.ended = true;
-    for (const subscription of this.listens.values()) subscription.cancel();
+    for (const { subscription, observed } of this.listens.values()) {
+      observed?.end(undefined, CANCELLED);
+      subscription.cancel();
+    }
     this.listens.clear();
-    for (const [id, { call, method }] of this.calls) {
+    for (const [id, { call, method, observed }] of this.calls) {
       this.calls.delete(id);
+      observed?.end(undefined, CANCELLED);
       call.abort(new RequestCancelledError(method, 'the connection ended'));
     }
   }
@@ -99,7 +113,7 @@ export class ModernStdio implements Receiver, ModernOutlet {
    * flight are cancelled, and the connection closes once what was written has gone out.
    */
   end(): Promise<void> {
-    for (const subscription of this.listens.values()) subscription.end();
+    for (const { subscription } of this.listens.values()) subscription.end();
     return this.connection.close();
   }
 
@@ -123,39 +137,46 @@ export class ModernStdio implements Receiver, ModernOutlet {
 
   private cancel(id: RequestId | undefined): void {
     if (id === undefined) return;
-    const subscription = this.listens.get(id);
-    if (subscription !== undefined) {
+    const listening = this.listens.get(id);
+    if (listening !== undefined) {
       this.listens.delete(id);
-      subscription.cancel();
+      listening.observed?.end(undefined, CANCELLED);
+      listening.subscription.cancel();
       return;
     }
     const running = this.calls.get(id);
     if (running === undefined) return;
     this.calls.delete(id);
+    running.observed?.end(undefined, CANCELLED);
     running.call.abort(new RequestCancelledError(running.method, 'the client cancelled it'));
   }
 
   private request(request: JsonRpcRequest): void {
     const id = request.id;
+    const observed = this.server.telemetry?.serving(request.method, id, request.params, undefined);
     if (this.calls.has(id) || this.listens.has(id)) {
-      this.send(
-        errorResponse(id, {
-          code: ErrorCode.InvalidRequest,
-          message: `Invalid request: id ${JSON.stringify(id)} is already in use by a request in flight`,
-        }),
+      this.fail(
+        id,
+        new McpError(
+          ErrorCode.InvalidRequest,
+          `Invalid request: id ${JSON.stringify(id)} is already in use by a request in flight`,
+        ),
+        observed,
       );
       return;
     }
     const admitted = admitModern(this.server, request, undefined);
     if ('error' in admitted) {
-      this.send(errorResponse(id, toErrorObject(admitted.error)));
+      this.fail(id, admitted.error, observed);
       return;
     }
-    if (request.method === Method.SubscriptionsListen) this.listen(request);
-    else this.run(request, admitted.scope);
+    if (request.method === Method.SubscriptionsListen) this.listen(request, observed);
+    else if (observed === undefined) this.run(request, admitted.scope, undefined);
+    // The handler in the request's span: what it starts is its child.
+    else observed.run(() => this.run(request, admitted.scope, observed));
   }
 
-  private listen(request: JsonRpcRequest): void {
+  private listen(request: JsonRpcRequest, observed: RequestObservation | undefined): void {
     const { server, listens } = this;
     const id = request.id;
     const filter = (request.params as { notifications: SubscriptionFilter }).notifications;
@@ -171,29 +192,30 @@ export class ModernStdio implements Receiver, ModernOutlet {
         },
         // The channel outlives the stream: only forget it.
         end: () => {
-          if (listens.get(id) === subscription) listens.delete(id);
+          observed?.end(COMPLETE);
+          if (listens.get(id)?.subscription === subscription) listens.delete(id);
         },
       },
     );
-    listens.set(id, subscription);
+    listens.set(id, { subscription, observed });
     subscription.start();
   }
 
-  private run(request: JsonRpcRequest, scope: ModernScope): void {
+  private run(request: JsonRpcRequest, scope: ModernScope, observed: RequestObservation | undefined): void {
     const id = request.id;
     const call = new ModernCall(this.server, request, scope, this, undefined);
     let outcome: Result | Promise<Result>;
     try {
       outcome = call.run();
     } catch (err) {
-      this.fail(id, err);
+      this.fail(id, err, observed);
       return;
     }
     if (!(outcome instanceof Promise)) {
-      this.send({ jsonrpc: '2.0', id, result: outcome });
+      this.answer(id, outcome, observed);
       return;
     }
-    const running: InFlight = { call, method: request.method };
+    const running: InFlight = { call, method: request.method, observed };
     this.calls.set(id, running);
     // Only the request still in flight is answered: a cancelled one (or one of an ended connection) is not.
     const owed = (): boolean => {
@@ -203,15 +225,21 @@ export class ModernStdio implements Receiver, ModernOutlet {
     };
     outcome.then(
       (result) => {
-        if (owed()) this.send({ jsonrpc: '2.0', id, result });
+        if (owed()) this.answer(id, result, observed);
       },
       (err) => {
-        if (owed()) this.fail(id, err);
+        if (owed()) this.fail(id, err, observed);
       },
     );
   }
 
-  private fail(id: RequestId, err: unknown): void {
+  private answer(id: RequestId, result: Result, observed: RequestObservation | undefined): void {
+    observed?.end(result);
+    this.send({ jsonrpc: '2.0', id, result });
+  }
+
+  private fail(id: RequestId, err: unknown, observed: RequestObservation | undefined): void {
+    observed?.end(undefined, err);
     if (!(err instanceof McpError)) this.report(err instanceof Error ? err : new Error(String(err)));
     this.send(errorResponse(id, toErrorObject(err)));
   }

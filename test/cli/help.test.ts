@@ -7,7 +7,7 @@ import { killCliRuns, runCli } from '../../src/test-support/cli-run.js';
 async function run(args: string[]) {
   const cli = runCli(args);
   cli.child.stdin.end();
-  const code = await cli.exit(10_000);
+  const code = await cli.exit(30_000);
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }
 

@@ -26,8 +26,7 @@ import {
 import { until } from '../../src/test-support/time-limit.js';
 import { toolText as text } from '../../src/test-support/tool-text.js';
 
-// Each test starts two or three processes, which a busy machine may take 30 s to start.
-const TEST_TIMEOUT_MS = 60_000;
+const TEST_TIMEOUT_MS = 90_000;
 
 /** What the running test started, undone once it ends however it ended, last first. */
 const cleanups: Array<() => Promise<unknown>> = [];

@@ -3,12 +3,14 @@ import { Cors, type CorsOptions } from '../../http/cors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
 import { HTTPIntake } from '../../http/intake.js';
-import { type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
+import { HTTP_REJECTION_CODE, type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
 import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import type { ProtectedResource } from '../../http/protected-resource.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { Server } from '../../server/server.js';
+import type { ServerSession } from '../../server/server-session.js';
+import { HTTPRejectionError } from '../streamable/errors.js';
 import { SseServerConnection } from './server-connection.js';
 
 /** Sessions one handler serves at once unless configured otherwise (503 past it). */
@@ -77,6 +79,8 @@ export class LegacySseHandler {
   private readonly onerror: ((err: Error) => void) | undefined;
   private readonly connections = new Map<string, SseServerConnection>();
   private closing = false;
+  /** Stops the server's telemetry reading this handler's gauges. */
+  private readonly unobserve: (() => void) | undefined;
 
   constructor(
     readonly server: Server,
@@ -95,6 +99,11 @@ export class LegacySseHandler {
     );
     this.writerOptions = { keepAliveMs: options.keepAliveMs, maxBufferedBytes: options.maxBufferedBytes };
     this.onerror = options.onerror;
+    const connections = this.connections;
+    this.unobserve = server.telemetry?.observe({
+      sessions: () => connections.size,
+      streams: () => ({ post: 0, get: connections.size, listen: 0 }),
+    });
   }
 
   /** Open sessions. */
@@ -165,6 +174,7 @@ export class LegacySseHandler {
   /** Ends every stream, which closes every session, and refuses new ones (503) from now on. */
   async close(): Promise<void> {
     this.closing = true;
+    this.unobserve?.();
     await Promise.all(Array.from(this.connections.values(), (connection) => connection.close()));
   }
 
@@ -203,9 +213,23 @@ export class LegacySseHandler {
       this.writerOptions,
     );
     this.connections.set(id, connection);
+    const telemetry = this.server.telemetry;
+    const openedAt = telemetry === undefined ? 0 : performance.now();
+    let session: ServerSession | undefined;
     // No resumption in this transport: once the stream ends, the session is gone.
-    exchange.onClose(() => this.connections.delete(id));
-    this.server.connect(connection);
+    exchange.onClose(() => {
+      this.connections.delete(id);
+      telemetry?.event({
+        type: 'session.closed',
+        transport: 'sse',
+        sessionId: id,
+        protocolVersion: session?.protocolVersion,
+        reason: this.closing ? 'shutdown' : 'stream ended',
+        durationMs: performance.now() - openedAt,
+      });
+    });
+    session = this.server.connect(connection);
+    telemetry?.event({ type: 'session.opened', transport: 'sse', sessionId: id, protocolVersion: undefined });
   }
 
   private async post(exchange: HTTPExchange): Promise<void> {
@@ -263,8 +287,14 @@ export class LegacySseHandler {
     message: string,
     options?: JsonErrorOptions,
   ): void => {
-    this.report(new Error(message));
+    this.report(new HTTPRejectionError(status, message));
     writeJsonError(exchange, status, message, options);
+    this.server.telemetry?.event({
+      type: 'refused',
+      status,
+      code: options?.code ?? HTTP_REJECTION_CODE,
+      message,
+    });
   };
 
   private report(err: unknown): void {

@@ -12,6 +12,7 @@ import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import type { SseWriterOptions } from '../../http/sse-writer.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
+import type { JsonRpcMessage } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/types.js';
 import {
   isLegacyVersion,
@@ -20,6 +21,7 @@ import {
 } from '../../protocol/versions.js';
 import type { Server } from '../../server/server.js';
 import { type Clock, systemClock } from '../../session/clock.js';
+import type { GaugeSource, Telemetry } from '../../telemetry/telemetry.js';
 import { classifyPost } from './classify.js';
 import { HTTPRejectionError } from './errors.js';
 import {
@@ -84,6 +86,8 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   readonly maxSessions: number;
   readonly directory: SessionDirectory | undefined;
   readonly eras: 'both' | 'legacy' | 'modern';
+  /** The server's telemetry, which sees this endpoint's sessions, streams and refusals too. */
+  readonly telemetry: Telemetry | undefined;
   /** The modern era's side of the endpoint; undefined when it serves the legacy era only. */
   private readonly modern: ModernEndpoint | undefined;
   private readonly intake: HTTPIntake;
@@ -101,12 +105,17 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   private drained: (() => void) | undefined;
   /** The idle sweep's timer, while there are sessions to watch. */
   private sweepTimer: unknown;
+  /** The shared state was found unreachable, and has not been found reachable since (told once to telemetry). */
+  private storeDown = false;
+  /** Stops the telemetry's gauges reading this handler. */
+  private readonly unobserve: (() => void) | undefined;
 
   constructor(
     readonly server: Server,
     options: StreamableHTTPOptions = {},
   ) {
     this.stateless = options.stateless ?? false;
+    this.telemetry = server.telemetry;
     const cluster = options.cluster;
     if (cluster !== undefined) {
       if (this.stateless)
@@ -152,6 +161,28 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
             cluster?.listenLeases,
           );
     cluster?.bind(this);
+    this.unobserve = this.telemetry?.observe(this.gauges());
+  }
+
+  /** What telemetry reads of this endpoint at each collection: sessions, open streams, the store's bytes. */
+  private gauges(): GaugeSource {
+    const store = this.store instanceof MemoryEventStore ? this.store : undefined;
+    return {
+      sessions: () => this.sessions.size,
+      streams: () => {
+        let post = 0;
+        let get = 0;
+        for (const transport of [...this.sessions.values(), ...this.ephemeral]) {
+          for (const stream of transport.conn.streams()) {
+            if (!stream.held) continue;
+            if (stream.standalone) get++;
+            else post++;
+          }
+        }
+        return { post, get, listen: this.listenStreamCount };
+      },
+      store,
+    };
   }
 
   /** Sessions currently held (initialized, not yet ended). Always 0 in stateless mode. */
@@ -200,6 +231,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
    */
   async close(options: ShutdownOptions = {}): Promise<void> {
     this.shuttingDown = true;
+    this.unobserve?.();
     this.modern?.listens.endAll();
     if (this.inFlight > 0) {
       await new Promise<void>((resolve) => {
@@ -250,8 +282,20 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   };
 
   sessionEnded(transport: StreamableServerTransport): void {
-    if (transport.sessionId === undefined) this.ephemeral.delete(transport);
-    else this.sessions.delete(transport);
+    const sessionId = transport.sessionId;
+    if (sessionId === undefined) {
+      this.ephemeral.delete(transport);
+      return;
+    }
+    this.sessions.delete(transport);
+    this.telemetry?.event({
+      type: 'session.closed',
+      transport: 'streamable-http',
+      sessionId,
+      protocolVersion: transport.session.protocolVersion,
+      reason: transport.closedBecause,
+      durationMs: this.clock.now() - transport.openedAt,
+    });
   }
 
   sessionActive(transport: StreamableServerTransport): void {
@@ -344,7 +388,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
         { code: ErrorCode.InvalidRequest, id: (parsed.message as { id: string | number }).id },
       );
     }
-    const found = this.find(exchange, sessionId);
+    const found = this.find(exchange, sessionId, parsed.kind === 'message' ? parsed.message : undefined);
     if (!(found instanceof Promise)) {
       found?.servePost(exchange, parsed, false);
       return;
@@ -400,10 +444,16 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   private find(
     exchange: HTTPExchange,
     sessionId: string,
+    message?: JsonRpcMessage,
   ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
     const transport = this.sessions.get(sessionId);
     if (transport === undefined && this.directory !== undefined) {
-      return this.replicate(sessionId, exchange.principal).then((replica) => this.allowed(exchange, replica));
+      const load = () =>
+        this.replicate(sessionId, exchange.principal).then((replica) => this.allowed(exchange, replica));
+      const telemetry = this.telemetry;
+      // Loading is part of the request that asked for the session: in its trace.
+      if (telemetry === undefined || message === undefined || !('params' in message)) return load();
+      return telemetry.continuing(message.params, load);
     }
     return this.allowed(exchange, transport);
   }
@@ -481,6 +531,12 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     if (transport.servePost(exchange, body, true)) {
       this.sessions.initialized(transport, this.clock.now());
       this.watchIdle();
+      this.telemetry?.event({
+        type: 'session.opened',
+        transport: 'streamable-http',
+        sessionId,
+        protocolVersion: transport.session.protocolVersion,
+      });
     } else transport.close('rejected').catch(this.report);
   }
 
@@ -502,9 +558,25 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   /** True once refused (503) because the cluster's shared state, where the sessions are, cannot be reached. */
   private sharedStateDown(exchange: HTTPExchange): boolean {
     const why = this.directory?.unavailable();
-    if (why === undefined) return false;
+    if (why === undefined) {
+      if (this.storeDown) this.storeFound();
+      return false;
+    }
+    this.storeLost(why);
     this.refuse(exchange, 503, `Service Unavailable: ${why}`);
     return true;
+  }
+
+  /** The shared state cannot be reached: telemetry hears it once, until it is found again. */
+  private storeLost(why: string): void {
+    if (this.storeDown) return;
+    this.storeDown = true;
+    this.telemetry?.event({ type: 'store.unavailable', message: why });
+  }
+
+  private storeFound(): void {
+    this.storeDown = false;
+    this.telemetry?.event({ type: 'store.available' });
   }
 
   /** A modern-only endpoint names the versions it serves to a legacy client (spec: versioning). */
@@ -552,11 +624,12 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     status: number,
     message: string,
     options?: JsonErrorOptions,
-  ): void => reject(exchange, status, message, this.report, options);
+  ): void => reject(exchange, status, message, this, options);
 
   private fail(exchange: HTTPExchange, err: unknown): void {
     this.report(err);
     if (err instanceof StoreUnavailableError) {
+      this.storeLost(err.message);
       writeJsonError(exchange, 503, `Service Unavailable: ${err.message}`, { code: ErrorCode.InternalError });
       return;
     }

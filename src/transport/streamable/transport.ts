@@ -13,6 +13,7 @@ import { Method } from '../../protocol/types.js';
 import { acceptsBatches } from '../../protocol/versions.js';
 import type { ServerSession } from '../../server/server-session.js';
 import type { Clock } from '../../session/clock.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 import { type ConnOwner, StreamableServerConn } from './conn.js';
 import { reject } from './reject.js';
 import type { SessionDirectory, SessionReplica } from './session-directory.js';
@@ -56,6 +57,8 @@ export interface TransportHost {
   readonly initializeTimeoutMs: number;
   /** Where sessions are shared with other processes; undefined when they live in this one only. */
   readonly directory: SessionDirectory | undefined;
+  /** The server's telemetry; undefined when nothing listens. */
+  readonly telemetry: Telemetry | undefined;
   report(err: unknown): void;
   /** Requests in flight across all sessions changed by `delta` (graceful shutdown waits for 0). */
   inFlightChanged(delta: number): void;
@@ -63,6 +66,12 @@ export interface TransportHost {
   sessionEnded(transport: StreamableServerTransport): void;
   /** The session was active (told at most once per `ACTIVITY_ORDER_STEP_MS`): it is the last to evict. */
   sessionActive(transport: StreamableServerTransport): void;
+}
+
+/** A stream being resumed, timed for telemetry: when it began, and the index of the event it resumes after. */
+interface Resumption {
+  readonly started: number;
+  readonly from: number;
 }
 
 /** The parsed body of a POST that passed the checks: one message or a batch. */
@@ -102,6 +111,8 @@ export class StreamableServerTransport implements ConnOwner {
   /** When the host last heard that the session was active (`sessionActive`). */
   private reportedActive: number;
   private endReason: SessionEndReason = 'server';
+  /** When this process began serving the session (its clock's ms). */
+  readonly openedAt: number;
   private ended = false;
 
   constructor(
@@ -124,6 +135,7 @@ export class StreamableServerTransport implements ConnOwner {
     this.idHeaders = sessionId === undefined ? undefined : { 'mcp-session-id': sessionId };
     this.lastActive = host.clock.now();
     this.reportedActive = this.lastActive;
+    this.openedAt = this.lastActive;
   }
 
   /**
@@ -306,7 +318,9 @@ export class StreamableServerTransport implements ConnOwner {
       );
       return;
     }
-    return this.replay(exchange, store, event, undefined);
+    const resumption =
+      this.host.telemetry === undefined ? undefined : { started: performance.now(), from: event.index };
+    return this.replay(exchange, store, event, undefined, resumption);
   }
 
   /** Ends the session: responses still open are ended, the event store hears `sessionClosed`. */
@@ -326,6 +340,11 @@ export class StreamableServerTransport implements ConnOwner {
 
   get isClosed(): boolean {
     return this.ended;
+  }
+
+  /** Why the session ended (or will, once closing). */
+  get closedBecause(): SessionEndReason {
+    return this.endReason;
   }
 
   // ---- ConnOwner ----
@@ -442,8 +461,22 @@ export class StreamableServerTransport implements ConnOwner {
     }
   }
 
+  private resumed(
+    resumption: Resumption,
+    events: number,
+    outcome: 'replayed' | 'purged' | 'unknown' | 'failed',
+  ): void {
+    this.host.telemetry?.event({
+      type: 'stream.resumed',
+      sessionId: this.sessionId!,
+      events,
+      outcome,
+      durationMs: performance.now() - resumption.started,
+    });
+  }
+
   private refuse(exchange: HTTPExchange, status: number, message: string, options?: JsonErrorOptions): void {
-    reject(exchange, status, message, this.host.report, options);
+    reject(exchange, status, message, this.host, options);
   }
 
   /**
@@ -475,21 +508,22 @@ export class StreamableServerTransport implements ConnOwner {
     store: EventStore,
     event: EventId,
     writer: SseWriter | undefined,
+    resumption: Resumption | undefined,
   ): void | Promise<void> {
     let replay: Replay | Promise<Replay>;
     try {
       replay = store.after(this.sessionId!, event.streamId, event.index);
     } catch (err) {
-      this.replayFailed(exchange, writer, err);
+      this.replayFailed(exchange, writer, err, resumption);
       return;
     }
     if (replay instanceof Promise) {
       return replay.then(
-        (r) => this.replayed(exchange, store, event, writer, r),
-        (err) => this.replayFailed(exchange, writer, err),
+        (r) => this.replayed(exchange, store, event, writer, r, resumption),
+        (err) => this.replayFailed(exchange, writer, err, resumption),
       );
     }
-    return this.replayed(exchange, store, event, writer, replay);
+    return this.replayed(exchange, store, event, writer, replay, resumption);
   }
 
   private replayed(
@@ -498,6 +532,7 @@ export class StreamableServerTransport implements ConnOwner {
     event: EventId,
     writer: SseWriter | undefined,
     replay: Replay,
+    resumption: Resumption | undefined,
   ): void | Promise<void> {
     if (exchange.closed) return;
     const w = writer ?? new SseWriter(exchange, this.host.writerOptions);
@@ -509,15 +544,31 @@ export class StreamableServerTransport implements ConnOwner {
     // Shared sessions: a stream this process does not write, and that is not closed, is written elsewhere.
     if (live === undefined && !replay.closed && this.shared) live = this.conn.resumable(streamId);
     if (replay.closed || live === undefined || live.isFinished) {
+      if (resumption !== undefined) this.resumed(resumption, index - resumption.from, 'replayed');
       w.close();
       return;
     }
     // A store answering with promises may have recorded more events while it answered: fetch them too.
-    if (index < live.lastIndex) return this.replay(exchange, store, { streamId, index }, w);
+    if (index < live.lastIndex) return this.replay(exchange, store, { streamId, index }, w, resumption);
+    if (resumption !== undefined) this.resumed(resumption, index - resumption.from, 'replayed');
     live.resume(w, exchange, index);
   }
 
-  private replayFailed(exchange: HTTPExchange, writer: SseWriter | undefined, err: unknown): void {
+  private replayFailed(
+    exchange: HTTPExchange,
+    writer: SseWriter | undefined,
+    err: unknown,
+    resumption: Resumption | undefined,
+  ): void {
+    if (resumption !== undefined) {
+      const outcome =
+        writer === undefined && err instanceof EventsPurgedError
+          ? 'purged'
+          : writer === undefined && (err instanceof UnknownStreamError || err instanceof UnknownEventError)
+            ? 'unknown'
+            : 'failed';
+      this.resumed(resumption, 0, outcome);
+    }
     if (writer !== undefined) {
       // The replay began: the status is sent, so the stream can only end (the client resumes again).
       this.host.report(err);

@@ -1,10 +1,12 @@
 import type { HTTPExchange } from '../../../http/exchange.js';
 import type { Refuse } from '../../../http/intake.js';
+import type { JsonErrorOptions } from '../../../http/json-error.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
 import { tooManyMcpHeaders } from '../../../protocol/mcp-headers.js';
 import { Method } from '../../../protocol/types.js';
 import { admitModern } from '../../../server/modern-admission.js';
+import type { RequestObservation } from '../../../telemetry/telemetry.js';
 import { type ListenLeases, ListenStreams } from './listen-streams.js';
 import { type ModernHost, ModernPost } from './modern-post.js';
 
@@ -32,9 +34,13 @@ export class ModernEndpoint {
 
   serve(exchange: HTTPExchange, message: JsonRpcRequest | JsonRpcNotification): void {
     const id = 'id' in message ? message.id : null;
+    const observed =
+      id === null
+        ? undefined
+        : this.host.server.telemetry?.serving(message.method, id, message.params, undefined);
     const overLimit = tooManyMcpHeaders(exchange.rawHeaders);
     if (overLimit !== undefined) {
-      this.refuse(exchange, 431, `Request Header Fields Too Large: ${overLimit}`, {
+      this.refused(exchange, observed, 431, `Request Header Fields Too Large: ${overLimit}`, {
         code: ErrorCode.InvalidRequest,
         id,
       });
@@ -43,7 +49,11 @@ export class ModernEndpoint {
     const admitted = admitModern(this.host.server, message, (name) => exchange.header(name));
     if ('error' in admitted) {
       const { error } = admitted;
-      this.refuse(exchange, admitted.status, error.message, { code: error.code, id, data: error.data });
+      this.refused(exchange, observed, admitted.status, error.message, {
+        code: error.code,
+        id,
+        data: error.data,
+      });
       return;
     }
     if (id === null) {
@@ -54,16 +64,32 @@ export class ModernEndpoint {
     }
     const request = message as JsonRpcRequest;
     if (request.method === Method.SubscriptionsListen) {
-      this.listens.serve(exchange, request, (status, code, text, retryAfterS) =>
-        this.refuse(exchange, status, text, {
-          code,
-          id,
-          headers: retryAfterS === undefined ? undefined : { 'retry-after': String(retryAfterS) },
-        }),
+      this.listens.serve(
+        exchange,
+        request,
+        (status, code, text, retryAfterS) =>
+          this.refused(exchange, observed, status, text, {
+            code,
+            id,
+            headers: retryAfterS === undefined ? undefined : { 'retry-after': String(retryAfterS) },
+          }),
+        observed,
       );
       return;
     }
     const principal = typeof exchange.principal === 'string' ? exchange.principal : undefined;
-    new ModernPost(this.host, exchange, request, admitted.scope, principal).serve();
+    new ModernPost(this.host, exchange, request, admitted.scope, principal, observed).serve();
+  }
+
+  /** A request refused before it ran: its observation ends with the refusal. */
+  private refused(
+    exchange: HTTPExchange,
+    observed: RequestObservation | undefined,
+    status: number,
+    message: string,
+    options: JsonErrorOptions,
+  ): void {
+    observed?.end(undefined, { code: options.code, message }, status);
+    this.refuse(exchange, status, message, options);
   }
 }

@@ -6,7 +6,11 @@ import type { JsonRpcRequest } from '../../../jsonrpc/types.js';
 import type { SubscriptionFilter } from '../../../protocol/modern-types.js';
 import { honouredFilter } from '../../../protocol/subscription-filter.js';
 import { Subscription } from '../../../server/subscription.js';
+import { CANCELLED } from '../../../telemetry/attributes.js';
+import type { RequestObservation } from '../../../telemetry/telemetry.js';
 import type { ModernHost } from './modern-post.js';
+
+const COMPLETE = Object.freeze({ resultType: 'complete' });
 
 /** Default `maxListenStreams`: listen streams one handler holds at most. */
 export const DEFAULT_MAX_LISTEN_STREAMS = 1000;
@@ -51,7 +55,13 @@ export class ListenStreams {
     return this.streams.size;
   }
 
-  serve(exchange: HTTPExchange, request: JsonRpcRequest, refuse: ListenRefusal): void {
+  /** `observed`, when something listens, lasts as long as the stream: its result, or its reader leaving. */
+  serve(
+    exchange: HTTPExchange,
+    request: JsonRpcRequest,
+    refuse: ListenRefusal,
+    observed: RequestObservation | undefined,
+  ): void {
     const principal = exchange.principal;
     if (this.streams.size + this.pending >= this.maxStreams) {
       refuse(
@@ -75,7 +85,7 @@ export class ListenStreams {
     this.byPrincipal.set(principal, held + 1);
     const leases = this.leases;
     if (leases === undefined || (principal !== undefined && typeof principal !== 'string')) {
-      this.open(exchange, request, principal, undefined);
+      this.open(exchange, request, principal, undefined, observed);
       return;
     }
     this.pending++;
@@ -92,7 +102,8 @@ export class ListenStreams {
         } else if (exchange.closed) {
           this.uncount(principal);
           release();
-        } else this.open(exchange, request, principal, release);
+          observed?.end(undefined, CANCELLED);
+        } else this.open(exchange, request, principal, release, observed);
       },
       (err: Error) => {
         this.pending--;
@@ -112,16 +123,21 @@ export class ListenStreams {
     request: JsonRpcRequest,
     principal: unknown,
     release: (() => void) | undefined,
+    observed: RequestObservation | undefined,
   ): void {
     const server = this.host.server;
     const filter = (request.params as { notifications: SubscriptionFilter }).notifications;
     const writer = new SseWriter(exchange, this.host.writerOptions);
     const subscription = new Subscription(server, request.id, honouredFilter(filter, server.capabilities), {
       send: (message) => writer.frame(formatSseEvent({ data: JSON.stringify(message) })),
-      end: () => writer.close(),
+      end: () => {
+        observed?.end(COMPLETE, undefined, 200);
+        writer.close();
+      },
     });
     this.streams.add(subscription);
     exchange.onClose(() => {
+      observed?.end(undefined, CANCELLED);
       subscription.cancel();
       if (!this.streams.delete(subscription)) return;
       this.uncount(principal);

@@ -11,6 +11,8 @@ import type { ModernOutlet } from '../../../server/modern-context.js';
 import { ModernCall } from '../../../server/modern-request.js';
 import type { Server } from '../../../server/server.js';
 import { RequestCancelledError } from '../../../session/errors.js';
+import { CANCELLED } from '../../../telemetry/attributes.js';
+import type { RequestObservation } from '../../../telemetry/telemetry.js';
 
 /** What a modern POST needs of the handler that serves it. */
 export interface ModernHost {
@@ -40,6 +42,8 @@ export class ModernPost implements ModernOutlet {
     private readonly request: JsonRpcRequest,
     scope: ModernScope,
     private readonly principal: string | undefined,
+    /** Where the request is observed, when something listens: ended with the answer and its HTTP status. */
+    private readonly observed: RequestObservation | undefined,
   ) {
     this.call = new ModernCall(host.server, request, scope, this, principal);
   }
@@ -58,6 +62,13 @@ export class ModernPost implements ModernOutlet {
 
   /** Runs the request and answers it; never throws. */
   serve(): void {
+    const observed = this.observed;
+    if (observed === undefined) this.run();
+    // The handler in the request's span: what it starts is its child.
+    else observed.run(() => this.run());
+  }
+
+  private run(): void {
     let outcome: Result | Promise<Result>;
     try {
       outcome = this.call.run();
@@ -66,7 +77,7 @@ export class ModernPost implements ModernOutlet {
       return;
     }
     if (!(outcome instanceof Promise)) {
-      this.answer({ jsonrpc: '2.0', id: this.request.id, result: outcome }, 200);
+      this.complete(outcome);
       return;
     }
     const host = this.host;
@@ -74,7 +85,7 @@ export class ModernPost implements ModernOutlet {
     this.exchange.onClose(this.closed);
     outcome
       .then(
-        (result) => this.answer({ jsonrpc: '2.0', id: this.request.id, result }, 200),
+        (result) => this.complete(result),
         (err) => this.fail(err),
       )
       .finally(() => host.inFlightChanged(-1));
@@ -83,14 +94,21 @@ export class ModernPost implements ModernOutlet {
   private readonly closed = (): void => {
     if (this.cancelled) return;
     this.cancelled = true;
+    this.observed?.end(undefined, CANCELLED);
     this.call.abort(new RequestCancelledError(this.request.method, 'the client closed the response'));
   };
+
+  private complete(result: Result): void {
+    this.observed?.end(result, undefined, 200);
+    this.answer({ jsonrpc: '2.0', id: this.request.id, result }, 200);
+  }
 
   private fail(err: unknown): void {
     if (!(err instanceof McpError)) this.host.report(err);
     const error = toErrorObject(err);
     // Spec 2026-07-28: a missing client capability is a 400; other handler errors travel in-band.
     const status = error.code === ErrorCode.MissingRequiredClientCapability ? 400 : 200;
+    this.observed?.end(undefined, error, status);
     this.answer(errorResponse(this.request.id, error), status);
   }
 
