@@ -29,10 +29,11 @@ function onPath(command) {
 const only = process.argv.slice(2);
 const listed = only.length > 0 ? only : collect('test', collect('src', [])).sort();
 
-// The Redis tests start a redis-server of their own (they import test-support/redis-server). Without one on
-// PATH they are left out, loudly, so that the suite passes on a machine with only Node; CI sets
-// MCPWIRE_REQUIRE_REDIS=1, which makes a missing redis-server an error there instead.
-const needRedis = listed.filter((f) => readFileSync(f, 'utf8').includes('test-support/redis-server.js'));
+// The Redis tests start redis-servers of their own (they import test-support/redis-server, redis-backend or
+// redis-cluster-server). Without one on PATH they are left out, loudly, so that the suite passes on a machine
+// with only Node; CI sets MCPWIRE_REQUIRE_REDIS=1, which makes a missing redis-server an error there instead.
+const REDIS_SUPPORT = /test-support\/redis-(server|backend|cluster-server)\.js/;
+const needRedis = listed.filter((f) => REDIS_SUPPORT.test(readFileSync(f, 'utf8')));
 let skipped = [];
 if (needRedis.length > 0 && !onPath('redis-server')) {
   if (process.env.MCPWIRE_REQUIRE_REDIS === '1') {

@@ -39,8 +39,11 @@ Options:
   --stdio          Serve on this process's stdin/stdout instead (logs go to stderr)
   --redis URL      Share sessions and their streams through Redis (redis://host:port), so that
                    any process serving with the same URL can answer any request of any session
+  --redis-cluster NODES
+                   The same through a Redis Cluster: a few of its nodes, host:port (or
+                   redis://[user:pass@]host:port) separated by commas; the others are found
   --workers N      Serve from N processes sharing the port, restarted when one dies;
-                   N > 1 needs --redis (shared sessions) unless --stateless
+                   N > 1 needs --redis or --redis-cluster (shared sessions) unless --stateless
   --oauth-issuer URL --oauth-introspection URL
                    Take only OAuth access tokens of that authorization server, checked at its
                    introspection endpoint (RFC 7662) with the credentials in the environment
@@ -58,7 +61,8 @@ Environment:
   MCPWIRE_REQUEST_STATE_SECRET  Seals the requestState of 2026 multi-round-trip requests (32 bytes
                    or more); every process behind one endpoint must share it. Several, separated
                    by commas, rotate it: the first seals, every one opens. Without it, --redis
-                   shares keys through Redis and --workers draws one for its workers.
+                   (or --redis-cluster) shares keys through Redis and --workers draws one for
+                   its workers.
 
 Examples:
   mcpwire serve --port 8080
@@ -66,6 +70,7 @@ Examples:
   mcpwire serve --stdio
   mcpwire serve --cors-origin https://app.example.com
   mcpwire serve --workers 4 --redis redis://127.0.0.1:6379
+  mcpwire serve --redis-cluster 10.0.0.1:6379,10.0.0.2:6379,10.0.0.3:6379
 `;
 
 export const CALL_HELP = `Usage: mcpwire call <url> <action> [args] [options]

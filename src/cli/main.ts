@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { RedisAddress } from '../eventstore/redis-address.js';
+import { parseRedisNode } from '../eventstore/redis-node.js';
 import { call } from './call.js';
 import { parseCallArgs } from './call-args.js';
 import { CALL_HELP, helpOf, MAIN_HELP, SERVE_HELP } from './help.js';
@@ -14,6 +16,23 @@ function version(): string {
     version: string;
   };
   return pkg.version;
+}
+
+/** Where `serve` shares sessions: `--redis URL` or `--redis-cluster NODES`; UsageError for both, or a bad node. */
+function parseRedis(url: string | undefined, nodes: string | undefined): RedisAddress | undefined {
+  if (nodes === undefined) return url;
+  if (url !== undefined) {
+    throw new UsageError('--redis names one Redis server, --redis-cluster a Redis Cluster: give one of them');
+  }
+  const cluster = nodes.split(',').map((node) => node.trim());
+  for (const node of cluster) {
+    try {
+      parseRedisNode(node);
+    } catch (err) {
+      throw new UsageError(`--redis-cluster takes nodes separated by commas: ${(err as Error).message}`);
+    }
+  }
+  return { cluster };
 }
 
 /** The OAuth options of `mcpwire serve`, or undefined when none are given; UsageError when they are incomplete. */
@@ -98,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
         'cors-origin': { type: 'string', multiple: true, default: [] },
         stdio: { type: 'boolean', default: false },
         redis: { type: 'string' },
+        'redis-cluster': { type: 'string' },
         workers: { type: 'string' },
         'oauth-issuer': { type: 'string' },
         'oauth-introspection': { type: 'string' },
@@ -116,9 +136,10 @@ async function main(argv: string[]): Promise<number> {
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new UsageError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
     }
-    if (values.redis !== undefined && (values.stateless || values.stdio)) {
+    const redis = parseRedis(values.redis, values['redis-cluster']);
+    if (redis !== undefined && (values.stateless || values.stdio)) {
       throw new UsageError(
-        `--redis shares sessions between processes; ${values.stdio ? '--stdio serves one client' : '--stateless has no sessions'}`,
+        `--redis${typeof redis === 'string' ? '' : '-cluster'} shares sessions between processes; ${values.stdio ? '--stdio serves one client' : '--stateless has no sessions'}`,
       );
     }
     const logFormat = values['log-format'] as LogFormat | undefined;
@@ -128,7 +149,7 @@ async function main(argv: string[]): Promise<number> {
     return serve({
       logFormat,
       oauth: parseServeOAuth(values, values.stdio),
-      redis: values.redis,
+      redis,
       stdio: values.stdio,
       host: values.host,
       port,
@@ -139,7 +160,7 @@ async function main(argv: string[]): Promise<number> {
       allowedOrigins: values['allowed-origin'],
       corsOrigins: values['cors-origin'],
       workers: parseWorkers(values.workers, {
-        redis: values.redis,
+        redis: redis !== undefined,
         stateless: values.stateless,
         stdio: values.stdio,
       }),

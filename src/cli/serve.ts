@@ -2,6 +2,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RedisCluster } from '../cluster/redis-cluster.js';
 import { createDemoServer } from '../demo/demo-server.js';
+import type { RedisAddress } from '../eventstore/redis-address.js';
 import { type HostOriginPolicy, isLoopbackAddress } from '../http/guards.js';
 import { introspectionVerifier } from '../http/introspection-verifier.js';
 import { writeJsonError } from '../http/json-error.js';
@@ -32,10 +33,11 @@ export interface ServeOptions {
   /** Origins whose web pages may call the server (CORS); also let through the Origin check. */
   corsOrigins: string[];
   /**
-   * Share sessions and streams through this Redis (`redis://host:port`), so that every process serving it (other
-   * hosts, or `workers`) can serve any request of any session. Without it, sessions live in this process.
+   * Share sessions and streams through this Redis (`redis://host:port`, or a Redis Cluster: `{ cluster: nodes }`), so
+   * that every process serving it (other hosts, or `workers`) can serve any request of any session. Without it,
+   * sessions live in this process.
    */
-  redis?: string;
+  redis?: RedisAddress;
   /** Serve from this many processes sharing the port (node:cluster); more than 1 needs `redis` or `stateless`. */
   workers?: number;
   /** Take only OAuth access tokens from this authorization server, checked by introspection. */
@@ -221,16 +223,16 @@ function protectedResource(oauth: ServeOAuth, bound: string): ProtectedResource 
 }
 
 /**
- * The cluster of every process serving sessions through the Redis at `url`. With requestState keys of its own
+ * The cluster of every process serving sessions through the Redis at `address`. With requestState keys of its own
  * (`hasKeys`), serving starts even when Redis cannot be reached yet: requests get a 503 saying so until it can,
  * and the connection is retried on its own.
  */
-async function joinCluster(url: string, hasKeys: boolean): Promise<RedisCluster> {
+async function joinCluster(address: RedisAddress, hasKeys: boolean): Promise<RedisCluster> {
   // Loaded only here, so that serving without Redis never loads the Redis client.
   const { RedisCluster } = await import('../cluster/redis-cluster.js');
   // Without keys of its own, the cluster's, rotated daily.
   const cluster = new RedisCluster({
-    redis: url,
+    redis: address,
     requestStateKeys: hasKeys ? undefined : { rotateEveryMs: KEY_ROTATION_MS },
   });
   try {

@@ -18,7 +18,8 @@ const ANNOUNCE_ENV = 'MCPWIRE_WORKER_ANNOUNCES';
 
 /** What `--workers` is checked against: the other `serve` options that decide whether workers can work. */
 export interface WorkersContext {
-  redis: string | undefined;
+  /** Whether `--redis` or `--redis-cluster` was given. */
+  redis: boolean;
   stateless: boolean;
   stdio: boolean;
 }
@@ -36,11 +37,12 @@ export function parseWorkers(text: string | undefined, context: WorkersContext):
   if (count === 1) return 1;
   if (context.stdio)
     throw new UsageError('--workers serves HTTP from several processes; it cannot serve --stdio');
-  if (context.redis === undefined && !context.stateless) {
+  if (!context.redis && !context.stateless) {
     throw new UsageError(
       `--workers ${count} needs --redis URL: without it each worker keeps its own sessions, so a client ` +
         'whose request reaches another worker than the one it initialized with would find its session unknown. ' +
-        'Give --redis redis://HOST:PORT to share sessions between workers (or serve --stateless).',
+        'Give --redis redis://HOST:PORT (or --redis-cluster HOST:PORT,…) to share sessions between workers ' +
+        '(or serve --stateless).',
     );
   }
   return count;
@@ -103,7 +105,7 @@ async function pinPort(host: string): Promise<void> {
  */
 export async function superviseWorkers(
   count: number,
-  listen: { host: string; port: number; redis?: string },
+  listen: { host: string; port: number; redis?: unknown },
   log: (line: string) => void,
 ): Promise<number> {
   if (listen.port === 0) await pinPort(listen.host);

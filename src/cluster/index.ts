@@ -1,5 +1,12 @@
 // The Redis pieces live here, not in the root export, so that only users of Redis load ioredis.
-export { createRedisClient, whenRedisReady } from '../eventstore/redis-client.js';
+export { connectRedis, type RedisAddress } from '../eventstore/redis-address.js';
+export {
+  createRedisClient,
+  type RedisClient,
+  type RedisClientOptions,
+  whenRedisReady,
+} from '../eventstore/redis-client.js';
+export { createRedisClusterClient } from '../eventstore/redis-cluster-client.js';
 export { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
 export { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 export type { ClusterMessage } from './cluster-messages.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../eventstore/redis-client.js';
 import type { Clock } from '../session/clock.js';
 import type { ListenLeases } from '../transport/streamable/modern/listen-streams.js';
 import { redisFailure } from './session-store.js';
@@ -41,7 +41,7 @@ export class RedisListenLeases implements ListenLeases {
   private clock: Clock | undefined;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keyPrefix: string,
     private readonly nodeId: string,
     readonly leaseMs: number,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
-import { createRedisClient } from '../eventstore/redis-client.js';
+import { connectRedis, isRedisAddress, type RedisAddress } from '../eventstore/redis-address.js';
+import { isClusterClient, type RedisClient } from '../eventstore/redis-client.js';
+import { connectNodes } from '../eventstore/redis-cluster-client.js';
 import { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 import { Method } from '../protocol/types.js';
@@ -14,12 +15,13 @@ import type {
 } from '../transport/streamable/session-directory.js';
 import type { Stream } from '../transport/streamable/stream.js';
 import type { StreamableServerTransport } from '../transport/streamable/transport.js';
+import { type Channels, openChannels } from './channels.js';
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { ClusterEvents } from './event-bus.js';
 import { RedisListenLeases } from './listen-leases.js';
 import { Replica, type ReplicaHost } from './replica.js';
 import { SharedRequestStateKeys, type SharedRequestStateKeysOptions } from './request-state-keys.js';
-import { redisFailure, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
+import { type SessionRecord, SessionStore, sessionHash } from './session-store.js';
 
 /** Default `timeoutMs` of `whenReady`. */
 export const DEFAULT_READY_TIMEOUT_MS = 10_000;
@@ -29,12 +31,16 @@ export const DEFAULT_LIVENESS_MS = 2000;
 
 export interface RedisClusterOptions {
   /**
-   * A URL (`redis://host:port`), or a client to share, made by `createRedisClient` (fail fast, never re-send a
-   * command): the cluster and its event store use it for commands, and a second connection of the same
+   * Where Redis is: a URL (`redis://host:port`), or a Redis Cluster, `{ cluster: ['host:port', …] }` (a few of its
+   * nodes). Or a client to share, made by `createRedisClient` or `createRedisClusterClient` (fail fast, never
+   * re-send a command). The cluster and its event store use it for commands, and a connection of the same
    * settings for messages. `close()` ends the connections the cluster opened, never a client it was given.
    */
-  redis: Redis | string;
-  /** Start of every key and channel; processes that serve the same sessions use the same. Default 'mcpwire'. */
+  redis: RedisClient | RedisAddress;
+  /**
+   * Start of every key and channel; processes that serve the same sessions use the same. Default 'mcpwire'. Keep
+   * it free of `{…}`: on a Redis Cluster that would put every key in one slot.
+   */
   keyPrefix?: string;
   /** Bounds of the event store the cluster makes (a RedisEventStore under `<keyPrefix>:events`). */
   eventStore?: Omit<RedisEventStoreOptions, 'redis' | 'keyPrefix'>;
@@ -86,13 +92,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   ttlMs = 0;
   touchEveryMs = 0;
   clock: Clock = systemClock;
-  private readonly client: Redis;
-  private readonly subscriber: Redis;
+  private readonly client: RedisClient;
+  /** The bus and this process's inbox. */
+  private readonly channels: Channels;
   private readonly ownsClient: boolean;
-  private readonly bus: string;
-  /** What each process's own channel is named: this, and its id. */
-  private readonly nodes: string;
-  private readonly inbox: string;
   /** Replicas in this process, by session hash. */
   private readonly replicas = new Map<string, Replica>();
   /** The replicas by session, as the Server asks (`has`, `tellsListChanges`). */
@@ -102,8 +105,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   private host: DirectoryHost | undefined;
   /** The Server's events, to and from the other processes (from `bind`). */
   private events: ClusterEvents | undefined;
-  private subscribed = false;
-  private subscribedOnce = false;
+  private listenedOnce = false;
   /** A connection to Redis was lost since the last resync: messages may have been missed. */
   private missed = false;
   /** Callers of `whenReady` waiting. */
@@ -124,15 +126,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   constructor(options: RedisClusterOptions) {
     this.keyPrefix = options.keyPrefix ?? 'mcpwire';
     this.nodeId = randomBytes(8).toString('base64url');
-    this.ownsClient = typeof options.redis === 'string';
-    this.client = typeof options.redis === 'string' ? createRedisClient(options.redis) : options.redis;
-    // Subscriptions are made anew by `subscribe` at each connection, where a failure is handled.
-    this.subscriber = this.client.duplicate({ autoResubscribe: false });
-    this.subscriber.on('error', () => {});
-    this.bus = `${this.keyPrefix}:bus`;
-    this.nodes = `${this.keyPrefix}:node:`;
-    this.inbox = this.nodes + this.nodeId;
-    this.alive = `${this.keyPrefix}:alive:`;
+    this.ownsClient = isRedisAddress(options.redis);
+    this.client = isRedisAddress(options.redis) ? connectRedis(options.redis) : options.redis;
+    // One hash slot for every liveness key, so that one MGET reads those of several processes on a Redis Cluster.
+    this.alive = `${this.keyPrefix}:{alive}:`;
     this.livenessMs = options.livenessMs ?? DEFAULT_LIVENESS_MS;
     if (!Number.isSafeInteger(this.livenessMs) || this.livenessMs < 3) {
       throw new RangeError(`livenessMs must be an integer of at least 3, got ${options.livenessMs}`);
@@ -147,16 +144,17 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       3 * this.livenessMs,
       this.report,
     );
-    this.records = new SessionStore(this.client, this.keyPrefix, this.bus);
+    this.records = new SessionStore(this.client, this.keyPrefix, `${this.keyPrefix}:bus`);
     this.eventStore = new RedisEventStore({
       ...options.eventStore,
       redis: this.client,
       keyPrefix: `${this.keyPrefix}:events`,
     });
-    this.subscriber.on('message', this.onMessage);
-    this.subscriber.on('ready', this.subscribe);
-    this.subscriber.on('close', () => {
-      this.subscribed = false;
+    this.channels = openChannels(this.client, this.keyPrefix, this.nodeId, {
+      message: this.onMessage,
+      listening: this.onListening,
+      failedOver: this.onFailover,
+      report: this.report,
     });
     let connectedBefore = this.client.status === 'ready';
     this.client.on('ready', () => {
@@ -173,7 +171,14 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
    * Resolves once both connections to Redis are up and this process listens to the others (until then every
    * request gets a 503); rejects with StoreUnavailableError after `timeoutMs` (the cluster keeps trying).
    */
-  whenReady(timeoutMs = DEFAULT_READY_TIMEOUT_MS): Promise<void> {
+  async whenReady(timeoutMs = DEFAULT_READY_TIMEOUT_MS): Promise<void> {
+    const started = Date.now();
+    await this.available(timeoutMs);
+    // A Redis Cluster's client connects to a node at its first command, and another command meanwhile fails.
+    if (isClusterClient(this.client)) await connectNodes(this.client, timeoutMs - (Date.now() - started));
+  }
+
+  private available(timeoutMs: number): Promise<void> {
     if (this.unavailable() === undefined) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const settle = (err?: Error) => {
@@ -207,7 +212,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.beatTimer = undefined;
     // Streams this process still wrote end sooner for their followers elsewhere.
     if (this.client.status === 'ready') await this.client.del(this.alive + this.nodeId).catch(ignore);
-    this.subscriber.disconnect();
+    this.channels.close();
     this.events?.close();
     this.requestStateKeys?.stop();
     this.listenLeases.stop();
@@ -259,7 +264,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
         'the server reconnects on its own: retry shortly'
       );
     }
-    if (!this.subscribed) {
+    if (!this.channels.listening) {
       return (
         'the connection to Redis that carries messages between this server’s processes is down; ' +
         'the server reconnects on its own: retry shortly'
@@ -335,9 +340,13 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
    */
   resourceUpdated(uri: string): void {
     const data = JSON.stringify({ jsonrpc: '2.0', method: Method.ResourceUpdated, params: { uri } });
-    this.records.subscribers(uri).then((hashes) => {
-      for (const h of hashes) {
-        this.records.notify(h, uri, data, this.eventStore, this.nodes).catch(this.report);
+    this.records.subscribers(uri).then((members) => {
+      for (const member of members) {
+        this.records.notify(member, uri, data, this.eventStore).then((done) => {
+          if (typeof done === 'number') return;
+          const h = member.slice(0, member.indexOf(':'));
+          return this.sendTo(done.holder, { k: 'append', s: h, x: done.stream, i: done.index });
+        }, this.report);
       }
     }, this.report);
   }
@@ -356,13 +365,9 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.host?.report(err);
   };
 
-  async sendTo(node: string, m: ClusterMessage): Promise<boolean> {
-    try {
-      const text = JSON.stringify(m);
-      return (await this.roundTrip(`relay.${m.k}`, () => this.client.publish(this.nodes + node, text))) > 0;
-    } catch (err) {
-      throw redisFailure(err);
-    }
+  sendTo(node: string, m: ClusterMessage): Promise<boolean> {
+    const text = JSON.stringify(m);
+    return this.roundTrip(`relay.${m.k}`, () => this.channels.sendTo(node, text));
   }
 
   roundTrip<T>(operation: string, run: () => Promise<T>): Promise<T> {
@@ -371,7 +376,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   }
 
   broadcast(m: BusMessage): void {
-    this.client.publish(this.bus, JSON.stringify(m)).catch((err) => this.report(redisFailure(err)));
+    this.channels.broadcast(JSON.stringify(m)).catch(this.report);
   }
 
   forget(replica: Replica): void {
@@ -384,21 +389,26 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
 
   // ---- internals ----
 
-  /** At each connection of the subscriber: listens to the bus and to this process's inbox. */
-  private readonly subscribe = (): void => {
-    this.subscriber.subscribe(this.bus, this.inbox).then(
-      () => {
-        this.subscribed = true;
-        for (const check of [...this.waiters]) check();
-        if (this.subscribedOnce) this.missed = true;
-        this.subscribedOnce = true;
-        this.resyncIfMissed();
-      },
-      (err) => this.report(redisFailure(err)),
-    );
+  /** The channels are listened to, for the first time or again (then messages may have been missed). */
+  private readonly onListening = (): void => {
+    for (const check of [...this.waiters]) check();
+    if (this.listenedOnce) this.missed = true;
+    this.listenedOnce = true;
+    this.resyncIfMissed();
   };
 
-  private readonly onMessage = (_channel: string, text: string): void => {
+  /**
+   * A shard of the Redis Cluster failed over: what its master had not passed on is lost, as when one Redis
+   * restarts. Every replica re-reads its record and re-checks its streams, and refreshes its record at its next
+   * request.
+   */
+  private readonly onFailover = (): void => {
+    this.epoch++;
+    this.missed = true;
+    this.resyncIfMissed();
+  };
+
+  private readonly onMessage = (text: string): void => {
     const m = parseClusterMessage(text);
     if (m === undefined) {
       this.report(

@@ -52,6 +52,8 @@ export class Replica implements SessionReplica {
   private readonly holders = new Map<string, string>();
   /** This process's announcements of holding a stream, not yet heard back on the bus. */
   private readonly announcing = new Map<string, number>();
+  /** The session's stream prefix: its GET stream is `<prefix>0`. */
+  private readonly streamPrefix: string;
   private readonly standaloneId: string;
   private standaloneSeen = false;
   private touchedAt: number;
@@ -65,6 +67,7 @@ export class Replica implements SessionReplica {
     readonly hash: string,
     record: Pick<SessionRecord, 'state' | 'holders' | 'streamPrefix'>,
   ) {
+    this.streamPrefix = record.streamPrefix;
     this.standaloneId = `${record.streamPrefix}0`;
     this.state = { n: -1, logLevel: undefined, subscriptions: [] };
     this.applyState(record.state);
@@ -88,7 +91,7 @@ export class Replica implements SessionReplica {
     try {
       const host = this.host;
       published = await host.roundTrip('state.share', () =>
-        host.records.change(this.hash, stateChange(request), host.ttlMs),
+        host.records.change(this.hash, this.streamPrefix, stateChange(request), host.ttlMs),
       );
     } catch (err) {
       this.restore();
@@ -238,7 +241,7 @@ export class Replica implements SessionReplica {
     const host = this.host;
     this.touchedAt = now;
     this.touchedEpoch = host.epoch;
-    host.records.touch(this.hash, host.ttlMs, now).then(
+    host.records.touch(this.hash, this.streamPrefix, host.ttlMs, now).then(
       (alive) => {
         if (!alive) this.gone();
       },

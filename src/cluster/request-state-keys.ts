@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../eventstore/redis-client.js';
 import type { RequestStateKey, RequestStateSealer } from '../server/request-state.js';
 import { type Clock, systemClock } from '../session/clock.js';
 import { redisFailure } from './session-store.js';
@@ -72,7 +72,7 @@ export class SharedRequestStateKeys {
   private timer: unknown;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     keyPrefix: string,
     options: SharedRequestStateKeysOptions = {},
   ) {

@@ -72,10 +72,10 @@ describe('SessionStore', () => {
     const h = sessionHash(randomUUID());
     await store.create(h, session, 60_000, 0);
     const results = await Promise.all([
-      store.change(h, { op: 'subscribe', uri: 'a://1' }, 60_000),
-      store.change(h, { op: 'level', level: 'warning' }, 60_000),
-      store.change(h, { op: 'subscribe', uri: 'a://2' }, 60_000),
-      store.change(h, { op: 'unsubscribe', uri: 'a://1' }, 60_000),
+      store.change(h, 'abc.', { op: 'subscribe', uri: 'a://1' }, 60_000),
+      store.change(h, 'abc.', { op: 'level', level: 'warning' }, 60_000),
+      store.change(h, 'abc.', { op: 'subscribe', uri: 'a://2' }, 60_000),
+      store.change(h, 'abc.', { op: 'unsubscribe', uri: 'a://1' }, 60_000),
     ]);
     const numbers = results.map((m) => m!.n);
     assert.deepEqual(
@@ -95,7 +95,7 @@ describe('SessionStore', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(heard, results, 'the bus carries each state, in order');
     // An empty list of subscriptions comes back as Lua encodes it: an empty object, read as none.
-    const none = await store.change(h, { op: 'unsubscribe', uri: 'a://2' }, 60_000);
+    const none = await store.change(h, 'abc.', { op: 'unsubscribe', uri: 'a://2' }, 60_000);
     assert.deepEqual(none!.subs, {});
   });
 
@@ -103,67 +103,69 @@ describe('SessionStore', () => {
     const { store } = await isolated();
     const h = sessionHash(randomUUID());
     await store.create(h, session, 60_000, 0);
-    const before = await store.change(h, { op: 'level', level: 'info' }, 60_000);
-    const lost = await store.change(h, { op: 'level', level: 'debug' }, 60_000);
+    const before = await store.change(h, 'abc.', { op: 'level', level: 'info' }, 60_000);
+    const lost = await store.change(h, 'abc.', { op: 'level', level: 'debug' }, 60_000);
     // Redis restarts from a snapshot taken between the two: the record holds the first change's number.
     await client.hset(store.key(h), 'n', String(before!.n), 'll', 'info');
     // A restart takes longer than this.
     await new Promise((resolve) => setTimeout(resolve, 5));
-    const next = await store.change(h, { op: 'level', level: 'error' }, 60_000);
+    const next = await store.change(h, 'abc.', { op: 'level', level: 'error' }, 60_000);
     assert.ok(next!.n > lost!.n, 'a process that applied the lost change applies the next one');
   });
 
   test('the subscriber index names the sessions a URI update must reach, and notify records it for them', async () => {
     const { store } = await isolated();
     const events = new RedisEventStore({ redis: client, keyPrefix: `${store.keyPrefix}:events` });
-    const nodes = `${store.keyPrefix}:node:`;
-    const inbox: unknown[] = [];
-    await listener.subscribe(`${nodes}node1`);
-    listener.on('message', (channel, text) => {
-      if (channel === `${nodes}node1`) inbox.push(parseClusterMessage(text));
-    });
     const [h, other, gone] = [randomUUID(), randomUUID(), randomUUID()].map(sessionHash);
+    const member = (x: string) => `${x}:abc.`;
     for (const x of [h, other, gone]) await store.create(x, session, 60_000, 0);
-    for (const x of [h, other, gone]) await store.change(x, { op: 'subscribe', uri: 'a://1' }, 60_000);
-    await store.change(other, { op: 'unsubscribe', uri: 'a://1' }, 60_000);
+    for (const x of [h, other, gone])
+      await store.change(x, 'abc.', { op: 'subscribe', uri: 'a://1' }, 60_000);
+    await store.change(other, 'abc.', { op: 'unsubscribe', uri: 'a://1' }, 60_000);
     await store.remove(other);
-    assert.deepEqual((await store.subscribers('a://1')).sort(), [h, gone].sort(), 'unsubscribing leaves it');
+    assert.deepEqual(
+      (await store.subscribers('a://1')).sort(),
+      [h, gone].map(member).sort(),
+      'unsubscribing leaves it',
+    );
     assert.deepEqual(await store.subscribers('a://2'), []);
 
     const data = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"a://1"}}';
     assert.equal(
-      await store.notify(h, 'a://1', data, events, nodes),
+      await store.notify(member(h), 'a://1', data, events),
       -2,
       'no GET stream: nowhere to record it',
     );
     await store.hold(h, 'abc.0', 'node1');
-    assert.equal(await store.notify(h, 'a://1', data, events, nodes), 0);
-    assert.equal(await store.notify(h, 'a://1', data, events, nodes), 1);
+    assert.deepEqual(await store.notify(member(h), 'a://1', data, events), {
+      index: 0,
+      stream: 'abc.0',
+      holder: 'node1',
+    });
+    assert.deepEqual(await store.notify(member(h), 'a://1', data, events), {
+      index: 1,
+      stream: 'abc.0',
+      holder: 'node1',
+    });
     // The records of `gone` expired (here: deleted behind the store's back): notify drops it from the index.
     await client.del(store.key(gone));
-    assert.equal(await store.notify(gone, 'a://1', data, events, nodes), -1);
-    assert.deepEqual(await store.subscribers('a://1'), [h]);
-    // What notify recorded is the GET stream's events, and its holder heard of each.
-    const sessionKey = events.sessionKeyOf(h);
-    const entries = await client.xrange(`${sessionKey}:abc.0`, '-', '+');
+    assert.equal(await store.notify(member(gone), 'a://1', data, events), -1);
+    assert.deepEqual(await store.subscribers('a://1'), [member(h)]);
+    // What notify recorded is the GET stream's events.
+    const entries = await client.xrange(events.streamKeyOf(h, 'abc.0'), '-', '+');
     assert.deepEqual(
       entries.map(([, fields]) => fields[1]),
       [data, data],
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(inbox, [
-      { k: 'append', s: h, x: 'abc.0', i: 0 },
-      { k: 'append', s: h, x: 'abc.0', i: 1 },
-    ]);
 
     // An index entry lost (a Redis that restarted from an older state) comes back with the record's next touch.
     await client.zrem(
       `${store.keyPrefix}:subscribers:${createHash('sha1').update('a://1').digest('hex')}`,
-      h,
+      member(h),
     );
     assert.deepEqual(await store.subscribers('a://1'), []);
-    await store.touch(h, 60_000, 1);
-    assert.deepEqual(await store.subscribers('a://1'), [h]);
+    await store.touch(h, 'abc.', 60_000, 1);
+    assert.deepEqual(await store.subscribers('a://1'), [member(h)]);
     // DELETE takes the session out of every index.
     await store.remove(h);
     assert.deepEqual(await store.subscribers('a://1'), []);
@@ -173,12 +175,12 @@ describe('SessionStore', () => {
     const { store, heard } = await isolated();
     const h = sessionHash(randomUUID());
     await store.create(h, session, 60_000, 0);
-    assert.equal(await store.touch(h, 60_000, 5), true);
+    assert.equal(await store.touch(h, 'abc.', 60_000, 5), true);
     assert.equal(await store.hold(h, 'abc.0', 'node1'), true);
     assert.deepEqual([...(await store.load(h))!.holders], [['abc.0', 'node1']]);
     await store.remove(h);
-    assert.equal(await store.touch(h, 60_000, 6), false);
-    assert.equal(await store.change(h, { op: 'level', level: 'debug' }, 60_000), undefined);
+    assert.equal(await store.touch(h, 'abc.', 60_000, 6), false);
+    assert.equal(await store.change(h, 'abc.', { op: 'level', level: 'debug' }, 60_000), undefined);
     assert.equal(await store.hold(h, 'abc.0', 'node2'), false);
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(heard, [
@@ -193,7 +195,7 @@ describe('SessionStore', () => {
     // Margins of 150 ms or more either side of each deadline.
     await store.create(h, session, 400, 0);
     await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal(await store.touch(h, 400, 1), true);
+    assert.equal(await store.touch(h, 'abc.', 400, 1), true);
     await new Promise((resolve) => setTimeout(resolve, 250));
     assert.notEqual(await store.load(h), undefined, 'kept alive by the touch');
     await new Promise((resolve) => setTimeout(resolve, 600));
@@ -205,7 +207,7 @@ describe('SessionStore', () => {
     const store = new SessionStore(down, 'x', 'x:bus');
     try {
       await assert.rejects(store.load('h'), StoreUnavailableError);
-      await assert.rejects(store.touch('h', 1000, 0), StoreUnavailableError);
+      await assert.rejects(store.touch('h', 'abc.', 1000, 0), StoreUnavailableError);
       await assert.rejects(store.create('h', session, 1000, 0), StoreUnavailableError);
     } finally {
       down.disconnect();

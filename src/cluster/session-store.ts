@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../eventstore/redis-client.js';
 import { WRITE_FUNCTION } from '../eventstore/redis-event-scripts.js';
 import type { RedisEventStore } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
@@ -39,74 +39,81 @@ export type StateChange =
 // sp stream prefix, c created and t last activity (ms since the epoch), n the number of the last change of state,
 // ll log level, s:<uri> one per subscription, h:<stream id> the process holding that stream's response.
 //
-// Subscriber index: per URI, a sorted set `<prefix>:subscribers:<SHA-1 of the URI, hex>` of the hashes of the
-// sessions whose record subscribes to it, each scored with the time (Redis's clock, ms) its record was last
-// refreshed, so that `resourceUpdated` finds them without scanning sessions. It may hold more than the records say
-// (a session that expired, a change cut off by a lost connection): the record decides, and a member whose record
-// says otherwise is removed when found. A record lives `ttl` after its last refresh, and a member older than
-// twice that is removed by the next subscription to the URI; the set itself expires with its newest member.
-// The scripts that keep it touch a key outside the session's slot: the cluster runs on one Redis (with its
-// replicas), not on a sharded Redis Cluster.
+// Subscriber index: per URI, a sorted set `<prefix>:subscribers:<SHA-1 of the URI, hex>` of the sessions whose
+// record subscribes to it, each member `<hash>:<stream prefix>` (what a notification needs to name the keys of its
+// GET stream) scored with the time (its node's clock, ms) its record was last refreshed, so that
+// `resourceUpdated` finds them without scanning sessions. It may hold more than the records say (a session that
+// expired, a change cut off by a lost connection): the record decides, and a member whose record says otherwise is
+// removed when found. A record lives `ttl` after its last refresh; a member older than twice that is removed when
+// the URI's index is next written, and the set itself expires with its newest member.
+//
+// Every script touches one session's keys, all in its hash slot (`{hash}`), so that a Redis Cluster runs it on
+// one shard; the index of a URI is in a slot of its own, and kept by separate commands: a failure between two of
+// them leaves a member too many (harmless: the record decides), or fails the subscription that went unindexed.
 
-/** Lua: `clock()`, Redis's clock in ms; `index(…)`, which puts session `h` in the subscriber index of `uri`. */
-const INDEX_FUNCTIONS = `
+/** Lua: `clock()`, Redis's clock in ms. */
+const CLOCK_FUNCTION = `
 local function clock()
   local time = redis.call('TIME')
   return time[1] * 1000 + math.floor(time[2] / 1000)
 end
-local function index(prefix, uri, h, now, ttl)
-  local key = prefix .. redis.sha1hex(uri)
-  redis.call('ZADD', key, now, h)
-  redis.call('PEXPIRE', key, 2 * ttl)
-  return key
-end
 `;
 
 /**
- * TOUCH(record; ttl ms, now, hash, index prefix) → 1, or 0 when the record is gone. Refreshes the record and its
- * entries in the subscriber index.
+ * INDEX(index of a URI; member, ttl ms) → 1. Puts the member in the index, scored now, drops the members older
+ * than twice the TTL (of sessions that ended without unsubscribing), and keeps the set that long.
  */
-const TOUCH_LUA = `${INDEX_FUNCTIONS}
-local ttl = tonumber(ARGV[1])
-if redis.call('PEXPIRE', KEYS[1], ttl) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 't', ARGV[2])
-local now = clock()
-for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if string.sub(field, 1, 2) == 's:' then index(ARGV[4], string.sub(field, 3), ARGV[3], now, ttl) end
-end
+const INDEX_LUA = `${CLOCK_FUNCTION}
+local now, ttl = clock(), tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 2 * ttl)
+redis.call('PEXPIRE', KEYS[1], 2 * ttl)
 return 1
 `;
 
+/** Lua: `subscriptions(record)`, the URIs the record subscribes to. */
+const SUBSCRIPTIONS_FUNCTION = `
+local function subscriptions(record)
+  local subs = {}
+  for _, field in ipairs(redis.call('HKEYS', record)) do
+    if string.sub(field, 1, 2) == 's:' then subs[#subs + 1] = string.sub(field, 3) end
+  end
+  return subs
+end
+`;
+
 /**
- * CHANGE(record; op, arg, hash, bus, index prefix, ttl ms) → the state message it published, or false when the
- * record is gone. Applies one change (a subscription also to the subscriber index), numbers it (n, growing), and
- * publishes the whole resulting state, so that every process ends with the latest state whatever order it hears
- * of concurrent changes in (it keeps the highest n).
+ * TOUCH(record; ttl ms, now) → the URIs the record subscribes to (whose index entries the caller refreshes), or
+ * nil when the record is gone. Refreshes the record.
  */
-const CHANGE_LUA = `${INDEX_FUNCTIONS}
+const TOUCH_LUA = `${SUBSCRIPTIONS_FUNCTION}
+if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return false end
+redis.call('HSET', KEYS[1], 't', ARGV[2])
+return subscriptions(KEYS[1])
+`;
+
+/**
+ * CHANGE(record; op, arg, hash, bus) → the state message it published, or nil when the record is gone. Applies
+ * one change, numbers it (n, growing), and publishes the whole resulting state, so that every process ends with
+ * the latest state whatever order it hears of concurrent changes in (it keeps the highest n). The caller indexes a
+ * subscription before, and unindexes an unsubscription after.
+ */
+const CHANGE_LUA = `${CLOCK_FUNCTION}${SUBSCRIPTIONS_FUNCTION}
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local op, arg, now = ARGV[1], ARGV[2], clock()
+local op, arg = ARGV[1], ARGV[2]
 if op == 'level' then
   redis.call('HSET', KEYS[1], 'll', arg)
 elseif op == 'subscribe' then
   redis.call('HSET', KEYS[1], 's:' .. arg, 1)
-  local ttl = tonumber(ARGV[6])
-  local key = index(ARGV[5], arg, ARGV[3], now, ttl)
-  -- What sessions that ended without unsubscribing left behind.
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - 2 * ttl)
 else
   redis.call('HDEL', KEYS[1], 's:' .. arg)
-  redis.call('ZREM', ARGV[5] .. redis.sha1hex(arg), ARGV[3])
 end
 -- Change numbers only grow, also across a Redis that restarted from an older state (which undoes the changes it
 -- lost): the next one is numbered past the clock in ms, so no process ignores it for a number it already holds.
-local n = math.max(tonumber(redis.call('HGET', KEYS[1], 'n') or '0') + 1, now)
+local n = math.max(tonumber(redis.call('HGET', KEYS[1], 'n') or '0') + 1, clock())
 redis.call('HSET', KEYS[1], 'n', string.format('%d', n))
-local subs = {}
-for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if string.sub(field, 1, 2) == 's:' then subs[#subs + 1] = string.sub(field, 3) end
-end
-local message = cjson.encode({k = 'state', s = ARGV[3], n = n, ll = redis.call('HGET', KEYS[1], 'll'), subs = subs})
+local message = cjson.encode({k = 'state', s = ARGV[3], n = n, ll = redis.call('HGET', KEYS[1], 'll'),
+  subs = subscriptions(KEYS[1])})
 redis.call('PUBLISH', ARGV[4], message)
 return message
 `;
@@ -120,36 +127,36 @@ return 1
 `;
 
 /**
- * REMOVE(record; hash, bus, index prefix) → 1 when the record existed. Deletes it and its entries in the
- * subscriber index, and tells every process.
+ * REMOVE(record; hash, bus) → {stream prefix, URI…} of the record, whose index entries the caller removes; {}
+ * when there was none. Deletes it, and tells every process.
  */
-const REMOVE_LUA = `
-for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if string.sub(field, 1, 2) == 's:' then redis.call('ZREM', ARGV[3] .. redis.sha1hex(string.sub(field, 3)), ARGV[1]) end
+const REMOVE_LUA = `${SUBSCRIPTIONS_FUNCTION}
+local out = {}
+local sp = redis.call('HGET', KEYS[1], 'sp')
+if sp then
+  out = subscriptions(KEYS[1])
+  table.insert(out, 1, sp)
+  redis.call('DEL', KEYS[1])
 end
-local existed = redis.call('DEL', KEYS[1])
 redis.call('PUBLISH', ARGV[2], cjson.encode({k = 'closed', s = ARGV[1]}))
-return existed
+return out
 `;
 
 /**
- * NOTIFY(record, events session; uri, data, ttl s, maxEvents, maxBytes, hash, node channel prefix) → the index
- * of the event `data` became in the session's GET stream, whose holder it tells (an `append` message); -1 when
- * the record is gone or not subscribed to `uri`; -2 when no process ever held the session's GET stream (so, as
- * in one process, there is no stream to record it in); -3 when the stream refused it. Every key it touches is
- * in the session's slot.
+ * NOTIFY(record, events session, events GET stream; uri, data, ttl s, maxEvents, maxBytes, GET stream id) →
+ * {index, holder}: the index of the event `data` became in the session's GET stream, and the process holding that
+ * stream (which the caller tells); -1 when the record is gone or not subscribed to `uri`; -2 when no process ever
+ * held the session's GET stream (so, as in one process, there is no stream to record it in); -3 when the stream
+ * refused it.
  */
 const NOTIFY_LUA = `${WRITE_FUNCTION}
-local meta = redis.call('HMGET', KEYS[1], 's:' .. ARGV[1], 'sp')
+local meta = redis.call('HMGET', KEYS[1], 's:' .. ARGV[1], 'h:' .. ARGV[6])
 if not meta[1] then return -1 end
-local stream = meta[2] .. '0'
-local holder = redis.call('HGET', KEYS[1], 'h:' .. stream)
-if not holder then return -2 end
-local i = write(KEYS[2], KEYS[2] .. ':' .. stream, stream, {'o', 'a', ARGV[2]}, 1, ARGV[3], tonumber(ARGV[4]),
+if not meta[2] then return -2 end
+local i = write(KEYS[2], KEYS[3], ARGV[6], {'o', 'a', ARGV[2]}, 1, ARGV[3], tonumber(ARGV[4]),
   tonumber(ARGV[5]))[2]
 if i < 0 then return -3 end
-redis.call('PUBLISH', ARGV[7] .. holder, cjson.encode({k = 'append', s = ARGV[6], x = stream, i = i}))
-return i
+return {i, meta[2]}
 `;
 
 interface Script {
@@ -157,6 +164,7 @@ interface Script {
   readonly sha: string;
 }
 const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
+const INDEX = script(INDEX_LUA);
 const TOUCH = script(TOUCH_LUA);
 const CHANGE = script(CHANGE_LUA);
 const HOLD = script(HOLD_LUA);
@@ -164,10 +172,21 @@ const REMOVE = script(REMOVE_LUA);
 const NOTIFY = script(NOTIFY_LUA);
 
 /**
+ * What `notify` did with a resource update for one session: recorded it as event `index` of GET stream `stream`,
+ * whose response process `holder` holds (and must be told); or not: the record is gone or not subscribed (-1), no
+ * process ever held its GET stream (-2), or the stream refused it (-3).
+ */
+export type Notified =
+  | { readonly index: number; readonly stream: string; readonly holder: string }
+  | -1
+  | -2
+  | -3;
+
+/**
  * The session records of a cluster, one Redis hash per session under `<keyPrefix>:session:{hash}`, with a TTL that
- * activity refreshes: a record that expired is a session that ended (idle), in every process. Each operation is
- * one command or one Lua script, so it is atomic, and the scripts that change what other processes must know
- * publish it on `bus` in the same step: every process hears the changes in the order Redis made them.
+ * activity refreshes: a record that expired is a session that ended (idle), in every process. Each operation on a
+ * record is one command or one Lua script, so it is atomic, and the scripts that change what other processes must
+ * know publish it on `bus` in the same step: every process hears the changes in the order Redis made them.
  *
  * Every method rejects with StoreUnavailableError when Redis cannot be reached or does not answer in time.
  */
@@ -176,7 +195,7 @@ export class SessionStore {
   private readonly indexPrefix: string;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     readonly keyPrefix: string,
     /** The channel every process of the cluster listens to. */
     readonly bus: string,
@@ -223,33 +242,40 @@ export class SessionStore {
     return parseRecord(fields);
   }
 
-  /** Keeps the record (and its subscriptions) alive for `ttlMs` more; false when it is gone. */
-  async touch(h: string, ttlMs: number, now: number): Promise<boolean> {
-    return (await this.run(TOUCH, this.key(h), String(ttlMs), String(now), h, this.indexPrefix)) === 1;
+  /**
+   * Keeps the record of session `h` (stream prefix `sp`) alive for `ttlMs` more, and its entries in the subscriber
+   * index; false when it is gone.
+   */
+  async touch(h: string, sp: string, ttlMs: number, now: number): Promise<boolean> {
+    const subs = (await this.run(TOUCH, [this.key(h)], String(ttlMs), String(now))) as string[] | null;
+    if (subs === null) return false;
+    await Promise.all(subs.map((uri) => this.index(uri, indexMember(h, sp), ttlMs)));
+    return true;
   }
 
   /**
-   * Applies `change` and publishes the resulting state; undefined when the record is gone. `ttlMs` is how long
-   * a record lives without a refresh (it bounds what the subscriber index keeps of sessions that expired).
+   * Applies `change` to session `h` (stream prefix `sp`) and publishes the resulting state; undefined when the
+   * record is gone. `ttlMs` is how long a record lives without a refresh (it bounds what the subscriber index
+   * keeps of sessions that expired).
    */
-  async change(h: string, change: StateChange, ttlMs: number): Promise<StateMessage | undefined> {
+  async change(h: string, sp: string, change: StateChange, ttlMs: number): Promise<StateMessage | undefined> {
     const arg = change.op === 'level' ? change.level : change.uri;
-    const reply = await this.run(
-      CHANGE,
-      this.key(h),
-      change.op,
-      arg,
-      h,
-      this.bus,
-      this.indexPrefix,
-      String(ttlMs),
-    );
+    // Sent at once, in call order: the changes of one session made here reach its record in the order they were
+    // made. A subscription is indexed too before it is answered; if that fails, so does the request (the record's
+    // next refresh indexes it).
+    const indexed = change.op === 'subscribe' ? this.index(change.uri, indexMember(h, sp), ttlMs) : undefined;
+    const [reply] = await Promise.all([
+      this.run(CHANGE, [this.key(h)], change.op, arg, h, this.bus),
+      indexed,
+    ]);
+    // A member left behind (the command failed) goes with the first update that finds the record says otherwise.
+    if (change.op === 'unsubscribe') this.unindex(change.uri, indexMember(h, sp)).catch(ignore);
     return typeof reply === 'string' ? (JSON.parse(reply) as StateMessage) : undefined;
   }
 
   /**
-   * The hashes of the sessions the subscriber index lists for `uri`: every session whose record subscribes to it,
-   * and maybe some that no longer do (`notify` tells).
+   * The sessions the subscriber index lists for `uri`, as members (`<hash>:<stream prefix>`) for `notify`: every
+   * session whose record subscribes to it, and maybe some that no longer do (`notify` tells).
    */
   async subscribers(uri: string): Promise<string[]> {
     try {
@@ -260,67 +286,71 @@ export class SessionStore {
   }
 
   /**
-   * If the record of session `h` subscribes to `uri`, records `data` in the session's GET stream in `events` and
-   * tells the process holding that stream (on its channel, `<nodes><node id>`), which writes it to its response:
-   * the index of the event, or -2 when no process ever held the session's GET stream (the message has nowhere to
-   * go, as in one process) or -3 when the stream refused it. When the record is gone or does not subscribe: drops
-   * the session from the index and answers -1.
+   * If the record of the session `member` names subscribes to `uri`, records `data` in the session's GET stream in
+   * `events`, and answers where, and which process holds that stream's response (the caller tells it, which writes
+   * the event to its response); see Notified for what else. When the record is gone or does not subscribe, also
+   * drops the member from the index.
    */
-  async notify(
-    h: string,
-    uri: string,
-    data: string,
-    events: RedisEventStore,
-    nodes: string,
-  ): Promise<number> {
-    const reply = (await this.run(
-      NOTIFY,
-      this.key(h),
-      events.sessionKeyOf(h),
-      uri,
-      data,
-      String(events.ttlSeconds),
-      String(events.maxEventsPerStream),
-      String(events.maxBytesPerStream),
-      h,
-      nodes,
-    )) as number;
-    if (reply === -1) {
-      try {
-        await this.client.zrem(this.indexPrefix + sha1(uri), h);
-      } catch (err) {
-        throw redisFailure(err);
-      }
-    }
-    return reply;
+  async notify(member: string, uri: string, data: string, events: RedisEventStore): Promise<Notified> {
+    const at = member.indexOf(':');
+    const h = member.slice(0, at);
+    const stream = `${member.slice(at + 1)}0`;
+    // biome-ignore format: the script's keys, then its arguments, in its order
+    const reply = (await this.run(NOTIFY, [this.key(h), events.sessionKeyOf(h), events.streamKeyOf(h, stream)],
+      uri, data, String(events.ttlSeconds), String(events.maxEventsPerStream), String(events.maxBytesPerStream),
+      stream)) as [number, string] | -1 | -2 | -3;
+    if (reply === -1) await this.unindex(uri, member);
+    return Array.isArray(reply) ? { index: reply[0], stream, holder: reply[1] } : reply;
   }
 
   /** Records and announces that `nodeId` holds the response of stream `streamId`; false when the record is gone. */
   async hold(h: string, streamId: string, nodeId: string): Promise<boolean> {
-    return (await this.run(HOLD, this.key(h), streamId, nodeId, h, this.bus)) === 1;
+    return (await this.run(HOLD, [this.key(h)], streamId, nodeId, h, this.bus)) === 1;
   }
 
-  /** Deletes the record and tells every process that the session ended. */
+  /** Deletes the record, tells every process that the session ended, and drops it from the subscriber index. */
   async remove(h: string): Promise<void> {
-    await this.run(REMOVE, this.key(h), h, this.bus, this.indexPrefix);
+    const [sp, ...subs] = (await this.run(REMOVE, [this.key(h)], h, this.bus)) as string[];
+    // What is left behind (a command failed) goes with the first update that finds the record gone.
+    for (const uri of subs) this.unindex(uri, indexMember(h, sp)).catch(ignore);
   }
 
-  /** Runs script `s` on `key` (and on `events`, the session's key in the event store, for NOTIFY). */
-  private async run(s: Script, key: string, ...args: string[]): Promise<unknown> {
-    const keys = s === NOTIFY ? 2 : 1;
+  /** Puts `member` in the subscriber index of `uri`. */
+  private async index(uri: string, member: string, ttlMs: number): Promise<void> {
+    await this.run(INDEX, [this.indexPrefix + sha1(uri)], member, String(ttlMs));
+  }
+
+  private async unindex(uri: string, member: string): Promise<void> {
     try {
-      return await this.client.evalsha(s.sha, keys, key, ...args);
+      await this.client.zrem(this.indexPrefix + sha1(uri), member);
+    } catch (err) {
+      throw redisFailure(err);
+    }
+  }
+
+  /** Runs script `s` on `keys`, all in one hash slot. */
+  private async run(s: Script, keys: readonly string[], ...args: string[]): Promise<unknown> {
+    try {
+      return await this.client.evalsha(s.sha, keys.length, ...keys, ...args);
     } catch (err) {
       if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw redisFailure(err);
     }
-    // Redis does not have the script yet (first use, or after a restart): EVAL sends it and caches it.
+    // Redis does not have the script yet (first use, after a restart, a replica that took over): EVAL sends it
+    // and caches it.
     try {
-      return await this.client.eval(s.lua, keys, key, ...args);
+      return await this.client.eval(s.lua, keys.length, ...keys, ...args);
     } catch (err) {
       throw redisFailure(err);
     }
   }
 }
+
+/** How the subscriber index names a session: what `notify` needs to find its record and its GET stream. */
+function indexMember(h: string, sp: string): string {
+  return `${h}:${sp}`;
+}
+
+const ignore = (): void => {};
 
 /** A URI's name in the subscriber index: Lua's `redis.sha1hex` of it. */
 function sha1(uri: string): string {

@@ -1,6 +1,19 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { loadIoredis } from './load-ioredis.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
+
+/** A connection to one Redis server, or a client of a Redis Cluster: the stores and the cluster take either. */
+export type RedisClient = Redis | Cluster;
+
+/** Whether `client` is a client of a Redis Cluster (keys spread over shards) rather than of one server. */
+export function isClusterClient(client: RedisClient): client is Cluster {
+  return client.isCluster;
+}
+
+/** The delay before reconnection attempt `attempt` (from 1): 50 ms, doubling, at most `maxDelay`. */
+export function reconnectDelay(attempt: number, maxDelay: number): number {
+  return Math.min(50 * 2 ** Math.min(attempt - 1, 10), maxDelay);
+}
 
 /** Default `commandTimeoutMs`: how long a command, or a wait for the connection, may take before it fails. */
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 2000;
@@ -26,14 +39,14 @@ export interface RedisClientOptions {
  */
 export function createRedisClient(url: string, options: RedisClientOptions = {}): Redis {
   const maxDelay = options.maxReconnectDelayMs ?? DEFAULT_REDIS_MAX_RECONNECT_DELAY_MS;
-  const { Redis: RedisClient } = loadIoredis();
-  const client = new RedisClient(url, {
+  const { Redis } = loadIoredis();
+  const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     commandTimeout: options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
     connectTimeout: options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
-    retryStrategy: (attempt) => Math.min(50 * 2 ** Math.min(attempt - 1, 10), maxDelay),
+    retryStrategy: (attempt) => reconnectDelay(attempt, maxDelay),
   });
   client.on('error', () => {});
   return client;
@@ -43,9 +56,9 @@ export function createRedisClient(url: string, options: RedisClientOptions = {})
  * Resolves once `client` is connected and ready, within `timeoutMs`. Fails at once with StoreUnavailableError
  * when the client is between two attempts to reconnect (Redis is down: waiting would only delay the answer) or
  * has been closed, and when the connection attempt under way fails or outlasts `timeoutMs`. Starts a client
- * created with `lazyConnect`.
+ * created with `lazyConnect`. A Redis Cluster's client is ready once it knows which node serves which slot.
  */
-export function whenRedisReady(client: Redis, timeoutMs: number): Promise<void> {
+export function whenRedisReady(client: RedisClient, timeoutMs: number): Promise<void> {
   switch (client.status) {
     case 'ready':
       return Promise.resolve();
@@ -78,4 +91,11 @@ export function whenRedisReady(client: Redis, timeoutMs: number): Promise<void> 
     client.on('ready', onReady);
     client.on('close', onClose);
   });
+}
+
+/** How long a command of `client` may wait for its answer (its `commandTimeout`); undefined when unbounded. */
+export function commandTimeoutOf(client: RedisClient): number | undefined {
+  return isClusterClient(client)
+    ? client.options.redisOptions?.commandTimeout
+    : client.options.commandTimeout;
 }

@@ -1,8 +1,9 @@
 // The Lua scripts of RedisEventStore. Each operation is one script, so Redis runs it atomically: no append can
 // slip between the purge check of a replay and the read of its events, and numbering needs no lock.
 //
-// Layout (see RedisEventStore): KEYS[1] is the session's hash, KEYS[2] (when given) the Redis stream holding
-// the events of stream ARGV[1]. The session hash holds, per stream id `<id>`:
+// Layout (see RedisEventStore): KEYS[1] is the session's hash, KEYS[2] the Redis stream holding the events of
+// stream ARGV[1]; both in the session's hash slot, and a script touches no other key (a Redis Cluster runs it
+// on the slot's master). The session hash holds, per stream id `<id>`:
 //   n:<id>  the stream's next index (the count of events ever appended): its presence means "open in this session"
 //   b:<id>  the bytes (UTF-8) of the events the Redis stream still holds
 //   c:<id>  present once the stream is closed
@@ -135,20 +136,4 @@ if index + 1 < next then
   end
 end
 return {0, meta[2] and 1 or 0, events}
-`;
-
-/**
- * SESSION_CLOSED(session) → the number of streams deleted. Deletes the Redis stream of every stream the session
- * hash lists (their keys are `<session key>:<id>`, in the session's hash slot), then the hash.
- */
-export const SESSION_CLOSED_LUA = `
-local streams = 0
-for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
-  if string.sub(field, 1, 2) == 'n:' then
-    redis.call('UNLINK', KEYS[1] .. ':' .. string.sub(field, 3))
-    streams = streams + 1
-  end
-end
-redis.call('UNLINK', KEYS[1])
-return streams
 `;

@@ -1,19 +1,26 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { EventsPurgedError, StreamClosedError, UnknownEventError, UnknownStreamError } from './errors.js';
 import type { EventStore, Replay } from './event-store.js';
-import { createRedisClient, DEFAULT_REDIS_COMMAND_TIMEOUT_MS, whenRedisReady } from './redis-client.js';
-import { AFTER_LUA, SESSION_CLOSED_LUA, WRITE_LUA } from './redis-event-scripts.js';
+import { connectRedis, isRedisAddress, type RedisAddress } from './redis-address.js';
+import {
+  commandTimeoutOf,
+  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  isClusterClient,
+  type RedisClient,
+  whenRedisReady,
+} from './redis-client.js';
+import { AFTER_LUA, WRITE_LUA } from './redis-event-scripts.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 
 export interface RedisEventStoreOptions {
   /**
-   * A URL (`redis://host:port`): the store opens its own client with `createRedisClient` (fail fast while Redis
-   * is down, reconnect forever) and `close()` ends it. Or a client to share: the store never closes it, and it
-   * should be made by `createRedisClient` too, because with ioredis's defaults a command cut off by a lost
-   * connection is sent again once it is back, which could store an event twice.
+   * An address (`redis://host:port`, or `{ cluster: ['host:port', …] }` for a Redis Cluster): the store opens its
+   * own client with `connectRedis` (fail fast while Redis is down, reconnect forever) and `close()` ends it. Or a
+   * client to share (ioredis's `Redis` or `Cluster`): the store never closes it, and it should be made by
+   * `createRedisClient` or `createRedisClusterClient` too, because with ioredis's defaults a command cut off by a
+   * lost connection is sent again once it is back, which could store an event twice.
    */
-  redis: Redis | string;
+  redis: RedisClient | RedisAddress;
   /** Start of every key the store writes. Default 'mcpwire:events'. */
   keyPrefix?: string;
   /** A stream holds at most this many of its latest events; older ones are purged. Default 1000. */
@@ -48,8 +55,7 @@ interface Script {
 const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
 const WRITE = script(WRITE_LUA);
 const AFTER = script(AFTER_LUA);
-const SESSION_CLOSED = script(SESSION_CLOSED_LUA);
-const SCRIPTS = [WRITE, AFTER, SESSION_CLOSED];
+const SCRIPTS = [WRITE, AFTER];
 
 /** Calls on one stream waiting to be sent as one WRITE script. */
 interface Batch {
@@ -70,7 +76,8 @@ type AfterReply = [0, 0 | 1, string[]] | [1] | [2 | 3, number];
  * (at once while the client is reconnecting); the store works again as soon as its client reconnects.
  *
  * Keys (`h` is the first 128 bits of SHA-256 of the session id, base64url: the keyspace never shows a session id,
- * which is a credential, and `{h}` puts all of a session's keys in one cluster hash slot):
+ * which is a credential, and `{h}` puts all of a session's keys in one hash slot of a Redis Cluster, so that every
+ * script and command touches one slot, with each key it touches named in its KEYS):
  * - `<prefix>:{h}`, a hash: per stream, its next index, the bytes it holds, and whether it is closed. It lists
  *   the session's streams, and a stream is only found through it, so never through another session.
  * - `<prefix>:{h}:<stream id>`, a Redis stream: its held events, event `i` under entry id `<i + 1>-0`.
@@ -81,21 +88,26 @@ type AfterReply = [0, 0 | 1, string[]] | [1] | [2 | 3, number];
  * Bounds: per stream `maxEventsPerStream` and `maxBytesPerStream` (exact: the oldest events are removed first),
  * and `ttlSeconds` for everything, refreshed by each write. Data is stored as UTF-8, so it must be well-formed
  * text (every string JSON.stringify makes is). A replay stays in call order with the appends before it; the one
- * exception is Redis forgetting its scripts (SCRIPT FLUSH) while appends are in flight, which can reorder them.
+ * exception is Redis forgetting its scripts while appends are in flight (SCRIPT FLUSH, or a Redis Cluster's
+ * failover to a replica, which has none loaded), which can reorder them.
  */
 export class RedisEventStore implements EventStore {
   readonly keyPrefix: string;
   readonly maxEventsPerStream: number;
   readonly maxBytesPerStream: number;
   readonly ttlSeconds: number;
-  private readonly client: Redis;
+  private readonly client: RedisClient;
   private readonly ownsClient: boolean;
   private readonly readyTimeoutMs: number;
   // Script arguments that never change, as Redis receives them.
   private readonly ttlArg: string;
   private readonly maxEventsArg: string;
   private readonly maxBytesArg: string;
-  /** The connection (socket) the scripts were last loaded on: a new connection may reach a restarted Redis. */
+  /**
+   * The connection (socket) the scripts were last loaded on: a new connection may reach a restarted Redis. For a
+   * Redis Cluster, the client: scripts are loaded on the masters once, and a master that lacks them (a replica
+   * that took over) gets them by EVAL.
+   */
   private loadedOn: unknown;
   /** The connection and script loading under way, which calls wait for. */
   private preparing: Promise<void> | undefined;
@@ -118,9 +130,9 @@ export class RedisEventStore implements EventStore {
     this.ttlArg = String(this.ttlSeconds);
     this.maxEventsArg = String(this.maxEventsPerStream);
     this.maxBytesArg = String(this.maxBytesPerStream);
-    this.ownsClient = typeof options.redis === 'string';
-    this.client = typeof options.redis === 'string' ? createRedisClient(options.redis) : options.redis;
-    this.readyTimeoutMs = this.client.options.commandTimeout ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
+    this.ownsClient = isRedisAddress(options.redis);
+    this.client = isRedisAddress(options.redis) ? connectRedis(options.redis) : options.redis;
+    this.readyTimeoutMs = commandTimeoutOf(this.client) ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
   }
 
   async open(sessionId: string, streamId: string): Promise<void> {
@@ -142,7 +154,6 @@ export class RedisEventStore implements EventStore {
     this.flush();
     const reply = (await this.run(
       AFTER,
-      2,
       session,
       `${session}:${streamId}`,
       streamId,
@@ -167,7 +178,11 @@ export class RedisEventStore implements EventStore {
   async sessionClosed(sessionId: string): Promise<void> {
     const session = this.sessionKey(sessionId);
     this.flush();
-    await this.run(SESSION_CLOSED, 1, session);
+    // Every key of the session is in its slot: one UNLINK deletes the streams the hash lists, and the hash. A
+    // stream another process opens meanwhile keeps its events until their TTL.
+    const fields = await this.command(() => this.client.hkeys(session));
+    const streams = fields.filter((f) => f.startsWith('n:')).map((f) => `${session}:${f.slice(2)}`);
+    await this.command(() => this.client.unlink(session, ...streams));
   }
 
   /** Stops using the client, and ends it when the store opened it (from a URL). What Redis holds stays. */
@@ -183,6 +198,11 @@ export class RedisEventStore implements EventStore {
   /** The key of the session whose id hashes to `h` (see the class comment): where a script finds its streams. */
   sessionKeyOf(h: string): string {
     return `${this.keyPrefix}:{${h}}`;
+  }
+
+  /** The key of the Redis stream holding the events of stream `streamId` of that session. */
+  streamKeyOf(h: string, streamId: string): string {
+    return `${this.sessionKeyOf(h)}:${streamId}`;
   }
 
   /** `<prefix>:{h}`: see the class comment. */
@@ -235,7 +255,7 @@ export class RedisEventStore implements EventStore {
     if (batches === undefined) return;
     this.batches = undefined;
     for (const { args, waiters } of batches) {
-      this.run(WRITE, 2, ...args).then(
+      this.run(WRITE, ...args).then(
         (results) => {
           for (let i = 0; i < waiters.length; i++) waiters[i].resolve((results as number[])[i]);
         },
@@ -247,11 +267,28 @@ export class RedisEventStore implements EventStore {
   };
 
   /**
-   * Runs script `s` once the connection is ready and has the scripts: `keys` is how many of `args` are keys
-   * (the session's, then the stream's); the rest are its ARGV. Every failure becomes a StoreUnavailableError.
+   * Runs script `s` once the connection is ready and has the scripts: the first two of `args` are its keys (the
+   * session's, then the stream's), the rest its ARGV. Every failure becomes a StoreUnavailableError.
    */
-  private async run(s: Script, keys: 1 | 2, ...args: string[]): Promise<unknown> {
-    const ready = this.client.status === 'ready' && this.client.stream === this.loadedOn;
+  private run(s: Script, ...args: string[]): Promise<unknown> {
+    return this.command(async () => {
+      try {
+        return await this.client.evalsha(s.sha, 2, ...args);
+      } catch (err) {
+        if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
+        // Redis lost its scripts while connected (SCRIPT FLUSH, a replica that took over): EVAL sends the text and
+        // loads it again.
+        return await this.client.eval(s.lua, 2, ...args);
+      }
+    });
+  }
+
+  /**
+   * Sends what `send` sends once the connection is ready and has the scripts, after every call made before it.
+   * Every failure becomes a StoreUnavailableError.
+   */
+  private async command<T>(send: () => Promise<T>): Promise<T> {
+    const ready = this.client.status === 'ready' && this.connection() === this.loadedOn;
     if (!ready || this.waiting > 0) {
       if (!ready) this.preparing ??= this.prepare();
       this.waiting++;
@@ -262,18 +299,15 @@ export class RedisEventStore implements EventStore {
       }
     }
     try {
-      return await this.client.evalsha(s.sha, keys, ...args);
+      return await send();
     } catch (err) {
-      if (err instanceof Error && err.message.startsWith('NOSCRIPT')) {
-        // Redis lost its scripts (SCRIPT FLUSH) while connected: EVAL sends the text and loads it again.
-        try {
-          return await this.client.eval(s.lua, keys, ...args);
-        } catch (again) {
-          throw unavailable(again);
-        }
-      }
       throw unavailable(err);
     }
+  }
+
+  /** What `loadedOn` is compared with: see there. */
+  private connection(): unknown {
+    return isClusterClient(this.client) ? this.client : this.client.stream;
   }
 
   /**
@@ -283,8 +317,15 @@ export class RedisEventStore implements EventStore {
   private async prepare(): Promise<void> {
     try {
       await whenRedisReady(this.client, this.readyTimeoutMs);
-      await Promise.all(SCRIPTS.map((s) => this.client.script('LOAD', s.lua)));
-      this.loadedOn = this.client.stream;
+      const client = this.client;
+      if (isClusterClient(client)) {
+        // On every master that answers; one that does not (down, or taken over since) gets them by EVAL.
+        const masters = client.nodes('master');
+        await Promise.allSettled(masters.flatMap((m) => SCRIPTS.map((s) => m.script('LOAD', s.lua))));
+      } else {
+        await Promise.all(SCRIPTS.map((s) => client.script('LOAD', s.lua)));
+      }
+      this.loadedOn = this.connection();
     } catch (err) {
       throw unavailable(err);
     } finally {

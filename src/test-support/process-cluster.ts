@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import type { RedisAddress } from '../eventstore/redis-address.js';
 import { CLI } from './cli-run.js';
 import { within } from './time-limit.js';
 
@@ -40,8 +41,11 @@ export interface ProcessCluster {
 }
 
 export interface ProcessClusterOptions {
-  /** Passed as `--redis`; without it, only what needs no shared state works (e.g. `--stateless --workers 2`). */
-  redis?: string;
+  /**
+   * Passed as `--redis URL`, or `--redis-cluster NODES`; without it, only what needs no shared state works (e.g.
+   * `--stateless --workers 2`).
+   */
+  redis?: RedisAddress;
   /** More `serve` options, e.g. `['--workers', '2']` or `['--json']`. */
   args?: readonly string[];
   /** More environment for every process (e.g. `NODE_OPTIONS`). */
@@ -54,7 +58,7 @@ export interface ProcessClusterOptions {
 const WRAPPER = 'exec 3<&0 </dev/null; (read -r _ <&3; kill -9 $$) >/dev/null 2>&1 & exec 3<&-; exec "$@"';
 
 /**
- * Starts `count` processes of `node dist/cli/main.js serve --port 0 [--redis URL] [args]` and resolves once each
+ * Starts `count` processes of `node dist/cli/main.js serve --port 0 [--redis URL | --redis-cluster NODES] [args]` and resolves once each
  * has printed its URL (it listens by then). No process outlives the test process, however that ends; still,
  * call `stopAll()` when the test is done. Rejects, having killed those it started, when one fails to start.
  */
@@ -63,11 +67,7 @@ export async function startProcessCluster(
   options: ProcessClusterOptions,
 ): Promise<ProcessCluster> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does)`);
-  const args = [
-    'serve',
-    ...(options.redis === undefined ? [] : ['--redis', options.redis]),
-    ...(options.args ?? []),
-  ];
+  const args = ['serve', ...redisArgs(options.redis), ...(options.args ?? [])];
   const env = { ...process.env, ...options.env };
   const started = await Promise.allSettled(
     Array.from({ length: count }, () => ServeChild.start(args, env, 0)),
@@ -87,6 +87,11 @@ export async function startProcessCluster(
       await Promise.all(processes.map((p) => p.kill('SIGKILL')));
     },
   };
+}
+
+function redisArgs(redis: RedisAddress | undefined): string[] {
+  if (redis === undefined) return [];
+  return typeof redis === 'string' ? ['--redis', redis] : ['--redis-cluster', redis.cluster.join(',')];
 }
 
 function at(processes: ServeChild[], i: number): ServeChild {

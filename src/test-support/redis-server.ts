@@ -46,7 +46,8 @@ export async function startRedisServer(): Promise<RedisServer> {
   };
 }
 
-interface Running {
+/** A redis-server this module started. */
+export interface Running {
   readonly child: ChildProcess;
   /** Resolves when the server has exited and its folder is gone. */
   readonly exited: Promise<void>;
@@ -59,8 +60,11 @@ const WRAPPER =
   'exec 3<&0; redis-server "$@" </dev/null & pid=$!; ' +
   '(read -r _ <&3; kill -9 "$pid") >/dev/null 2>&1 & wait "$pid"';
 
-/** Starts redis-server on `port` and waits until it answers. */
-async function launch(port: number): Promise<Running> {
+/**
+ * Starts redis-server on `port` (with `extra` options, and the defaults of `startRedisServer`) and waits until it
+ * answers; `stdin.end()` on the child kills it.
+ */
+export async function launch(port: number, extra: readonly string[] = []): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), 'mcpwire-redis-'));
   // biome-ignore format: one option per line
   const args = [
@@ -71,6 +75,7 @@ async function launch(port: number): Promise<Running> {
     '--dir', dir,
     '--daemonize', 'no',
     '--loglevel', 'warning',
+    ...extra,
   ];
   const child = spawn('sh', ['-c', WRAPPER, 'sh', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';

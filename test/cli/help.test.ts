@@ -29,6 +29,7 @@ describe('mcpwire help pages', { concurrency: true }, () => {
         '--stateless',
         '--cors-origin O',
         '--redis URL',
+        '--redis-cluster NODES',
         '--oauth-issuer',
         'Examples:',
       ]) {

@@ -14,19 +14,19 @@ import {
 } from '../../src/test-support/mcp-http.js';
 import { postModern } from '../../src/test-support/modern-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
-import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
+import { type RedisBackend, startRedisBackend } from '../../src/test-support/redis-backend.js';
 import { until, within } from '../../src/test-support/time-limit.js';
 
 const README = 'demo://readme';
 /** How long a stream is watched after its notifications came, to see that no second copy follows. */
 const QUIET_MS = 500;
 
-let redis: RedisServer;
+let redis: RedisBackend;
 let cluster: ProcessCluster;
 
 before(async () => {
-  redis = await startRedisServer();
-  cluster = await startProcessCluster(2, { redis: redis.url });
+  redis = await startRedisBackend();
+  cluster = await startProcessCluster(2, { redis: redis.address });
 });
 
 after(async () => {

@@ -7,16 +7,16 @@ import { after, before, test } from 'node:test';
 import { SseReader } from '../../src/test-support/mcp-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type ListenRefusal, openRawListen, refusedListen } from '../../src/test-support/raw-listen.js';
-import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
+import { type RedisBackend, startRedisBackend } from '../../src/test-support/redis-backend.js';
 import { DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL as MAX } from '../../src/transport/streamable/modern/listen-streams.js';
 
-let redis: RedisServer;
+let redis: RedisBackend;
 let cluster: ProcessCluster;
 const open: SseReader[] = [];
 
 before(async () => {
-  redis = await startRedisServer();
-  cluster = await startProcessCluster(2, { redis: redis.url });
+  redis = await startRedisBackend();
+  cluster = await startProcessCluster(2, { redis: redis.address });
 });
 
 after(async () => {

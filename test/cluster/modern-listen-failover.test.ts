@@ -9,7 +9,7 @@ import type { ClientSession } from '../../src/client/client-session.js';
 import type { Listen, ListenEvent } from '../../src/client/listen.js';
 import { listenReader } from '../../src/test-support/listen-reader.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
-import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
+import { type RedisBackend, startRedisBackend } from '../../src/test-support/redis-backend.js';
 import {
   BACKEND_HEADER,
   type RoundRobinProxy,
@@ -21,13 +21,13 @@ import { connectUrl } from '../../src/transport/connect-url.js';
 
 const LIMIT = 15_000;
 
-let redis: RedisServer;
+let redis: RedisBackend;
 let cluster: ProcessCluster;
 let proxy: RoundRobinProxy;
 
 before(async () => {
-  redis = await startRedisServer();
-  cluster = await startProcessCluster(3, { redis: redis.url });
+  redis = await startRedisBackend();
+  cluster = await startProcessCluster(3, { redis: redis.address });
   proxy = await startRoundRobinProxy(cluster.urls());
 });
 

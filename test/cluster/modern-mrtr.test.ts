@@ -9,7 +9,7 @@ import type { CreateMessageRequestParams } from '@modelcontextprotocol/sdk/types
 import { WALK_NAME, WALK_ROOT, walkDemo } from '../../src/test-support/demo-walkthrough.js';
 import type { PostedMessage } from '../../src/test-support/posted-messages.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
-import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
+import { type RedisBackend, startRedisBackend } from '../../src/test-support/redis-backend.js';
 import {
   BACKEND_HEADER,
   type RoundRobinProxy,
@@ -21,15 +21,15 @@ import { toolText } from '../../src/test-support/tool-text.js';
 const MODERN = '2026-07-28';
 const CALLBACK_TOOLS = ['sample', 'list_roots', 'elicit_name'];
 
-let redis: RedisServer;
+let redis: RedisBackend;
 let cluster: ProcessCluster;
 let proxy: RoundRobinProxy;
 
 before(async () => {
-  redis = await startRedisServer();
+  redis = await startRedisBackend();
   // Not inherited: each process must take the cluster's key from Redis.
   delete process.env.MCPWIRE_REQUEST_STATE_SECRET;
-  cluster = await startProcessCluster(2, { redis: redis.url });
+  cluster = await startProcessCluster(2, { redis: redis.address });
   proxy = await startRoundRobinProxy(cluster.urls());
 });
 
