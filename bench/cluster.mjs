@@ -9,7 +9,12 @@
 // costs, in mcpwire and in redis-server, so the overhead of Redis is stated, not guessed.
 //
 //   npm run build && node bench/cluster.mjs [--quick] [--scenario calls|modern] [--workers 1,2,4] [--duration 10] [--warmup 2]
-//                                           [--sessions 32] [--out results.jsonl]
+//                                           [--sessions 32] [--reps N] [--dist [NAME=]DIR …] [--out results.jsonl]
+//
+// --dist: the build to serve (default ../dist); given more than once, an A/B: every build measured in every
+// repetition, the order of builds alternating from one repetition to the next. --reps N: medians [min–max] of N.
+// Each run reports the CPU that other processes took meanwhile ("other CPU %", of one core): runs above ~15 are
+// disturbed by neighbours.
 //
 // The server is this file run with --serve: the demo server of `mcpwire serve` has no echo tool of the shape
 // the harness checks (`{text}` back as the text), so the bench tool is served here, through the same library
@@ -20,12 +25,12 @@ import cluster from 'node:cluster';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { basename, dirname, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { redisCommand, redisCommands, sleep, startRedis, waitFor } from './lib/redis-server.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
-const dist = (p) => new URL(`../dist/${p}`, import.meta.url).href;
 
 const { values: a } = parseArgs({
   options: {
@@ -39,11 +44,21 @@ const { values: a } = parseArgs({
     warmup: { type: 'string' },
     sessions: { type: 'string', default: '32' },
     out: { type: 'string' },
+    reps: { type: 'string', default: '1' },
+    dist: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
-// ---- the server: `--serve --port P [--redis URL] [--workers N]` ----
+/** The builds to measure: `[NAME=]DIR`, named after their folder's parent (the checkout) by default. */
+const builds = (a.dist ?? [here('../dist')]).map((spec) => {
+  const eq = spec.indexOf('=');
+  const dir = resolve(eq > 0 ? spec.slice(eq + 1) : spec);
+  return { name: eq > 0 ? spec.slice(0, eq) : basename(dirname(dir)), dir };
+});
+const dist = (p) => pathToFileURL(`${builds[0].dir}/${p}`).href;
+
+// ---- the server: `--serve --port P [--redis URL] [--workers N] [--dist DIR]` ----
 
 async function serveMode() {
   const workers = Number(a.workers ?? '1');
@@ -100,13 +115,14 @@ async function serveOne(announce, log) {
 async function drive() {
   if (a.help) {
     console.log(
-      'usage: node bench/cluster.mjs [--quick] [--scenario calls|modern] [--workers 1,2,4] [--duration S] [--warmup S] [--sessions N] [--out FILE]',
+      'usage: node bench/cluster.mjs [--quick] [--scenario calls|modern] [--workers 1,2,4] [--duration S] [--warmup S] [--sessions N] [--reps N] [--dist [NAME=]DIR …] [--out FILE]',
     );
     return 0;
   }
   const missing = [];
-  if (!existsSync(here('../dist/cluster/index.js')))
-    missing.push('the built library: run `npm run build` in the repository root');
+  for (const b of builds)
+    if (!existsSync(`${b.dir}/cluster/index.js`))
+      missing.push(`the built library in ${b.dir}: run \`npm run build\` in its checkout`);
   if (!existsSync(here('./node_modules/undici/package.json')))
     missing.push('the harness dependency: run `npm ci --prefix bench`');
   if (spawnSync('redis-server', ['--version']).error)
@@ -124,29 +140,48 @@ async function drive() {
     return 1;
   }
 
+  const reps = Number(a.reps);
   const redis = await startRedis();
   const runs = [];
   try {
-    const setups = [
-      { name: 'in-memory', processes: 1, redis: false },
-      ...counts.map((n) => ({ name: 'redis', processes: n, redis: true })),
-    ];
-    for (const setup of setups) {
-      if (setup.redis) await redisCommand(redis.port, 'FLUSHALL');
-      const run = await measure(setup, redis, {
-        duration,
-        warmup,
-        sessions: a.sessions,
-        scenario: a.scenario,
-      });
-      runs.push(run);
-      console.error(`${label(setup)}: ${Math.round(run.result.calls_per_s ?? 0)} calls/s`);
+    for (let rep = 0; rep < reps; rep++) {
+      const order = rep % 2 === 0 ? builds : [...builds].reverse();
+      for (const build of order) {
+        const setups = [
+          { name: 'in-memory', processes: 1, redis: false, build },
+          ...counts.map((n) => ({ name: 'redis', processes: n, redis: true, build })),
+        ];
+        for (const setup of setups) {
+          if (setup.redis) await redisCommand(redis.port, 'FLUSHALL');
+          const run = await measure(setup, redis, {
+            duration,
+            warmup,
+            sessions: a.sessions,
+            scenario: a.scenario,
+          });
+          runs.push(run);
+          console.error(
+            `${rep + 1}/${reps} ${build.name}, ${label(setup)}: ${Math.round(run.result.calls_per_s ?? 0)} calls/s, other CPU ${Math.round(run.other_cpu_pct)} %`,
+          );
+        }
+      }
     }
   } finally {
     await redis.stop();
   }
   if (a.out) writeFileSync(a.out, runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  console.log(table(runs, { duration, warmup, sessions: a.sessions, scenario: a.scenario }));
+  const o = { duration, warmup, sessions: a.sessions, scenario: a.scenario, reps };
+  console.log(
+    builds
+      .map((b) =>
+        table(
+          runs.filter((r) => r.setup.build === b),
+          b,
+          o,
+        ),
+      )
+      .join('\n\n'),
+  );
   return runs.some((r) => r.result.error || r.result.errors) ? 1 : 0;
 }
 
@@ -157,7 +192,7 @@ const label = (s) =>
 
 /** Starts the server for `setup`, runs the scenario (`calls` or `modern`) against it, and reads CPU use over the measured window. */
 async function measure(setup, redis, o) {
-  const args = [here('./cluster.mjs'), '--serve', '--port', '0'];
+  const args = [here('./cluster.mjs'), '--serve', '--port', '0', '--dist', setup.build.dir];
   if (setup.redis) args.push('--redis', redis.url);
   if (setup.processes > 1) args.push('--workers', String(setup.processes));
   const server = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -204,6 +239,7 @@ async function measure(setup, redis, o) {
       at: performance.now(),
       server: cpuTicks(pids()),
       redis: cpuTicks([redis.pid]),
+      machine: machineBusyTicks(),
       commands: setup.redis ? await redisCommands(redis.port) : 0,
     });
     const start = await sample();
@@ -215,6 +251,9 @@ async function measure(setup, redis, o) {
     const tick = 1 / Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
     const serverCpu = ((end.server - start.server) * tick) / seconds;
     const redisCpu = ((end.redis - start.redis) * tick) / seconds;
+    // Everything else the machine ran meanwhile (% of one core): the load generator is in its result.
+    const busy = ((end.machine - start.machine) * tick) / seconds;
+    const other = busy - serverCpu - redisCpu - (result.client_cpu_pct ?? 0) / 100;
     // Less the INFO command of the sample itself.
     const commands = (end.commands - start.commands - 1) / seconds;
     return {
@@ -222,6 +261,7 @@ async function measure(setup, redis, o) {
       result,
       server_cpu_pct: serverCpu * 100,
       redis_cpu_pct: redisCpu * 100,
+      other_cpu_pct: Math.max(0, other * 100),
       redis_commands_per_call: setup.redis ? commands / result.calls_per_s : 0,
     };
   } finally {
@@ -232,43 +272,68 @@ async function measure(setup, redis, o) {
   }
 }
 
-function table(runs, o) {
-  const base = runs.find((r) => !r.setup.redis);
-  const one = runs.find((r) => r.setup.redis && r.setup.processes === 1);
+/** Medians [min–max] over the repetitions of one build: each Redis setup's calls/s ÷ in memory is taken per repetition. */
+function table(runs, build, o) {
   const us = (r, pct) => (r.result.calls_per_s ? (pct / 100 / r.result.calls_per_s) * 1e6 : NaN);
   const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '–');
-  const rows = runs.map((r) => {
-    const { result, setup } = r;
+  const median = (xs) => {
+    const s = xs.filter(Number.isFinite).sort((x, y) => x - y);
+    return s.length === 0
+      ? NaN
+      : s.length % 2
+        ? s[(s.length - 1) / 2]
+        : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const spread = (xs, d = 0) =>
+    xs.length > 1 ? `${f(median(xs), d)} [${f(Math.min(...xs), d)}–${f(Math.max(...xs), d)}]` : f(xs[0], d);
+  const groups = new Map();
+  for (const r of runs) {
+    const key = label(r.setup);
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(r);
+  }
+  const base = groups.get(label({ redis: false })) ?? [];
+  const ratio = (r, i) => r.result.calls_per_s / base[i]?.result.calls_per_s;
+  const summary = {};
+  const rows = [...groups].map(([name, rs]) => {
+    const redis = rs[0].setup.redis;
+    const row = {
+      calls: rs.map((r) => r.result.calls_per_s),
+      ratio: rs.map(ratio),
+      mcpwire: rs.map((r) => us(r, r.server_cpu_pct)),
+      redis: rs.map((r) => us(r, r.redis_cpu_pct)),
+      commands: rs.map((r) => r.redis_commands_per_call),
+    };
+    summary[name] = row;
     const cells = [
-      label(setup),
-      f(result.calls_per_s),
-      `${f(result.calls_per_s / base.result.calls_per_s, 2)}×`,
-      `${f(result.p50_ms, 2)} / ${f(result.p99_ms, 2)}`,
-      f(r.server_cpu_pct),
-      setup.redis ? f(r.redis_cpu_pct) : '–',
-      `${f(us(r, r.server_cpu_pct))} + ${setup.redis ? f(us(r, r.redis_cpu_pct)) : '0'}`,
-      setup.redis ? f(r.redis_commands_per_call, 1) : '–',
-      f(result.client_cpu_pct),
-      `${result.errors ?? 0}${result.error ? ` (${result.error})` : ''}`,
+      name,
+      spread(row.calls),
+      redis ? `${spread(row.ratio, 2)}×` : '1.00×',
+      `${f(median(rs.map((r) => r.result.p50_ms)), 2)} / ${f(median(rs.map((r) => r.result.p99_ms)), 2)}`,
+      `${f(median(row.mcpwire))} + ${redis ? f(median(row.redis)) : '0'}`,
+      redis ? f(median(row.commands), 1) : '–',
+      f(median(rs.map((r) => r.result.client_cpu_pct))),
+      spread(rs.map((r) => r.other_cpu_pct)),
+      `${rs.reduce((n, r) => n + (r.result.errors ?? 0), 0)}${rs.find((r) => r.result.error)?.result.error ?? ''}`,
     ];
     return `| ${cells.join(' | ')} |`;
   });
   const lines = [
-    `${o.scenario} scenario: ${o.sessions} ${o.scenario === 'modern' ? 'clients (2026-07-28, no session)' : 'sessions'}, tools/call echo back to back, ${o.duration} s measured after ${o.warmup} s warmup; ` +
+    `${build.name} (${build.dir}): ${o.scenario} scenario, ${o.sessions} ${o.scenario === 'modern' ? 'clients (2026-07-28, no session)' : 'sessions'}, tools/call echo back to back, ${o.duration} s measured after ${o.warmup} s warmup, ${o.reps} repetition(s); ` +
       `${availableParallelism()} CPUs shared by the server processes, redis-server and the load generator; Node ${process.version}`,
     '',
-    '| setup | calls/s | vs in-memory | p50 / p99 ms | server CPU % | redis CPU % | CPU µs per call (mcpwire + redis) | Redis commands per call | load generator CPU % | errors |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| setup | calls/s | ÷ in-memory | p50 / p99 ms | CPU µs per call (mcpwire + redis) | Redis commands per call | load generator CPU % | other CPU % | errors |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
-  if (base && one) {
-    const loss = 1 - one.result.calls_per_s / base.result.calls_per_s;
-    const extra = us(one, one.server_cpu_pct) - us(base, base.server_cpu_pct);
+  const mem = summary[label({ redis: false })];
+  const one = summary[label({ redis: true, processes: 1 })];
+  if (mem && one) {
     lines.push(
       '',
-      `Overhead of Redis, one process: ${f(loss * 100)} % fewer calls/s than in memory; each call costs ` +
-        `${f(extra)} µs more CPU in mcpwire and ${f(us(one, one.redis_cpu_pct))} µs in redis-server ` +
-        `(${f(us(one, one.server_cpu_pct) + us(one, one.redis_cpu_pct))} µs in all, against ${f(us(base, base.server_cpu_pct))} µs in memory).`,
+      `Overhead of Redis, one process: ${f((1 - median(one.ratio)) * 100)} % fewer calls/s than in memory; each call costs ` +
+        `${f(median(one.mcpwire) - median(mem.mcpwire))} µs more CPU in mcpwire and ${f(median(one.redis))} µs in redis-server ` +
+        `(${f(median(one.mcpwire) + median(one.redis))} µs in all, against ${f(median(mem.mcpwire))} µs in memory).`,
     );
   }
   return lines.join('\n');
@@ -289,6 +354,12 @@ function cpuTicks(pids) {
     }
   }
   return ticks;
+}
+
+/** Busy clock ticks of the whole machine (every core), from /proc/stat. */
+function machineBusyTicks() {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  return f.reduce((x, y) => x + y, 0) - f[3] - f[4];
 }
 
 /** The pids whose parent is `ppid` (the workers of a primary). */

@@ -6,10 +6,13 @@
 // on the slot's master). The session hash holds, per stream id `<id>`:
 //   n:<id>  the stream's next index (the count of events ever appended): its presence means "open in this session"
 //   b:<id>  the bytes (UTF-8) of the events the Redis stream still holds
-//   c:<id>  present once the stream is closed
+//   c:<id>  present once the stream is closed: '1', or 's' when it is sealed (below)
 // Event `i` is the Redis stream entry with id `<i + 1>-0` and one field `d` (its data): entries sort by index,
 // never by a clock. Only the oldest entries are ever removed (exact XTRIM MAXLEN, or the key expiring or being
 // deleted whole), so the stream holds events `next - XLEN` … `next - 1`, and that is the purge check.
+// A sealed stream was opened, written and closed by one script (a POST answered at once: its priming event and
+// its answer): KEYS[2] is then a string, the MessagePack array of all its events, which expires whole. It is
+// closed, so no write touches it again; a replay reads it whole, or finds it expired (every event purged).
 // Numbers are written with string.format('%d'): Lua's tostring turns integers past 1e14 into exponent form.
 
 /**
@@ -110,15 +113,48 @@ end
 `;
 
 /**
- * WRITE(session, events; id, ttl, maxEvents, maxBytes, op, [data], op, …) → one result per operation: see
- * WRITE_FUNCTION.
+ * A Lua function: `seal(session, events, id, ops, at, ttl, maxEvents, maxBytes)` runs the operations as `write`
+ * would, answering the same results, when they open a new stream, append at least one event and close it, all
+ * within the bounds (nothing to purge); it stores the stream sealed (see the layout above) in four commands
+ * (`HEXISTS`, `SET` with its TTL, `HSET`, `EXPIRE`) instead of a Redis stream's eight, and with a few hundred bytes
+ * instead of a stream node's 4 KiB. Any other operations, or a stream that exists, answer nil: run `write`.
  */
-export const WRITE_LUA = `${WRITE_FUNCTION}
-return write(KEYS[1], KEYS[2], ARGV[1], ARGV, 5, ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
+export const SEAL_FUNCTION = `
+local function seal(session, events, id, ops, at, ttl, maxEvents, maxBytes)
+  if ops[at] ~= 'o' or ops[#ops] ~= 'c' then return nil end
+  local data, bytes, i = {}, 0, at + 1
+  while i < #ops do
+    if ops[i] ~= 'a' then return nil end
+    data[#data + 1] = ops[i + 1]
+    bytes = bytes + #ops[i + 1]
+    i = i + 2
+  end
+  if i ~= #ops or #data == 0 or #data > maxEvents or bytes > maxBytes then return nil end
+  local nField = 'n:' .. id
+  if redis.call('HEXISTS', session, nField) == 1 then return nil end
+  redis.call('SET', events, cmsgpack.pack(data), 'EX', ttl)
+  redis.call('HSET', session, nField, string.format('%d', #data), 'c:' .. id, 's')
+  redis.call('EXPIRE', session, ttl)
+  local results = {0}
+  for k = 1, #data do results[k + 1] = k - 1 end
+  results[#data + 2] = 0
+  return results
+end
 `;
 
 /**
- * AFTER(session, events; id, index) → {0, closed (0|1), {data…}} with every event after `index`;
+ * WRITE(session, events; id, ttl, maxEvents, maxBytes, op, [data], op, …) → one result per operation: see
+ * WRITE_FUNCTION and SEAL_FUNCTION.
+ */
+export const WRITE_LUA = `${WRITE_FUNCTION}${SEAL_FUNCTION}
+local ttl, maxEvents, maxBytes = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
+return seal(KEYS[1], KEYS[2], ARGV[1], ARGV, 5, ttl, maxEvents, maxBytes)
+  or write(KEYS[1], KEYS[2], ARGV[1], ARGV, 5, ttl, maxEvents, maxBytes)
+`;
+
+/**
+ * AFTER(session, events; id, index) → {0, closed (0|1), {data…}} with every event after `index` (of a Redis stream or a
+ * sealed one);
  * {1} when the stream is not open in this session; {2, next} when `index` >= next (never issued);
  * {3, firstHeld} when an event after `index` is no longer held. Reads only.
  */
@@ -127,6 +163,16 @@ local meta = redis.call('HMGET', KEYS[1], 'n:' .. ARGV[1], 'c:' .. ARGV[1])
 if not meta[1] then return {1} end
 local next, index = tonumber(meta[1]), tonumber(ARGV[2])
 if index >= next then return {2, next} end
+if meta[2] == 's' then
+  local sealed = redis.call('GET', KEYS[2])
+  if not sealed then
+    if index + 1 < next then return {3, next} end
+    return {0, 1, {}}
+  end
+  local all, events = cmsgpack.unpack(sealed), {}
+  for i = index + 2, next do events[#events + 1] = all[i] end
+  return {0, 1, events}
+end
 local first = next - redis.call('XLEN', KEYS[2])
 if index + 1 < first then return {3, first} end
 local events = {}

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { sessionHash } from '../util/session-hash.js';
 import { EventsPurgedError, StreamClosedError, UnknownEventError, UnknownStreamError } from './errors.js';
 import type { EventStore, Replay } from './event-store.js';
+import { holdWrites } from './hold-writes.js';
 import { connectRedis, isRedisAddress, type RedisAddress } from './redis-address.js';
 import {
   commandTimeoutOf,
@@ -61,6 +63,9 @@ interface Script {
   /** What `roundTrip` calls it. */
   readonly operation: string;
 }
+
+/** How many session keys a store remembers: the sessions a process serves at once, for most. */
+const SESSION_KEYS = 4096;
 
 const script = (lua: string, operation: string): Script => ({
   lua,
@@ -130,9 +135,8 @@ export class RedisEventStore implements EventStore {
   private waiting = 0;
   /** Operations called since the last flush, one batch per run of calls on one stream, in call order. */
   private batches: Batch[] | undefined;
-  // The last session's key: a burst of appends hashes its session id once.
-  private lastSessionId = '';
-  private lastSessionKey = '';
+  /** The keys of the sessions used last (at most SESSION_KEYS, oldest first): each call would hash its session id. */
+  private readonly sessionKeys = new Map<string, string>();
 
   constructor(options: RedisEventStoreOptions) {
     this.keyPrefix = options.keyPrefix ?? 'mcpwire:events';
@@ -193,6 +197,7 @@ export class RedisEventStore implements EventStore {
 
   async sessionClosed(sessionId: string): Promise<void> {
     const session = this.sessionKey(sessionId);
+    this.sessionKeys.delete(sessionId);
     this.flush();
     // Every key of the session is in its slot: one UNLINK deletes the streams the hash lists, and the hash. A
     // stream another process opens meanwhile keeps its events until their TTL.
@@ -223,13 +228,14 @@ export class RedisEventStore implements EventStore {
 
   /** `<prefix>:{h}`: see the class comment. */
   private sessionKey(sessionId: string): string {
-    if (sessionId !== this.lastSessionId) {
-      this.lastSessionId = sessionId;
-      this.lastSessionKey = this.sessionKeyOf(
-        createHash('sha256').update(sessionId).digest().subarray(0, 16).toString('base64url'),
-      );
+    let key = this.sessionKeys.get(sessionId);
+    if (key === undefined) {
+      key = this.sessionKeyOf(sessionHash(sessionId));
+      if (this.sessionKeys.size >= SESSION_KEYS)
+        this.sessionKeys.delete(this.sessionKeys.keys().next().value!);
+      this.sessionKeys.set(sessionId, key);
     }
-    return this.lastSessionKey;
+    return key;
   }
 
   /**
@@ -270,6 +276,7 @@ export class RedisEventStore implements EventStore {
     const batches = this.batches;
     if (batches === undefined) return;
     this.batches = undefined;
+    holdWrites(this.client);
     for (const { args, waiters } of batches) {
       this.run(WRITE, ...args).then(
         (results) => {
