@@ -160,6 +160,15 @@ async function main() {
       sessions[i % sessions.length].callTool('echo', { text: `x${i}` }),
     );
     const perCall = ((await usedMemory(r)) - before) / n.calls;
+    // A finished call's POST stream: its key (the GET streams are the only other event keys, all Redis streams).
+    const postKeys = [];
+    for (const key of await r.keys(`${PREFIX}:events:{*}:*`)) {
+      const type = await r.type(key);
+      if (type !== 'stream') postKeys.push({ type, bytes: await r.memory('USAGE', key, 'SAMPLES', '0') });
+    }
+    const post = postKeys.length
+      ? `its closed POST stream, sealed: \`mcpwire:events:{h}:<stream>\` (${postKeys[0].type}) ${postKeys[0].bytes} B of 2 events`
+      : 'its closed POST stream: `mcpwire:events:{h}:<stream>` (stream) of 2 events';
     const modernClient = new McpSession(ep);
     modernClient.assumeModern();
     const modern = await commandsPer(r, n.calls, (i) =>
@@ -183,7 +192,7 @@ async function main() {
       [
         `what a legacy call leaves, for the event store's ttlSeconds (${n.calls})`,
         kib(perCall),
-        'its closed stream: `mcpwire:events:{h}:<stream>` (stream) of 2 events, 2 fields of `mcpwire:events:{h}`',
+        `${post}, 2 fields of \`mcpwire:events:{h}\``,
       ],
     ];
     const calls = [

@@ -99,10 +99,13 @@ type AfterReply = [0, 0 | 1, string[]] | [1] | [2 | 3, number];
  * script and command touches one slot, with each key it touches named in its KEYS):
  * - `<prefix>:{h}`, a hash: per stream, its next index, the bytes it holds, and whether it is closed. It lists
  *   the session's streams, and a stream is only found through it, so never through another session.
- * - `<prefix>:{h}:<stream id>`, a Redis stream: its held events, event `i` under entry id `<i + 1>-0`.
+ * - `<prefix>:{h}:<stream id>`, a Redis stream: its held events, event `i` under entry id `<i + 1>-0`; or, for a
+ *   stream opened, written and closed in one turn (a POST answered at once), a string holding all its events,
+ *   "sealed": a fraction of a Redis stream's memory and commands, replayed the same way.
  * Each operation is one Lua script (see redis-event-scripts.ts), so each is atomic: appends are numbered by a
  * counter, never a clock, and a replay is checked against purging and read in one step. Writes to one stream made
- * one after the other in the same turn (open, append, streamClosed) share one script: one round trip.
+ * one after the other in the same turn (open, append, streamClosed) share one script: one round trip. The scripts
+ * of one turn of the event loop leave in one write to the connection (hold-writes.ts).
  *
  * Bounds: per stream `maxEventsPerStream` and `maxBytesPerStream` (exact: the oldest events are removed first),
  * and `ttlSeconds` for everything, refreshed by each write. Data is stored as UTF-8, so it must be well-formed
