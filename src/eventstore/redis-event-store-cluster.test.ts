@@ -45,6 +45,26 @@ describe('RedisEventStore on a Redis Cluster', () => {
     for (const node of client.nodes('master')) assert.deepEqual(await node.keys(`${keyPrefix}:*`), []);
   });
 
+  test('streams opened, written and closed in one turn are sealed in their session’s slot, and replay', async () => {
+    const store = new RedisEventStore({ redis: client, keyPrefix: `test-${randomUUID()}` });
+    const sessions = Array.from({ length: 12 }, () => randomUUID());
+    await Promise.all(
+      sessions.flatMap((s) => [
+        store.open(s, 'p'),
+        store.append(s, 'p', ''),
+        store.append(s, 'p', `answer ${s}`),
+        store.streamClosed(s, 'p'),
+      ]),
+    );
+    for (const s of sessions) {
+      const key = store.streamKeyOf(sessionHash(s), 'p');
+      assert.equal(await client.type(key), 'string', 'sealed');
+      assert.deepEqual(await store.after(s, 'p', 0), { events: [`answer ${s}`], closed: true });
+      await store.sessionClosed(s);
+      assert.equal(await client.exists(key), 0);
+    }
+  });
+
   test('a master killed: its replica takes over, with the events it had; calls fail meanwhile, then work', {
     timeout: 60_000,
   }, async () => {
