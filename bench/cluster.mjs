@@ -9,12 +9,12 @@
 // costs, in mcpwire and in redis-server, so the overhead of Redis is stated, not guessed.
 //
 //   npm run build && node bench/cluster.mjs [--quick] [--scenario calls|modern] [--workers 1,2,4] [--duration 10] [--warmup 2]
-//                                           [--sessions 32] [--reps N] [--dist [NAME=]DIR …] [--out results.jsonl]
+//                                           [--sessions 32] [--reps N] [--max-other 15] [--dist [NAME=]DIR …] [--out results.jsonl]
 //
 // --dist: the build to serve (default ../dist); given more than once, an A/B: every build measured in every
 // repetition, the order of builds alternating from one repetition to the next. --reps N: medians [min–max] of N.
-// Each run reports the CPU that other processes took meanwhile ("other CPU %", of one core): runs above ~15 are
-// disturbed by neighbours.
+// Each run reports the CPU that other processes took meanwhile ("other CPU %", of one core): a repetition with a
+// run above --max-other (15) was disturbed by neighbours, and is left out of the medians when any is not.
 //
 // The server is this file run with --serve: the demo server of `mcpwire serve` has no echo tool of the shape
 // the harness checks (`{text}` back as the text), so the bench tool is served here, through the same library
@@ -45,6 +45,7 @@ const { values: a } = parseArgs({
     sessions: { type: 'string', default: '32' },
     out: { type: 'string' },
     reps: { type: 'string', default: '1' },
+    'max-other': { type: 'string', default: '15' },
     dist: { type: 'string', multiple: true },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -115,7 +116,7 @@ async function serveOne(announce, log) {
 async function drive() {
   if (a.help) {
     console.log(
-      'usage: node bench/cluster.mjs [--quick] [--scenario calls|modern] [--workers 1,2,4] [--duration S] [--warmup S] [--sessions N] [--reps N] [--dist [NAME=]DIR …] [--out FILE]',
+      'usage: node bench/cluster.mjs [--quick] [--scenario calls|modern] [--workers 1,2,4] [--duration S] [--warmup S] [--sessions N] [--reps N] [--max-other PCT] [--dist [NAME=]DIR …] [--out FILE]',
     );
     return 0;
   }
@@ -159,6 +160,7 @@ async function drive() {
             sessions: a.sessions,
             scenario: a.scenario,
           });
+          run.rep = rep;
           runs.push(run);
           console.error(
             `${rep + 1}/${reps} ${build.name}, ${label(setup)}: ${Math.round(run.result.calls_per_s ?? 0)} calls/s, other CPU ${Math.round(run.other_cpu_pct)} %`,
@@ -170,7 +172,14 @@ async function drive() {
     await redis.stop();
   }
   if (a.out) writeFileSync(a.out, runs.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  const o = { duration, warmup, sessions: a.sessions, scenario: a.scenario, reps };
+  const o = {
+    duration,
+    warmup,
+    sessions: a.sessions,
+    scenario: a.scenario,
+    reps,
+    maxOther: Number(a['max-other']),
+  };
   console.log(
     builds
       .map((b) =>
@@ -273,7 +282,11 @@ async function measure(setup, redis, o) {
 }
 
 /** Medians [min–max] over the repetitions of one build: each Redis setup's calls/s ÷ in memory is taken per repetition. */
-function table(runs, build, o) {
+function table(all, build, o) {
+  // Whole repetitions only, so that each ratio compares runs of the same minutes.
+  const disturbed = new Set(all.filter((r) => !(r.other_cpu_pct <= o.maxOther)).map((r) => r.rep));
+  const clean = all.filter((r) => !disturbed.has(r.rep));
+  const runs = clean.length > 0 ? clean : all;
   const us = (r, pct) => (r.result.calls_per_s ? (pct / 100 / r.result.calls_per_s) * 1e6 : NaN);
   const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '–');
   const median = (xs) => {
@@ -319,7 +332,7 @@ function table(runs, build, o) {
     return `| ${cells.join(' | ')} |`;
   });
   const lines = [
-    `${build.name} (${build.dir}): ${o.scenario} scenario, ${o.sessions} ${o.scenario === 'modern' ? 'clients (2026-07-28, no session)' : 'sessions'}, tools/call echo back to back, ${o.duration} s measured after ${o.warmup} s warmup, ${o.reps} repetition(s); ` +
+    `${build.name} (${build.dir}): ${clean.length > 0 ? `${o.reps - disturbed.size} undisturbed repetition(s) of ${o.reps} (other CPU ≤ ${o.maxOther} % in each run)` : `every repetition disturbed (other CPU > ${o.maxOther} %): all ${o.reps} shown`}; ${o.scenario} scenario, ${o.sessions} ${o.scenario === 'modern' ? 'clients (2026-07-28, no session)' : 'sessions'}, tools/call echo back to back, ${o.duration} s measured after ${o.warmup} s warmup; ` +
       `${availableParallelism()} CPUs shared by the server processes, redis-server and the load generator; Node ${process.version}`,
     '',
     '| setup | calls/s | ÷ in-memory | p50 / p99 ms | CPU µs per call (mcpwire + redis) | Redis commands per call | load generator CPU % | other CPU % | errors |',

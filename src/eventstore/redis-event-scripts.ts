@@ -143,13 +143,22 @@ end
 `;
 
 /**
- * WRITE(session, events; id, ttl, maxEvents, maxBytes, op, [data], op, …) → one result per operation: see
- * WRITE_FUNCTION and SEAL_FUNCTION.
+ * WRITE(session 1, events 1, session 2, events 2, …; ttl, maxEvents, maxBytes, id 1, count 1, op, [data], op, …,
+ * id 2, count 2, …) → per stream, in order, one result per operation (see WRITE_FUNCTION and SEAL_FUNCTION): the
+ * operations on several streams, `count` arguments each, in one script. On a Redis Cluster the caller sends one
+ * stream per script, whose keys share a slot.
  */
 export const WRITE_LUA = `${WRITE_FUNCTION}${SEAL_FUNCTION}
-local ttl, maxEvents, maxBytes = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-return seal(KEYS[1], KEYS[2], ARGV[1], ARGV, 5, ttl, maxEvents, maxBytes)
-  or write(KEYS[1], KEYS[2], ARGV[1], ARGV, 5, ttl, maxEvents, maxBytes)
+local ttl, maxEvents, maxBytes = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local replies, at = {}, 4
+for k = 1, #KEYS, 2 do
+  local id, count, ops = ARGV[at], tonumber(ARGV[at + 1]), {}
+  for j = 1, count do ops[j] = ARGV[at + 1 + j] end
+  at = at + 2 + count
+  replies[#replies + 1] = seal(KEYS[k], KEYS[k + 1], id, ops, 1, ttl, maxEvents, maxBytes)
+    or write(KEYS[k], KEYS[k + 1], id, ops, 1, ttl, maxEvents, maxBytes)
+end
+return replies
 `;
 
 /**

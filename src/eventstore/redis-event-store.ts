@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { sessionHash } from '../util/session-hash.js';
 import { EventsPurgedError, StreamClosedError, UnknownEventError, UnknownStreamError } from './errors.js';
 import type { EventStore, Replay } from './event-store.js';
-import { holdWrites } from './hold-writes.js';
 import { connectRedis, isRedisAddress, type RedisAddress } from './redis-address.js';
 import {
   commandTimeoutOf,
@@ -41,7 +40,8 @@ export interface RedisEventStoreOptions {
   ttlSeconds?: number;
   /**
    * Wraps each command sent to Redis (`events.write`, `events.replay`, `events.forget`), e.g. to time it: the
-   * cluster passes its telemetry's, so that a traced request shows its event-store round trips as child spans.
+   * cluster passes its telemetry's, so that a traced request shows its event-store round trips as child spans. A
+   * write carrying the calls of several requests (see `write`) is one round trip, in the context of the first.
    */
   roundTrip?: RoundTrip;
 }
@@ -76,11 +76,11 @@ const WRITE = script(WRITE_LUA, 'events.write');
 const AFTER = script(AFTER_LUA, 'events.replay');
 const SCRIPTS = [WRITE, AFTER];
 
-/** Calls on one stream waiting to be sent as one WRITE script. */
+/** Calls on one stream waiting to be sent in a WRITE script. */
 interface Batch {
   readonly session: string;
   readonly streamId: string;
-  /** The script's keys and arguments: the stream's, then each operation's. */
+  /** Its arguments of the script: the stream id, how many follow, then each operation's. */
   readonly args: string[];
   /** One per operation, in order. */
   readonly waiters: Array<{ resolve(result: number): void; reject(err: unknown): void }>;
@@ -104,8 +104,8 @@ type AfterReply = [0, 0 | 1, string[]] | [1] | [2 | 3, number];
  *   "sealed": a fraction of a Redis stream's memory and commands, replayed the same way.
  * Each operation is one Lua script (see redis-event-scripts.ts), so each is atomic: appends are numbered by a
  * counter, never a clock, and a replay is checked against purging and read in one step. Writes to one stream made
- * one after the other in the same turn (open, append, streamClosed) share one script: one round trip. The scripts
- * of one turn of the event loop leave in one write to the connection (hold-writes.ts).
+ * one after the other in the same turn (open, append, streamClosed) form one batch, and the batches of one turn of
+ * the event loop (the requests it served) share one script: one round trip.
  *
  * Bounds: per stream `maxEventsPerStream` and `maxBytesPerStream` (exact: the oldest events are removed first),
  * and `ttlSeconds` for everything, refreshed by each write. Data is stored as UTF-8, so it must be well-formed
@@ -177,10 +177,8 @@ export class RedisEventStore implements EventStore {
     this.flush();
     const reply = (await this.run(
       AFTER,
-      session,
-      `${session}:${streamId}`,
-      streamId,
-      String(index),
+      [session, `${session}:${streamId}`],
+      [streamId, String(index)],
     )) as AfterReply;
     switch (reply[0]) {
       case 0:
@@ -243,27 +241,21 @@ export class RedisEventStore implements EventStore {
 
   /**
    * Runs operation `op` (with `data`, for an append: see WRITE_FUNCTION) on a stream, and answers its result.
-   * Operations on one stream called one after the other, before the microtasks of this turn end, run as one
-   * script: a stream opened, primed, answered and closed in one go costs one round trip.
+   * Operations are sent at the end of this turn of the event loop (`setImmediate`, once its I/O callbacks are
+   * done: the requests served in one turn share one script and one round trip) or before the next `after` or
+   * `sessionClosed`, whichever comes first; those on one stream called one after the other form one batch: a
+   * stream opened, primed, answered and closed in one go is written sealed.
    */
   private write(sessionId: string, streamId: string, op: string, data: string | undefined): Promise<number> {
     const session = this.sessionKey(sessionId);
     let batches = this.batches;
     if (batches === undefined) {
       batches = this.batches = [];
-      queueMicrotask(this.flush);
+      setImmediate(this.flush);
     }
     let batch = batches[batches.length - 1];
     if (batch === undefined || batch.session !== session || batch.streamId !== streamId) {
-      const args = [
-        session,
-        `${session}:${streamId}`,
-        streamId,
-        this.ttlArg,
-        this.maxEventsArg,
-        this.maxBytesArg,
-      ];
-      batch = { session, streamId, args, waiters: [] };
+      batch = { session, streamId, args: [streamId, ''], waiters: [] };
       batches.push(batch);
     }
     batch.args.push(op);
@@ -274,37 +266,54 @@ export class RedisEventStore implements EventStore {
     });
   }
 
-  /** Sends the operations gathered so far, each stream's as one script, in call order (before any later call). */
+  /**
+   * Sends the operations gathered so far in call order (before any later call): all of them in one script, or on a
+   * Redis Cluster one script per stream (a script's keys must share a slot).
+   */
   private readonly flush = (): void => {
     const batches = this.batches;
     if (batches === undefined) return;
     this.batches = undefined;
-    holdWrites(this.client);
-    for (const { args, waiters } of batches) {
-      this.run(WRITE, ...args).then(
-        (results) => {
-          for (let i = 0; i < waiters.length; i++) waiters[i].resolve((results as number[])[i]);
-        },
-        (err) => {
-          for (const waiter of waiters) waiter.reject(err);
-        },
-      );
-    }
+    if (isClusterClient(this.client)) for (const batch of batches) this.send([batch]);
+    else this.send(batches);
   };
 
+  /** One WRITE script for `batches`; each waiter gets its operation's result, or the script's failure. */
+  private send(batches: Batch[]): void {
+    const keys: string[] = [];
+    const argv = [this.ttlArg, this.maxEventsArg, this.maxBytesArg];
+    for (const { session, streamId, args } of batches) {
+      keys.push(session, `${session}:${streamId}`);
+      args[1] = String(args.length - 2);
+      for (const arg of args) argv.push(arg);
+    }
+    this.run(WRITE, keys, argv).then(
+      (replies) => {
+        for (let b = 0; b < batches.length; b++) {
+          const { waiters } = batches[b];
+          const results = (replies as number[][])[b];
+          for (let i = 0; i < waiters.length; i++) waiters[i].resolve(results[i]);
+        }
+      },
+      (err) => {
+        for (const { waiters } of batches) for (const waiter of waiters) waiter.reject(err);
+      },
+    );
+  }
+
   /**
-   * Runs script `s` once the connection is ready and has the scripts: the first two of `args` are its keys (the
-   * session's, then the stream's), the rest its ARGV. Every failure becomes a StoreUnavailableError.
+   * Runs script `s` on `keys` (all in one slot) and `argv` once the connection is ready and has the scripts. Every
+   * failure becomes a StoreUnavailableError.
    */
-  private run(s: Script, ...args: string[]): Promise<unknown> {
+  private run(s: Script, keys: string[], argv: string[]): Promise<unknown> {
     return this.command(s.operation, async () => {
       try {
-        return await this.client.evalsha(s.sha, 2, ...args);
+        return await this.client.evalsha(s.sha, keys.length, ...keys, ...argv);
       } catch (err) {
         if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
         // Redis lost its scripts while connected (SCRIPT FLUSH, a replica that took over): EVAL sends the text and
         // loads it again.
-        return await this.client.eval(s.lua, 2, ...args);
+        return await this.client.eval(s.lua, keys.length, ...keys, ...argv);
       }
     });
   }
