@@ -37,6 +37,7 @@ import { type RequestContext, type RequestOptions, Session } from '../session/se
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { type Client, type ClientConnectOptions, DEFAULT_PROBE_TIMEOUT_MS } from './client.js';
 import { Events, type Listener } from './events.js';
+import { fulfil } from './input-rounds.js';
 import { LegacyEra } from './legacy-era.js';
 import type { Listen } from './listen.js';
 import { ModernEra } from './modern-era.js';
@@ -47,6 +48,9 @@ import { withEnvelope } from './request-envelope.js';
 import { checkRoots } from './roots.js';
 import { answerServer } from './server-requests.js';
 import type { EraVerdict, EraWire, ModernStart, SessionEra } from './session-era.js';
+import { driveTask, type TaskHost } from './task-driver.js';
+import { createdTask, TaskMethod, type TaskRequestOptions } from './task-types.js';
+import { ClientTasks } from './tasks.js';
 import { ToolCatalog } from './tool-catalog.js';
 
 /** What a client handler (sampling, elicitation) gets besides its params: signal, progress, the session. */
@@ -77,6 +81,9 @@ type ServerFeature = 'tools' | 'resources' | 'prompts' | 'completions' | 'loggin
 
 const noop = () => {};
 
+/** Task requests a client may send again when the answer was lost: reading, and acks the server dedupes. */
+const TASK_REQUESTS: ReadonlySet<string> = new Set([TaskMethod.Get, TaskMethod.Update, TaskMethod.Cancel]);
+
 /**
  * One connection to an MCP server, made by `Client.connect` (or `connectUrl`), in whichever era
  * negotiation found: a legacy session (initialize) or modern requests (2026-07-28). Holds what differs
@@ -102,6 +109,8 @@ export class ClientSession extends Session {
   /** The open modern listen requests, by id: where their acknowledgements and notifications go. */
   private readonly listenRoutes: ListenRoutes = new Map();
   private readonly wire: EraWire;
+  /** Tool calls as tasks, followed by hand: start, get, update, cancel, resume (and list, legacy). */
+  readonly tasks: ClientTasks;
 
   /** @internal Made by Client.connect, which runs `handshake` before handing it out. */
   constructor(
@@ -118,11 +127,18 @@ export class ClientSession extends Session {
       answer: async (method, params, ctx) => answerServer(this.client, this.roots, method, params, ctx),
       repeatable: (method, params) =>
         READ_ONLY_METHODS.has(method) ||
+        TASK_REQUESTS.has(method) ||
         (method === Method.ToolsCall &&
           typeof params?.name === 'string' &&
           this.catalog.repeatable(params.name)),
       refreshTools: (options) => this.catalog.refresh(options),
     };
+    this.tasks = new ClientTasks({
+      host: () => this.taskHost(),
+      enabled: client.tasks !== undefined,
+      capabilities: () => this.serverCapabilities,
+      call: async (name, args, options) => (await this.sendCall(name, args, options)).answer,
+    });
   }
 
   protected override get telemetry(): Telemetry | undefined {
@@ -304,14 +320,62 @@ export class ClientSession extends Session {
    * first if this tool is not known yet) and the result is not an error, the result must carry
    * `structuredContent` that conforms to it; otherwise this rejects with an McpError naming the
    * offending field, the result in its `data`.
+   *
+   * With the Client option `tasks`, a server may answer with a task: the call then follows it to its end
+   * (see `ClientTasks.follow`), `ontask` is told its id and each status, and aborting cancels it.
    */
-  async callTool(name: string, args?: JsonObject, options?: RequestOptions): Promise<CallToolResult> {
+  async callTool(name: string, args?: JsonObject, options?: TaskRequestOptions): Promise<CallToolResult> {
+    const { known, answer } = await this.sendCall(name, args, options);
+    // Without tasks on, nothing was asked for: a `task` member of a legacy result is only a member.
+    const task = this.client.tasks === undefined ? undefined : createdTask(answer, this.era);
+    const result =
+      task === undefined ? (answer as CallToolResult) : await driveTask(this.taskHost(), task, options);
+    if (known !== undefined) await this.catalog.check(name, known, result);
+    return result;
+  }
+
+  /** tools/call, asking a legacy server for a task when tasks are on and the tool allows one. */
+  private async sendCall(name: string, args: JsonObject | undefined, options: RequestOptions | undefined) {
     this.require('tools', Method.ToolsCall);
     const known = await this.catalog.lookup(name, options);
     const params: Params = args === undefined ? { name } : { name, arguments: args };
-    const result = await this.spoken().request<CallToolResult>(Method.ToolsCall, params, options);
-    if (known !== undefined) await this.catalog.check(name, known, result);
-    return result;
+    const limits = this.client.tasks;
+    const support = known?.taskSupport;
+    const tools = (this.serverCapabilities.tasks as { requests?: { tools?: { call?: unknown } } } | undefined)
+      ?.requests?.tools?.call;
+    if (
+      this.era === 'legacy' &&
+      limits !== undefined &&
+      tools !== undefined &&
+      (support === 'optional' || support === 'required')
+    ) {
+      params.task = limits.ttlMs === undefined ? {} : { ttl: limits.ttlMs };
+    }
+    return {
+      known,
+      answer: await this.spoken().request<Record<string, unknown>>(Method.ToolsCall, params, options),
+    };
+  }
+
+  /** What following a task needs of this session. */
+  private taskHost(): TaskHost {
+    const era = this.era;
+    const capabilities = this.serverCapabilities;
+    return {
+      era,
+      request: (method, params, options) => this.spoken().request(method, params, options),
+      fulfil: (requests, signal) =>
+        fulfil(this.wire, requests, TaskMethod.Update, (key, method) =>
+          this.inputContext(key, method, signal),
+        ),
+      canCancel:
+        era === 'modern' || (capabilities.tasks as { cancel?: unknown } | undefined)?.cancel !== undefined,
+      clock: this.clock,
+      maxTotalTimeout: this.maxTotalTimeout,
+      // Only ever made with tasks on: callTool follows a task only then, and ClientTasks checks.
+      limits: this.client.tasks!,
+      report: (err) => this.report(err),
+    };
   }
 
   // ---- resources ----

@@ -22,3 +22,14 @@ export {
 export { type ClientContext, ClientSession, type ClientSessionEvents } from './client-session.js';
 export { applyElicitationDefaults } from './elicitation-defaults.js';
 export type { Listener } from './events.js';
+export {
+  TASKS_EXTENSION,
+  type Task,
+  TaskCancelledError,
+  type TaskError,
+  type TaskOptions,
+  type TaskRequestOptions,
+  type TaskStart,
+  type TaskStatus,
+} from './task-types.js';
+export { ClientTasks, type TaskPage } from './tasks.js';
