@@ -48,8 +48,8 @@ import { withEnvelope } from './request-envelope.js';
 import { checkRoots } from './roots.js';
 import { answerServer } from './server-requests.js';
 import type { EraVerdict, EraWire, ModernStart, SessionEra } from './session-era.js';
-import { driveTask, type TaskHost } from './task-driver.js';
-import { createdTask, TaskMethod, type TaskRequestOptions } from './task-types.js';
+import { followToolCall, sendToolCall, type TaskSession } from './task-call.js';
+import { TaskMethod, type TaskRequestOptions } from './task-types.js';
 import { ClientTasks } from './tasks.js';
 import { ToolCatalog } from './tool-catalog.js';
 
@@ -111,6 +111,7 @@ export class ClientSession extends Session {
   private readonly wire: EraWire;
   /** Tool calls as tasks, followed by hand: start, get, update, cancel, resume (and list, legacy). */
   readonly tasks: ClientTasks;
+  private readonly taskSession: TaskSession;
 
   /** @internal Made by Client.connect, which runs `handshake` before handing it out. */
   constructor(
@@ -133,12 +134,25 @@ export class ClientSession extends Session {
           this.catalog.repeatable(params.name)),
       refreshTools: (options) => this.catalog.refresh(options),
     };
-    this.tasks = new ClientTasks({
-      host: () => this.taskHost(),
-      enabled: client.tasks !== undefined,
+    this.taskSession = {
+      era: () => this.era,
       capabilities: () => this.serverCapabilities,
-      call: async (name, args, options) => (await this.sendCall(name, args, options)).answer,
-    });
+      limits: client.tasks,
+      request: (method, params, options) => this.spoken().request(method, params, options),
+      fulfil: (requests, signal) =>
+        fulfil(this.wire, requests, TaskMethod.Update, (key, method) =>
+          this.inputContext(key, method, signal),
+        ),
+      onProgress: (listener) => this.on('progress', listener),
+      lookup: async (name, options) => {
+        this.require('tools', Method.ToolsCall);
+        return (await this.catalog.lookup(name, options))?.taskSupport;
+      },
+      clock: this.clock,
+      maxTotalTimeout: this.maxTotalTimeout,
+      report: (err) => this.report(err),
+    };
+    this.tasks = new ClientTasks(this.taskSession);
   }
 
   protected override get telemetry(): Telemetry | undefined {
@@ -325,57 +339,12 @@ export class ClientSession extends Session {
    * (see `ClientTasks.follow`), `ontask` is told its id and each status, and aborting cancels it.
    */
   async callTool(name: string, args?: JsonObject, options?: TaskRequestOptions): Promise<CallToolResult> {
-    const { known, answer } = await this.sendCall(name, args, options);
-    // Without tasks on, nothing was asked for: a `task` member of a legacy result is only a member.
-    const task = this.client.tasks === undefined ? undefined : createdTask(answer, this.era);
-    const result =
-      task === undefined ? (answer as CallToolResult) : await driveTask(this.taskHost(), task, options);
-    if (known !== undefined) await this.catalog.check(name, known, result);
-    return result;
-  }
-
-  /** tools/call, asking a legacy server for a task when tasks are on and the tool allows one. */
-  private async sendCall(name: string, args: JsonObject | undefined, options: RequestOptions | undefined) {
     this.require('tools', Method.ToolsCall);
     const known = await this.catalog.lookup(name, options);
-    const params: Params = args === undefined ? { name } : { name, arguments: args };
-    const limits = this.client.tasks;
-    const support = known?.taskSupport;
-    const tools = (this.serverCapabilities.tasks as { requests?: { tools?: { call?: unknown } } } | undefined)
-      ?.requests?.tools?.call;
-    if (
-      this.era === 'legacy' &&
-      limits !== undefined &&
-      tools !== undefined &&
-      (support === 'optional' || support === 'required')
-    ) {
-      params.task = limits.ttlMs === undefined ? {} : { ttl: limits.ttlMs };
-    }
-    return {
-      known,
-      answer: await this.spoken().request<Record<string, unknown>>(Method.ToolsCall, params, options),
-    };
-  }
-
-  /** What following a task needs of this session. */
-  private taskHost(): TaskHost {
-    const era = this.era;
-    const capabilities = this.serverCapabilities;
-    return {
-      era,
-      request: (method, params, options) => this.spoken().request(method, params, options),
-      fulfil: (requests, signal) =>
-        fulfil(this.wire, requests, TaskMethod.Update, (key, method) =>
-          this.inputContext(key, method, signal),
-        ),
-      canCancel:
-        era === 'modern' || (capabilities.tasks as { cancel?: unknown } | undefined)?.cancel !== undefined,
-      clock: this.clock,
-      maxTotalTimeout: this.maxTotalTimeout,
-      // Only ever made with tasks on: callTool follows a task only then, and ClientTasks checks.
-      limits: this.client.tasks!,
-      report: (err) => this.report(err),
-    };
+    const sent = await sendToolCall(this.taskSession, name, args, known?.taskSupport, options);
+    const result = await followToolCall(this.taskSession, sent, options);
+    if (known !== undefined) await this.catalog.check(name, known, result);
+    return result;
   }
 
   // ---- resources ----

@@ -220,6 +220,7 @@ describe('tasks, legacy era (2025-11-25 experimental)', () => {
   ) {
     let polls = 0;
     let waiting: unknown;
+    let token: unknown;
     const peer = memoryPeer((m) => {
       if (m.method === undefined && m.id === 'ask-1')
         return [result(waiting, done('Hello from a 2025 task'))];
@@ -244,9 +245,17 @@ describe('tasks, legacy era (2025-11-25 experimental)', () => {
             }),
           ];
         case 'tools/call':
+          token = m.params._meta?.progressToken;
           return [result(m.id, m.params.task ? { task: legacyTask('working') } : done('at once'))];
-        case 'tasks/get':
-          return [result(m.id, legacyTask(states[Math.min(polls++, states.length - 1)]))];
+        case 'tasks/get': {
+          const progress = { progressToken: token, progress: polls + 1, total: 9 };
+          return [
+            ...(token === undefined
+              ? []
+              : [{ jsonrpc: '2.0', method: 'notifications/progress', params: progress }]),
+            result(m.id, legacyTask(states[Math.min(polls++, states.length - 1)])),
+          ];
+        }
         case 'tasks/result':
           waiting = m.id;
           return [{ jsonrpc: '2.0', id: 'ask-1', method: 'elicitation/create', params: ELICIT.params }];
@@ -270,14 +279,26 @@ describe('tasks, legacy era (2025-11-25 experimental)', () => {
       assert.deepEqual(init.params.capabilities.tasks, {});
       assert.equal(init.params.capabilities.extensions, undefined);
       const statuses: string[] = [];
+      const progress: number[] = [];
       const out = await within(
-        session.callTool('slow', {}, { ontask: (t) => statuses.push(t.status) }),
+        session.callTool(
+          'slow',
+          {},
+          {
+            ontask: (t) => statuses.push(t.status),
+            onprogress: (p) => progress.push(p.progress),
+          },
+        ),
         10_000,
         'callTool',
       );
       assert.deepEqual(out, done('Hello from a 2025 task'));
       assert.deepEqual(statuses, ['working', 'input_required']);
-      assert.deepEqual(sent(peer, 'tools/call')[0].params.task, {});
+      assert.equal(sent(peer, 'tools/call')[0].params.task !== undefined, true);
+      assert.ok(
+        progress.length > 0 && progress[0] === 1,
+        'the task progress under the call token reaches onprogress',
+      );
       const answer = peer.seen.find((m) => m.id === 'ask-1' && m.method === undefined);
       assert.deepEqual(answer.result, { action: 'accept', content: { name: 'Ada for Name?' } });
       assert.deepEqual(await session.callTool('quick', {}), done('at once'));

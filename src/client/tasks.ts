@@ -2,6 +2,7 @@ import type { InputResponses } from '../protocol/modern-types.js';
 import type { CallToolResult, Cursor, JsonObject, ServerCapabilities } from '../protocol/types.js';
 import { CapabilityError } from '../session/errors.js';
 import type { RequestOptions } from '../session/session.js';
+import { sendToolCall, type TaskSession, taskHost } from './task-call.js';
 import { driveTask, type TaskHost } from './task-driver.js';
 import {
   createdTask,
@@ -12,21 +13,6 @@ import {
   type TaskRequestOptions,
   type TaskStart,
 } from './task-types.js';
-
-/** What the explicit task API needs of its session besides a TaskHost. */
-export interface TasksSession {
-  /** The session's host for following tasks, once the era is known. */
-  host(): TaskHost;
-  /** Whether the Client enabled tasks (`ClientOptions.tasks`). */
-  readonly enabled: boolean;
-  capabilities(): ServerCapabilities;
-  /** tools/call as callTool sends it (capability check, the legacy `task` param), its answer unread. */
-  call(
-    name: string,
-    args: JsonObject | undefined,
-    options: RequestOptions | undefined,
-  ): Promise<Record<string, unknown>>;
-}
 
 /** One page of `tasks/list` (legacy era). */
 export interface TaskPage {
@@ -44,7 +30,7 @@ export interface TaskPage {
  * CapabilityError, sending nothing.
  */
 export class ClientTasks {
-  constructor(private readonly session: TasksSession) {}
+  constructor(private readonly session: TaskSession) {}
 
   /**
    * Calls a tool, leaving a task to the caller: `{ task }` when the server made one (the server decides in
@@ -53,7 +39,8 @@ export class ClientTasks {
    */
   async start(name: string, args?: JsonObject, options?: RequestOptions): Promise<TaskStart> {
     const host = this.check();
-    const answer = await this.session.call(name, args, options);
+    const support = await this.session.lookup(name, options);
+    const { answer } = await sendToolCall(this.session, name, args, support, options);
     const task = createdTask(answer, host.era);
     return task === undefined ? { result: answer as CallToolResult } : { task };
   }
@@ -129,10 +116,10 @@ export class ClientTasks {
 
   /** The host, once the Client enabled tasks and the server declared them. */
   private check(): TaskHost {
-    if (!this.session.enabled) {
+    if (this.session.limits === undefined) {
       throw new CapabilityError('Tasks are off for this client: give the Client the option `tasks: true`');
     }
-    const host = this.session.host();
+    const host = taskHost(this.session);
     if (!serverTakesTasks(this.session.capabilities(), host.era)) {
       throw new CapabilityError(
         host.era === 'modern'
