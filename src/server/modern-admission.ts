@@ -9,6 +9,7 @@ import {
   type HeaderLookup,
   type HeaderMismatch,
 } from '../protocol/mcp-headers.js';
+import { TaskMethod } from '../protocol/tasks.js';
 import { Method, type ServerCapabilities } from '../protocol/types.js';
 import { validateParams } from '../protocol/validate.js';
 import { isModernVersion, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
@@ -37,6 +38,9 @@ const NEEDS: Readonly<Record<string, (c: ServerCapabilities) => unknown>> = {
   [Method.ResourcesTemplatesList]: (c) => c.resources,
   [Method.ResourcesRead]: (c) => c.resources,
   [Method.CompletionComplete]: (c) => c.completions,
+  [TaskMethod.Get]: (c) => c.tasks,
+  [TaskMethod.Update]: (c) => c.tasks,
+  [TaskMethod.Cancel]: (c) => c.tasks,
   [Method.SubscriptionsListen]: (c) =>
     c.tools?.listChanged || c.prompts?.listChanged || c.resources?.listChanged || c.resources?.subscribe,
 };
