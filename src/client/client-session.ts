@@ -2,6 +2,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
 import { MetaKey } from '../protocol/envelope.js';
 import { READ_ONLY_METHODS, type SubscriptionFilter } from '../protocol/modern-types.js';
+import { TaskMethod } from '../protocol/tasks.js';
 import {
   type CallToolResult,
   type CompleteRequestParams,
@@ -49,7 +50,7 @@ import { checkRoots } from './roots.js';
 import { answerServer } from './server-requests.js';
 import type { EraVerdict, EraWire, ModernStart, SessionEra } from './session-era.js';
 import { followToolCall, sendToolCall, type TaskSession } from './task-call.js';
-import { TaskMethod, type TaskRequestOptions } from './task-types.js';
+import type { TaskRequestOptions } from './task-types.js';
 import { ClientTasks } from './tasks.js';
 import { ToolCatalog } from './tool-catalog.js';
 

@@ -1,4 +1,5 @@
 import type { Params } from '../jsonrpc/types.js';
+import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import type {
   ClientCapabilities,
   CreateMessageRequestParams,
@@ -26,7 +27,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { type ClientContext, ClientSession } from './client-session.js';
 import { checkRoots } from './roots.js';
 import type { EraVerdict, ModernStart } from './session-era.js';
-import { TASKS_EXTENSION, type TaskOptions } from './task-types.js';
+import type { TaskOptions } from './task-types.js';
 
 /** Answers a server's `sampling/createMessage`: runs the model (ideally with a human in the loop). */
 export type SamplingHandler = (

@@ -23,7 +23,6 @@ export { type ClientContext, ClientSession, type ClientSessionEvents } from './c
 export { applyElicitationDefaults } from './elicitation-defaults.js';
 export type { Listener } from './events.js';
 export {
-  TASKS_EXTENSION,
   type Task,
   TaskCancelledError,
   type TaskError,

@@ -1,5 +1,6 @@
 import type { Params } from '../jsonrpc/types.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
+import type { TaskSupport } from '../protocol/tasks.js';
 import {
   type CallToolResult,
   type JsonObject,
@@ -14,9 +15,6 @@ import type { Client } from './client.js';
 import { driveTask, type TaskHost } from './task-driver.js';
 import { createdTask, type TaskRequestOptions } from './task-types.js';
 
-/** `execution.taskSupport` of a listed tool (2025-11-25); absent means forbidden. */
-export type TaskSupport = 'forbidden' | 'optional' | 'required' | undefined;
-
 /** What tool calls as tasks need of their ClientSession. */
 export interface TaskSession {
   era(): Era;
@@ -29,7 +27,7 @@ export interface TaskSession {
   /** Progress no pending request claims, until the returned function is called. */
   onProgress(listener: (params: ProgressNotificationParams) => void): () => void;
   /** The capability check of tools/call, then what tools/list said of the tool. */
-  lookup(name: string, options: RequestOptions | undefined): Promise<TaskSupport>;
+  lookup(name: string, options: RequestOptions | undefined): Promise<TaskSupport | undefined>;
   readonly clock: Clock;
   readonly maxTotalTimeout: number;
   report(err: Error): void;
@@ -69,7 +67,7 @@ export async function sendToolCall(
   session: TaskSession,
   name: string,
   args: JsonObject | undefined,
-  support: TaskSupport,
+  support: TaskSupport | undefined,
   options: RequestOptions | undefined,
 ): Promise<SentCall> {
   const params: Params = args === undefined ? { name } : { name, arguments: args };

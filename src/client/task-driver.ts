@@ -1,6 +1,7 @@
 import { McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
+import { TaskMethod } from '../protocol/tasks.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
 import type { Clock } from '../session/clock.js';
@@ -11,7 +12,6 @@ import {
   readTask,
   type Task,
   TaskCancelledError,
-  TaskMethod,
   type TaskOptions,
   type TaskRequestOptions,
 } from './task-types.js';

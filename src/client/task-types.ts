@@ -7,20 +7,6 @@ import type { TaskError, TaskStatus } from '../tasks/task-store.js';
 
 export type { TaskError, TaskStatus };
 
-/** The Tasks extension's name in `capabilities.extensions` (SEP-2663). */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-
-/** The methods of tasks: the extension's (modern) and 2025-11-25's experimental ones (legacy). */
-export const TaskMethod = {
-  Get: 'tasks/get',
-  Update: 'tasks/update',
-  Cancel: 'tasks/cancel',
-  /** Legacy only: blocks until the task is final, and answers what the tool call would have. */
-  Result: 'tasks/result',
-  /** Legacy only. */
-  List: 'tasks/list',
-} as const;
-
 /**
  * A task as this client shows it, in either era: the extension's field names (`ttlMs`, `pollIntervalMs`;
  * 2025-11-25 says `ttl`, `pollInterval`). `inputRequests`, `result` and `error` come only from a modern

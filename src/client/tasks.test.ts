@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { McpError } from '../jsonrpc/errors.js';
+import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import { RequestCancelledError } from '../session/errors.js';
 import { memoryPeer } from '../test-support/memory-peer.js';
 import { discoverResult, error, result } from '../test-support/scripted-http.js';
 import { within } from '../test-support/time-limit.js';
 import { Client, type ClientOptions } from './client.js';
-import { TASKS_EXTENSION, type Task, TaskCancelledError } from './task-types.js';
+import { type Task, TaskCancelledError } from './task-types.js';
 
 /*
  * callTool and session.tasks against scripted servers of both eras (Tasks extension SEP-2663; 2025-11-25

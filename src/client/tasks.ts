@@ -1,18 +1,11 @@
 import type { InputResponses } from '../protocol/modern-types.js';
+import { TASKS_EXTENSION, TaskMethod } from '../protocol/tasks.js';
 import type { CallToolResult, Cursor, JsonObject, ServerCapabilities } from '../protocol/types.js';
 import { CapabilityError } from '../session/errors.js';
 import type { RequestOptions } from '../session/session.js';
 import { sendToolCall, type TaskSession, taskHost } from './task-call.js';
 import { driveTask, type TaskHost } from './task-driver.js';
-import {
-  createdTask,
-  readTask,
-  TASKS_EXTENSION,
-  type Task,
-  TaskMethod,
-  type TaskRequestOptions,
-  type TaskStart,
-} from './task-types.js';
+import { createdTask, readTask, type Task, type TaskRequestOptions, type TaskStart } from './task-types.js';
 
 /** One page of `tasks/list` (legacy era). */
 export interface TaskPage {

@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { TaskSupport } from '../protocol/tasks.js';
 import type { CallToolResult, ListToolsResult, ObjectSchema, Tool } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema } from '../server/schema.js';
 import type { RequestOptions } from '../session/session.js';
@@ -11,7 +12,7 @@ interface Known {
   /** `readOnlyHint` or `idempotentHint`: a call whose answer was lost may be sent again. */
   readonly repeatable: boolean;
   /** `execution.taskSupport` (2025-11-25): whether a legacy call may, must or must not ask for a task. */
-  readonly taskSupport: 'forbidden' | 'optional' | 'required' | undefined;
+  readonly taskSupport: TaskSupport | undefined;
 }
 
 /**
