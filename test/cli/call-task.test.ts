@@ -71,6 +71,17 @@ for (const era of ['modern', 'legacy'] as const) {
       assert.deepEqual(JSON.parse(resumed.stdout()).content, [{ type: 'text', text: 'done' }]);
     });
 
+    test('Ctrl-C cancels the task: the tool sees its signal abort; exit 130, no error', BOUND, async () => {
+      fx.seen.aborted = undefined;
+      const run = runCli(['call', fx.url, 'call', 'gated', ...AUTH, '--era', era]);
+      run.child.stdin.end();
+      await until(() => /task working/.test(run.stderr()), MS, 'the task to be seen working');
+      run.child.kill('SIGINT');
+      assert.equal(await run.exit(MS), 130, run.stderr());
+      await until(() => fx.seen.aborted === true, MS, 'the tool to see the cancel');
+      assert.doesNotMatch(run.stderr(), /mcpwire: .*(failed|error)/i, run.stderr());
+    });
+
     test('--no-task: a tool that must run as a task fails, one that may runs plainly', BOUND, async () => {
       const refused = await mcpwire(['call', 'needs_task', '--no-task']);
       assert.equal(refused.code, 1);
