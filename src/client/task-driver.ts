@@ -90,18 +90,27 @@ export async function driveTask(
     return waiter;
   };
 
+  const tell = (current: Task) => {
+    try {
+      ontask?.(current);
+    } catch (err) {
+      host.report(err as Error);
+    }
+  };
+
   try {
     for (;;) {
       const seen = `${task.status}\0${task.statusMessage ?? ''}`;
       if (seen !== shown) {
         shown = seen;
-        ontask?.(task);
+        tell(task);
       }
       if (task.status === 'cancelled') throw new TaskCancelledError(taskId, task.statusMessage);
+      // Modern: what the status promises rides with the task, except on a CreateTaskResult (polled for it).
       if (host.era === 'modern') {
-        if (task.status === 'completed') return task.result as CallToolResult;
-        if (task.status === 'failed') throw McpError.fromObject(task.error!);
-        if (task.status === 'input_required') await answer(task, requestOptions());
+        if (task.result !== undefined) return task.result;
+        if (task.error !== undefined) throw McpError.fromObject(task.error);
+        if (task.inputRequests !== undefined) await answer(task, requestOptions());
       } else if (isFinal(task.status)) {
         const result = await legacyResult();
         if (result !== undefined) return result;

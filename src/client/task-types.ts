@@ -78,6 +78,26 @@ const STATUSES: ReadonlySet<string> = new Set([
   'cancelled',
 ]);
 
+const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What a modern task of each status carries besides its fields (`DetailedTask`). */
+const PAYLOAD: Readonly<Record<string, { field: string; want: string; valid: (v: unknown) => boolean }>> = {
+  input_required: {
+    field: 'inputRequests',
+    want: 'an object, as an input_required task needs',
+    valid: isObject,
+  },
+  completed: { field: 'result', want: 'an object, as a completed task needs', valid: isObject },
+  failed: {
+    field: 'error',
+    want: 'a JSON-RPC error ({code, message}), as a failed task needs',
+    valid: (v) =>
+      isObject(v) &&
+      typeof (v as TaskError).code === 'number' &&
+      typeof (v as TaskError).message === 'string',
+  },
+};
+
 /** True for the statuses a task never leaves. */
 export function isFinal(status: TaskStatus): boolean {
   return status === 'completed' || status === 'failed' || status === 'cancelled';
@@ -88,18 +108,21 @@ export function isFinal(status: TaskStatus): boolean {
  * (modern), or a `task` member (legacy `CreateTaskResult`). Anything else is an ordinary result: undefined.
  */
 export function createdTask(result: Record<string, unknown>, era: Era): Task | undefined {
-  if (era === 'modern') return result.resultType === 'task' ? readTask(result, era, 'tools/call') : undefined;
+  if (era === 'modern') {
+    return result.resultType === 'task' ? readTask(result, era, 'tools/call', false) : undefined;
+  }
   const task = result.task;
   return typeof task === 'object' && task !== null && !Array.isArray(task)
-    ? readTask(task as Record<string, unknown>, era, 'tools/call')
+    ? readTask(task as Record<string, unknown>, era, 'tools/call', false)
     : undefined;
 }
 
 /**
  * A task read from the wire, in this client's shape; an McpError naming the field when it is not a task
- * (a server's mistake must fail loudly, not poll forever).
+ * (a server's mistake must fail loudly, not poll forever). `detailed`: a modern `tasks/get` answer, which
+ * must carry what its status promises (`inputRequests`, `result`, `error`); a `CreateTaskResult` need not.
  */
-export function readTask(raw: Record<string, unknown>, era: Era, method: string): Task {
+export function readTask(raw: Record<string, unknown>, era: Era, method: string, detailed = true): Task {
   const bad = (field: string, want: string) =>
     new McpError(
       ErrorCode.InvalidRequest,
@@ -122,24 +145,11 @@ export function readTask(raw: Record<string, unknown>, era: Era, method: string)
   if (typeof raw.statusMessage === 'string') task.statusMessage = raw.statusMessage;
   if (typeof poll === 'number' && Number.isFinite(poll)) task.pollIntervalMs = poll;
   if (era === 'modern') {
-    if (raw.status === 'input_required') {
-      if (typeof raw.inputRequests !== 'object' || raw.inputRequests === null) {
-        throw bad('inputRequests', 'an object, as an input_required task needs');
-      }
-      task.inputRequests = raw.inputRequests;
-    }
-    if (raw.status === 'completed') {
-      if (typeof raw.result !== 'object' || raw.result === null) {
-        throw bad('result', 'an object, as a completed task needs');
-      }
-      task.result = raw.result;
-    }
-    if (raw.status === 'failed') {
-      const error = raw.error as TaskError | undefined;
-      if (typeof error?.code !== 'number' || typeof error.message !== 'string') {
-        throw bad('error', 'a JSON-RPC error ({code, message}), as a failed task needs');
-      }
-      task.error = error;
+    const payload = PAYLOAD[raw.status];
+    const value = payload === undefined ? undefined : raw[payload.field];
+    if (payload !== undefined && (value !== undefined || detailed)) {
+      if (!payload.valid(value)) throw bad(payload.field, payload.want);
+      task[payload.field] = value;
     }
   }
   return task as unknown as Task;

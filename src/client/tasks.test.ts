@@ -112,6 +112,35 @@ describe('tasks, modern era (the extension)', () => {
     }
   });
 
+  test('a CreateTaskResult already completed carries no result: tasks/get is asked for it', async () => {
+    const peer = modernPeer({ resultType: 'task', ...modernTask('completed') }, [
+      modernTask('completed', { result: done('late') }),
+    ]);
+    const session = await within(client().connect(peer.connection), 10_000, 'connect');
+    try {
+      let told = 0;
+      const out = await within(
+        session.callTool(
+          'slow',
+          {},
+          {
+            ontask: () => {
+              told++;
+              throw new Error('a listener that throws is reported, the call goes on');
+            },
+          },
+        ),
+        10_000,
+        'callTool',
+      );
+      assert.deepEqual(out, done('late'));
+      assert.equal(told, 1, 'the same status is told once');
+      assert.equal(sent(peer, 'tasks/get').length, 1);
+    } finally {
+      await session.close();
+    }
+  });
+
   test('failed rejects with the task error; cancelled with TaskCancelledError', async () => {
     const failing = modernPeer({ resultType: 'task', ...modernTask('working') }, [
       modernTask('failed', { error: { code: -32603, message: 'rate limited', data: { retry: 5 } } }),
