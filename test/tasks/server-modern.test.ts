@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { TASKS_EXTENSION } from '../../src/protocol/tasks.js';
-import { jsonBody, post } from '../../src/test-support/mcp-http.js';
+import { jsonBody, post, SseReader } from '../../src/test-support/mcp-http.js';
 import { modernHeaders, modernMessage, postModern } from '../../src/test-support/modern-http.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
+import { within } from '../../src/test-support/time-limit.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: {} };
 const BOUND_MS = 30_000;
@@ -53,7 +54,14 @@ describe('Tasks extension, server side', () => {
     fx.gate = new Gate();
     fx.seen.aborted = undefined;
   });
-  after(() => fx.close());
+  after(async () => {
+    await fx.close();
+    // Refusals reach onerror too (for metrics); nothing else may.
+    assert.deepEqual(
+      fx.errors.filter((e) => e.name !== 'HTTPRejectionError'),
+      [],
+    );
+  });
 
   test('discover names the extension, never a tasks capability', async () => {
     const { body } = await call('ada-token', 'server/discover', {});
@@ -165,6 +173,60 @@ describe('Tasks extension, server side', () => {
     assert.equal(missing.status, 400);
     fx.gate.open();
     await pollUntil('ada-token', taskId, (t) => t.status === 'completed');
+  });
+
+  test('a listen stream that asked for a task id hears its changes as notifications/tasks, full task each', async () => {
+    const taskId = await startGated();
+    const response = await postModern(
+      fx.url,
+      nextId++,
+      'subscriptions/listen',
+      { notifications: { taskIds: [taskId] } },
+      { capabilities: WITH_TASKS, headers: bearer('ada-token') },
+    );
+    assert.equal(response.status, 200);
+    const reader = new SseReader(response);
+    const ack = await within(reader.nextMessage(), BOUND_MS, 'the ack');
+    assert.deepEqual(ack?.message.params.notifications, { taskIds: [taskId] });
+    fx.gate.open();
+    for (;;) {
+      const next = await within(reader.nextMessage(), BOUND_MS, 'a task notification');
+      assert.equal(next?.message.method, 'notifications/tasks');
+      assert.equal(next.message.params.taskId, taskId);
+      if (next.message.params.status === 'completed') {
+        assert.deepEqual(next.message.params.result.content, [{ type: 'text', text: 'done' }]);
+        break;
+      }
+    }
+    await reader.cancel();
+  });
+
+  test('a listen asking for task ids without the extension declared is -32021', async () => {
+    const { status, body } = await call(
+      'ada-token',
+      'subscriptions/listen',
+      { notifications: { taskIds: ['t'] } },
+      {},
+    );
+    assert.equal(status, 400);
+    assert.equal(body.error.code, -32021);
+  });
+
+  test('a task outlives the connection that created it: the creator goes away, another connection polls it', async () => {
+    const controller = new AbortController();
+    const response = await postModern(
+      fx.url,
+      nextId++,
+      'tools/call',
+      { name: 'gated', arguments: {} },
+      { capabilities: WITH_TASKS, headers: bearer('ada-token'), signal: controller.signal },
+    );
+    const taskId = (await jsonBody(response)).result.taskId;
+    controller.abort();
+    fx.gate.open();
+    const done = await pollUntil('ada-token', taskId, (t) => t.status === 'completed');
+    assert.deepEqual(done.result.content, [{ type: 'text', text: 'done' }]);
+    assert.equal(fx.seen.aborted, false);
   });
 
   test('params are checked with a message naming the field', async () => {
