@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { TASKS_EXTENSION } from '../../src/protocol/tasks.js';
+import { ManualClock } from '../../src/session/manual-clock.js';
 import { jsonBody, post, SseReader } from '../../src/test-support/mcp-http.js';
 import { modernHeaders, modernMessage, postModern } from '../../src/test-support/modern-http.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
@@ -234,5 +235,46 @@ describe('Tasks extension, server side', () => {
     assert.equal(status, 400);
     assert.equal(body.error.code, -32602);
     assert.match(body.error.message, /params\.inputResponses must be an object/);
+  });
+});
+
+describe('Tasks extension, expiry', () => {
+  test('a task is gone ttlMs after its creation: tasks/get is -32602 and the store frees it', async () => {
+    const clock = new ManualClock();
+    const fx = await serveTaskServer({ clock, ttlMs: 60_000 });
+    try {
+      fx.gate.open();
+      const response = await postModern(
+        fx.url,
+        1,
+        'tools/call',
+        { name: 'gated', arguments: {} },
+        { capabilities: WITH_TASKS, headers: bearer('ada-token') },
+      );
+      const created = (await jsonBody(response)).result;
+      assert.equal(created.ttlMs, 60_000);
+      const get = async () =>
+        jsonBody(
+          await postModern(
+            fx.url,
+            2,
+            'tasks/get',
+            { taskId: created.taskId },
+            { capabilities: WITH_TASKS, headers: bearer('ada-token') },
+          ),
+        );
+      const deadline = Date.now() + BOUND_MS;
+      while ((await get()).result?.status !== 'completed')
+        assert.ok(Date.now() < deadline, 'the task never completed');
+      assert.equal(fx.store.size, 1);
+      clock.advance(59_999);
+      assert.equal((await get()).result.status, 'completed');
+      clock.advance(1);
+      assert.equal((await get()).error.code, -32602);
+      clock.advance(60_000);
+      assert.equal(fx.store.size, 0);
+    } finally {
+      await fx.close();
+    }
   });
 });
