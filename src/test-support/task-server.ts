@@ -42,13 +42,17 @@ export interface TaskServer {
  * `asks` (optional; elicits a name, then greets), `plain` (forbidden), `fails` (optional; throws -32603).
  */
 export async function serveTaskServer(
-  options: { clock?: Clock; server?: ServerOptions } = {},
+  options: { clock?: Clock; ttlMs?: number; server?: ServerOptions } = {},
 ): Promise<TaskServer> {
   const store = new MemoryTaskStore({ clock: options.clock });
   const errors: Error[] = [];
   const server = new Server(
     { name: 'tasks', version: '1' },
-    { ...options.server, tasks: { store, pollIntervalMs: 50 }, onerror: (e) => errors.push(e) },
+    {
+      ...options.server,
+      tasks: { store, pollIntervalMs: 50, ttlMs: options.ttlMs },
+      onerror: (e) => errors.push(e),
+    },
   );
   const fixture = { gate: new Gate(), seen: {} as TaskServer['seen'] };
   server.tool({ name: 'gated', execution: { taskSupport: 'optional' } }, async (_args, ctx) => {

@@ -3,9 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { TASKS_EXTENSION } from '../../src/protocol/tasks.js';
-import { jsonBody, post } from '../../src/test-support/mcp-http.js';
+import { ManualClock } from '../../src/session/manual-clock.js';
+import { jsonBody, post, SseReader } from '../../src/test-support/mcp-http.js';
 import { modernHeaders, modernMessage, postModern } from '../../src/test-support/modern-http.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
+import { within } from '../../src/test-support/time-limit.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: {} };
 const BOUND_MS = 30_000;
@@ -53,7 +55,14 @@ describe('Tasks extension, server side', () => {
     fx.gate = new Gate();
     fx.seen.aborted = undefined;
   });
-  after(() => fx.close());
+  after(async () => {
+    await fx.close();
+    // Refusals reach onerror too (for metrics); nothing else may.
+    assert.deepEqual(
+      fx.errors.filter((e) => e.name !== 'HTTPRejectionError'),
+      [],
+    );
+  });
 
   test('discover names the extension, never a tasks capability', async () => {
     const { body } = await call('ada-token', 'server/discover', {});
@@ -167,10 +176,105 @@ describe('Tasks extension, server side', () => {
     await pollUntil('ada-token', taskId, (t) => t.status === 'completed');
   });
 
+  test('a listen stream that asked for a task id hears its changes as notifications/tasks, full task each', async () => {
+    const taskId = await startGated();
+    const response = await postModern(
+      fx.url,
+      nextId++,
+      'subscriptions/listen',
+      { notifications: { taskIds: [taskId] } },
+      { capabilities: WITH_TASKS, headers: bearer('ada-token') },
+    );
+    assert.equal(response.status, 200);
+    const reader = new SseReader(response);
+    const ack = await within(reader.nextMessage(), BOUND_MS, 'the ack');
+    assert.deepEqual(ack?.message.params.notifications, { taskIds: [taskId] });
+    fx.gate.open();
+    for (;;) {
+      const next = await within(reader.nextMessage(), BOUND_MS, 'a task notification');
+      assert.equal(next?.message.method, 'notifications/tasks');
+      assert.equal(next.message.params.taskId, taskId);
+      if (next.message.params.status === 'completed') {
+        assert.deepEqual(next.message.params.result.content, [{ type: 'text', text: 'done' }]);
+        break;
+      }
+    }
+    await reader.cancel();
+  });
+
+  test('a listen asking for task ids without the extension declared is -32021', async () => {
+    const { status, body } = await call(
+      'ada-token',
+      'subscriptions/listen',
+      { notifications: { taskIds: ['t'] } },
+      {},
+    );
+    assert.equal(status, 400);
+    assert.equal(body.error.code, -32021);
+  });
+
+  test('a task outlives the connection that created it: the creator goes away, another connection polls it', async () => {
+    const controller = new AbortController();
+    const response = await postModern(
+      fx.url,
+      nextId++,
+      'tools/call',
+      { name: 'gated', arguments: {} },
+      { capabilities: WITH_TASKS, headers: bearer('ada-token'), signal: controller.signal },
+    );
+    const taskId = (await jsonBody(response)).result.taskId;
+    controller.abort();
+    fx.gate.open();
+    const done = await pollUntil('ada-token', taskId, (t) => t.status === 'completed');
+    assert.deepEqual(done.result.content, [{ type: 'text', text: 'done' }]);
+    assert.equal(fx.seen.aborted, false);
+  });
+
   test('params are checked with a message naming the field', async () => {
     const { status, body } = await call('ada-token', 'tasks/update', { taskId: 'x', inputResponses: 3 });
     assert.equal(status, 400);
     assert.equal(body.error.code, -32602);
     assert.match(body.error.message, /params\.inputResponses must be an object/);
+  });
+});
+
+describe('Tasks extension, expiry', () => {
+  test('a task is gone ttlMs after its creation: tasks/get is -32602 and the store frees it', async () => {
+    const clock = new ManualClock();
+    const fx = await serveTaskServer({ clock, ttlMs: 60_000 });
+    try {
+      fx.gate.open();
+      const response = await postModern(
+        fx.url,
+        1,
+        'tools/call',
+        { name: 'gated', arguments: {} },
+        { capabilities: WITH_TASKS, headers: bearer('ada-token') },
+      );
+      const created = (await jsonBody(response)).result;
+      assert.equal(created.ttlMs, 60_000);
+      const get = async () =>
+        jsonBody(
+          await postModern(
+            fx.url,
+            2,
+            'tasks/get',
+            { taskId: created.taskId },
+            { capabilities: WITH_TASKS, headers: bearer('ada-token') },
+          ),
+        );
+      const deadline = Date.now() + BOUND_MS;
+      while ((await get()).result?.status !== 'completed')
+        assert.ok(Date.now() < deadline, 'the task never completed');
+      assert.equal(fx.store.size, 1);
+      clock.advance(59_999);
+      assert.equal((await get()).result.status, 'completed');
+      clock.advance(1);
+      assert.equal((await get()).error.code, -32602);
+      clock.advance(60_000);
+      assert.equal(fx.store.size, 0);
+    } finally {
+      await fx.close();
+    }
   });
 });
