@@ -27,7 +27,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { type ClientContext, ClientSession } from './client-session.js';
 import { checkRoots } from './roots.js';
 import type { EraVerdict, ModernStart } from './session-era.js';
-import type { TaskOptions } from './task-types.js';
+import type { ClientTaskOptions } from './task-types.js';
 
 /** Answers a server's `sampling/createMessage`: runs the model (ideally with a human in the loop). */
 export type SamplingHandler = (
@@ -80,7 +80,7 @@ export interface ClientOptions extends SessionOptions, TelemetryOptions {
    * Default off: the spec keeps extensions off until the developer opts in, and a task changes what a call's
    * abort and timeout mean (see `TaskRequestOptions`).
    */
-  tasks?: boolean | TaskOptions;
+  tasks?: boolean | ClientTaskOptions;
   /** Rounds of `input_required` one modern request may take before it fails. Default 10. */
   maxInputRounds?: number;
   /** How a dropped listen stream is opened again. Default `DEFAULT_RETRY_POLICY`. */
@@ -130,7 +130,9 @@ export class Client {
   /** The initialize params, built once and shared by every connection (never mutated); undefined when pinned modern. */
   readonly initializeParams: Params | undefined;
   /** The task limits when tasks are on (`ClientOptions.tasks`), every default filled in; undefined when off. */
-  readonly tasks: Readonly<Required<Omit<TaskOptions, 'ttlMs'>> & Pick<TaskOptions, 'ttlMs'>> | undefined;
+  readonly tasks:
+    | Readonly<Required<Omit<ClientTaskOptions, 'ttlMs'>> & Pick<ClientTaskOptions, 'ttlMs'>>
+    | undefined;
   /** @internal Where every session's requests are observed; undefined when nothing listens. */
   readonly telemetry: Telemetry | undefined;
 
@@ -186,7 +188,7 @@ export class Client {
   }
 }
 
-function taskLimits(option: boolean | TaskOptions | undefined): Client['tasks'] {
+function taskLimits(option: boolean | ClientTaskOptions | undefined): Client['tasks'] {
   if (option === undefined || option === false) return undefined;
   const given = option === true ? {} : option;
   const limits = {

@@ -23,12 +23,12 @@ export { type ClientContext, ClientSession, type ClientSessionEvents } from './c
 export { applyElicitationDefaults } from './elicitation-defaults.js';
 export type { Listener } from './events.js';
 export {
+  type ClientTaskOptions,
   type Task,
   TaskCancelledError,
   type TaskError,
-  type TaskOptions,
   type TaskRequestOptions,
   type TaskStart,
   type TaskStatus,
 } from './task-types.js';
-export { ClientTasks, type TaskPage } from './tasks.js';
+export { ClientTasks, type TaskListPage } from './tasks.js';

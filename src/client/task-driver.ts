@@ -8,11 +8,11 @@ import type { Clock } from '../session/clock.js';
 import { RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
 import type { RequestOptions } from '../session/session.js';
 import {
+  type ClientTaskOptions,
   isFinal,
   readTask,
   type Task,
   TaskCancelledError,
-  type TaskOptions,
   type TaskRequestOptions,
 } from './task-types.js';
 
@@ -28,7 +28,7 @@ export interface TaskHost {
   readonly clock: Clock;
   /** The session's `maxTotalTimeout`, for calls that give none. */
   readonly maxTotalTimeout: number;
-  readonly limits: Required<Omit<TaskOptions, 'ttlMs'>>;
+  readonly limits: Required<Omit<ClientTaskOptions, 'ttlMs'>>;
   report(err: Error): void;
 }
 

@@ -35,7 +35,7 @@ export interface Task {
 export type TaskStart = { readonly task: Task } | { readonly result: CallToolResult };
 
 /** Limits on how a client follows its tasks (`ClientOptions.tasks`). */
-export interface TaskOptions {
+export interface ClientTaskOptions {
   /** The least time between two polls, whatever the server asks. Default 100 ms. */
   minPollIntervalMs?: number;
   /** The most time between two polls, whatever the server asks. Default 30 s. */

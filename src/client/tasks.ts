@@ -8,7 +8,7 @@ import { driveTask, type TaskHost } from './task-driver.js';
 import { createdTask, readTask, type Task, type TaskRequestOptions, type TaskStart } from './task-types.js';
 
 /** One page of `tasks/list` (legacy era). */
-export interface TaskPage {
+export interface TaskListPage {
   readonly tasks: Task[];
   readonly nextCursor?: string;
 }
@@ -84,7 +84,7 @@ export class ClientTasks {
   }
 
   /** One page of this client's tasks (`tasks/list`; legacy era only, and when the server declared `tasks.list`). */
-  async list(cursor?: Cursor, options: RequestOptions = {}): Promise<TaskPage> {
+  async list(cursor?: Cursor, options: RequestOptions = {}): Promise<TaskListPage> {
     const host = this.check();
     if (host.era === 'modern') {
       throw new CapabilityError(
