@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { CLI, killCliRuns, runCli } from '../../src/test-support/cli-run.js';
+import { CLI, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
 import { Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
 import { until } from '../../src/test-support/time-limit.js';
 
@@ -101,3 +101,22 @@ for (const era of ['modern', 'legacy'] as const) {
     });
   });
 }
+
+describe('mcpwire call countdown against mcpwire serve (its demo task)', () => {
+  let url: string;
+  before(async () => {
+    url = (await serveDemo()).url;
+  });
+  after(killCliRuns);
+
+  for (const era of ['modern', 'legacy'] as const) {
+    test(`${era} era: run as a task, its id on stderr, the result on stdout`, BOUND, async () => {
+      const run = runCli(['call', url, 'call', 'countdown', '{"from":1}', '--era', era]);
+      run.child.stdin.end();
+      assert.equal(await run.exit(MS), 0, run.stderr());
+      assert.equal(run.stdout(), 'Liftoff after 1 s\n');
+      assert.match(run.stderr(), ID);
+      assert.match(run.stderr(), /^task completed$/m);
+    });
+  }
+});
