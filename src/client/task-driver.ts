@@ -118,7 +118,12 @@ export async function driveTask(
         legacyResult();
       }
       const pause = sleep(host.clock, Math.min(interval(host, task), Math.max(0, remaining())), signal);
-      const done = waiter === undefined ? await pause : await Promise.race([pause, waiter]);
+      let done: CallToolResult | undefined;
+      try {
+        done = waiter === undefined ? await pause.done : await Promise.race([pause.done, waiter]);
+      } finally {
+        pause.stop();
+      }
       if (done !== undefined) return done;
       task = readTask(
         await host.request<Record<string, unknown>>(TaskMethod.Get, { taskId }, requestOptions()),
@@ -173,23 +178,36 @@ function interval(host: TaskHost, task: Task): number {
   return Math.min(maxPollIntervalMs, Math.max(minPollIntervalMs, asked));
 }
 
-/** Waits `ms` on the session's clock; the caller's abort ends it at once. Resolves undefined. */
-function sleep(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<undefined> {
-  return new Promise((resolve, reject) => {
+/**
+ * Waits `ms` on the session's clock: `done` resolves undefined then, and rejects at once when the caller aborts;
+ * `stop` ends the wait early (its timer and listener gone), leaving `done` pending.
+ */
+function sleep(
+  clock: Clock,
+  ms: number,
+  signal: AbortSignal | undefined,
+): { done: Promise<undefined>; stop: () => void } {
+  let stop = () => {};
+  const done = new Promise<undefined>((resolve, reject) => {
     if (signal?.aborted) {
       reject(new RequestCancelledError(CALL, signal.reason));
       return;
     }
     const onAbort = () => {
-      clock.clearTimeout(handle);
+      stop();
       reject(new RequestCancelledError(CALL, signal!.reason));
     };
     const handle = clock.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stop();
       resolve(undefined);
     }, ms);
     // Unlike a request's timer, this wait is what the caller awaits: it must keep the process alive.
     (handle as { ref?: () => void }).ref?.();
     signal?.addEventListener('abort', onAbort, { once: true });
+    stop = () => {
+      clock.clearTimeout(handle);
+      signal?.removeEventListener('abort', onAbort);
+    };
   });
+  return { done, stop };
 }

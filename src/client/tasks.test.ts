@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { McpError } from '../jsonrpc/errors.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
-import { RequestCancelledError } from '../session/errors.js';
+import { RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
+import { ManualClock } from '../session/manual-clock.js';
 import { memoryPeer } from '../test-support/memory-peer.js';
 import { discoverResult, error, result } from '../test-support/scripted-http.js';
-import { within } from '../test-support/time-limit.js';
+import { until, within } from '../test-support/time-limit.js';
 import { Client, type ClientOptions } from './client.js';
 import { type Task, TaskCancelledError } from './task-types.js';
 
@@ -234,6 +235,77 @@ describe('tasks, modern era (the extension)', () => {
       assert.deepEqual(sent(peer, 'tasks/update')[0].params.inputResponses, { who: { action: 'decline' } });
       assert.equal(sent(peer, 'tasks/cancel').length, 1);
       await assert.rejects(session.tasks.list(), /no tasks\/list/);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe('tasks, polling time (a manual clock)', () => {
+  /** Lets the messages in flight on the memory pair arrive. */
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  test("the server's pollIntervalMs, within the client's bounds (default 100 ms to 30 s)", async () => {
+    const clock = new ManualClock();
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working', { pollIntervalMs: 5 }) }, [
+      modernTask('working', { pollIntervalMs: 3_600_000 }),
+      modernTask('completed', { result: done('ok') }),
+    ]);
+    const session = await within(
+      client({ clock, requestTimeout: 1e9, tasks: true }).connect(peer.connection),
+      10_000,
+      'connect',
+    );
+    try {
+      const call = session.callTool('slow', {});
+      await until(() => sent(peer, 'tools/call').length === 1, 5000, 'the call');
+      await settle();
+      clock.advance(99);
+      await settle();
+      assert.equal(sent(peer, 'tasks/get').length, 0, '5 ms asked, 100 ms kept');
+      clock.advance(1);
+      await until(() => sent(peer, 'tasks/get').length === 1, 5000, 'the first poll');
+      await settle();
+      clock.advance(29_999);
+      await settle();
+      assert.equal(sent(peer, 'tasks/get').length, 1, 'an hour asked, 30 s kept');
+      clock.advance(1);
+      assert.deepEqual(await within(call, 5000, 'callTool'), done('ok'));
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('maxTotalTimeout bounds the whole call: past it the task is cancelled and the call rejects', async () => {
+    const clock = new ManualClock();
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working', { pollIntervalMs: 100 }) }, [
+      modernTask('working', { pollIntervalMs: 100 }),
+    ]);
+    const session = await within(
+      client({ clock, requestTimeout: 1e9, tasks: true }).connect(peer.connection),
+      10_000,
+      'connect',
+    );
+    try {
+      const call = session.callTool('slow', {}, { maxTotalTimeout: 250 });
+      const failed = assert.rejects(
+        call,
+        (err) => err instanceof RequestTimeoutError && err.limit === 'maxTotalTimeout',
+      );
+      for (let polls = 1; polls <= 2; polls++) {
+        await settle();
+        clock.advance(100);
+        await until(() => sent(peer, 'tasks/get').length === polls, 5000, `poll ${polls}`);
+      }
+      await settle();
+      clock.advance(50);
+      await within(failed, 5000, 'the rejection');
+      assert.deepEqual(
+        sent(peer, 'tasks/cancel').map((m) => m.params.taskId),
+        ['t-1'],
+      );
     } finally {
       await session.close();
     }
