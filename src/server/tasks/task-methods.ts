@@ -129,8 +129,7 @@ export const LEGACY_TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
       const { code, message, data } = record.error;
       throw new McpError(code, message, data);
     }
-    if (!isFinal(record.status))
-      throw new McpError(ErrorCode.RequestCancelled, 'tasks/result was cancelled');
+    if (!isFinal(record.status)) throw new McpError(ErrorCode.RequestCancelled, 'tasks/result was cancelled');
     throw new McpError(
       ErrorCode.InvalidParams,
       `Task ${JSON.stringify(record.taskId)} ended ${record.status}${record.statusMessage ? ` (${record.statusMessage})` : ''}: it has no result`,
