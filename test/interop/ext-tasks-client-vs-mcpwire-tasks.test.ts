@@ -22,11 +22,8 @@ const CAPABILITIES = { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION
 function rawDispatch(url: string, token: string): RawClientDispatch {
   let nextId = 1;
   return async (request) => {
-    const message = { jsonrpc: '2.0', id: `ext-${nextId++}`, ...(request as object) } as {
-      method: string;
-      params?: Record<string, unknown>;
-      id: string;
-    };
+    const framed = request as { method: string; params?: Record<string, unknown> };
+    const message = { jsonrpc: '2.0', id: `ext-${nextId++}`, ...framed };
     const params = message.params ?? {};
     const name = params.taskId ?? params.name ?? params.uri;
     const response = await fetch(url, {
