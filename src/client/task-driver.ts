@@ -98,6 +98,18 @@ export async function driveTask(
     }
   };
 
+  /** Legacy: tasks/result answered before a poll saw the end; one more poll, for `ontask` only. */
+  const tellFinal = async () => {
+    if (ontask === undefined) return;
+    try {
+      const raw = await host.request<Record<string, unknown>>(TaskMethod.Get, { taskId }, requestOptions());
+      const last = readTask(raw, host.era, TaskMethod.Get);
+      if (`${last.status}\0${last.statusMessage ?? ''}` !== shown) tell(last);
+    } catch {
+      // The result is in hand; a task the server already let go of has no status left to tell.
+    }
+  };
+
   try {
     for (;;) {
       const seen = `${task.status}\0${task.statusMessage ?? ''}`;
@@ -124,7 +136,10 @@ export async function driveTask(
       } finally {
         pause.stop();
       }
-      if (done !== undefined) return done;
+      if (done !== undefined) {
+        await tellFinal();
+        return done;
+      }
       task = readTask(
         await host.request<Record<string, unknown>>(TaskMethod.Get, { taskId }, requestOptions()),
         host.era,
