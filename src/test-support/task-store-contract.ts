@@ -57,7 +57,8 @@ export function taskStoreContract(name: string, fixture: TaskStoreFixture): void
     return store;
   };
   /** A store standing for another process: a second one when shared, else the same one. */
-  const other = async (store: TaskStore) => (fixture.shared ? make() : store);
+  const other = async (store: TaskStore, options?: { pageSize?: number }) =>
+    fixture.shared ? make(options) : store;
   const principal = () => `user-${randomUUID()}`;
   const start = (store: TaskStore, who: string | undefined, ttlMs: number | null = 60_000) =>
     store.create({ taskId: newTaskId(), principal: who, ttlMs, pollIntervalMs: 500 });
@@ -337,7 +338,7 @@ export function taskStoreContract(name: string, fixture: TaskStoreFixture): void
 
     test('list: newest first, page by page, each task once, only the principal’s', async () => {
       const store = await make({ pageSize: 3 });
-      const elsewhere = await other(store);
+      const elsewhere = await other(store, { pageSize: 3 });
       const who = principal();
       const ids: string[] = [];
       for (let i = 0; i < 8; i++) {

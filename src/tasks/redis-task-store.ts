@@ -1,0 +1,503 @@
+import { createHash } from 'node:crypto';
+import { type Channels, openChannels } from '../cluster/channels.js';
+import { connectRedis, isRedisAddress, type RedisAddress } from '../eventstore/redis-address.js';
+import {
+  commandTimeoutOf,
+  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  type RedisClient,
+  whenRedisReady,
+} from '../eventstore/redis-client.js';
+import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+import type { InputResponses } from '../protocol/modern-types.js';
+import { type Clock, systemClock } from '../session/clock.js';
+import { randomBase64url } from '../util/base64.js';
+import { invalidCursor, TaskStoreFullError } from './errors.js';
+import {
+  CANCEL_LUA,
+  CREATE_LUA,
+  FINISHED_LUA,
+  GET_LUA,
+  INDEX_LUA,
+  RESPOND_LUA,
+  TAKE_LUA,
+  UPDATE_LUA,
+} from './redis-task-scripts.js';
+import {
+  applyChange,
+  DEFAULT_MAX_TASK_TTL_MS,
+  DEFAULT_TASK_PAGE_SIZE,
+  effectiveTtl,
+  isFinal,
+  newRecord,
+  RUNNER_STOPPED,
+} from './task-record.js';
+import type { NewTask, TaskChange, TaskPage, TaskRecord, TaskSignal, TaskStore } from './task-store.js';
+
+/** Default `leaseMs`: a process that has not renewed its lease for this long is taken for stopped. */
+export const DEFAULT_TASK_LEASE_MS = 10_000;
+
+export interface RedisTaskStoreOptions {
+  /**
+   * An address (`redis://host:port`, or `{ cluster: ['host:port', …] }`): the store opens its client and `close()`
+   * ends it. Or a client to share, made by `createRedisClient` or `createRedisClusterClient` (the store never
+   * closes it).
+   */
+  redis: RedisClient | RedisAddress;
+  /** Start of every key and channel the store uses. Default 'mcpwire:tasks'. */
+  keyPrefix?: string;
+  /** The most tasks of one principal; at the bound its oldest final task is freed. Default 10 000. */
+  maxTasksPerPrincipal?: number;
+  /** The longest a task is kept, which is also how long one without a TTL is kept. Default a day. */
+  maxTtlMs?: number;
+  /**
+   * How long this process's lease lasts; it renews it three times per lease while it runs or watches tasks. A
+   * task whose runner's lease is gone is answered `failed`. Default 10 s.
+   */
+  leaseMs?: number;
+  /** Tasks per `list` page. Default 50. */
+  pageSize?: number;
+  /** Failures of work no caller waits for (lease renewals, taking signals, messages). Default: ignored. */
+  onError?: (err: unknown) => void;
+  /** Default the system's, whose timers do not keep the process alive. */
+  clock?: Clock;
+}
+
+/** A Lua script and the SHA1 that EVALSHA names it by. */
+interface Script {
+  readonly lua: string;
+  readonly sha: string;
+}
+const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
+const [CREATE, GET, UPDATE, RESPOND, CANCEL, TAKE, INDEX, FINISHED] = [
+  CREATE_LUA,
+  GET_LUA,
+  UPDATE_LUA,
+  RESPOND_LUA,
+  CANCEL_LUA,
+  TAKE_LUA,
+  INDEX_LUA,
+  FINISHED_LUA,
+].map(script);
+
+/** 128 bits of SHA-256, base64url: how keys name a task id or a principal, never showing either. */
+const hashOf = (text: string) =>
+  createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url');
+
+const CURSOR = /^\d{16}:[\w-]{22}$/;
+
+/** Whoever the task belongs to: how its runner reads it. */
+const ANY = Symbol('any principal');
+
+const positive = (name: string, value: number) => {
+  if (!(Number.isSafeInteger(value) && value > 0)) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  }
+  return value;
+};
+
+/** A task as read, and the process that runs it. */
+interface Stored {
+  readonly record: TaskRecord;
+  readonly runner: string;
+}
+
+/** A task this process watches: its signals go to these listeners. */
+interface Watch {
+  readonly taskId: string;
+  readonly listeners: Set<(signal: TaskSignal) => void>;
+}
+
+/**
+ * A TaskStore in Redis (one server or a Redis Cluster), shared by every process using the same Redis and key
+ * prefix: a task started through one process is read, answered and cancelled through any other. See
+ * src/tasks/README.md for the flow, and src/cluster/README.md ("Tasks") for keys, messages and what a lost one
+ * costs. Every method may reject with StoreUnavailableError.
+ */
+export class RedisTaskStore implements TaskStore {
+  readonly keyPrefix: string;
+  readonly maxTasksPerPrincipal: number;
+  readonly maxTtlMs: number;
+  readonly leaseMs: number;
+  readonly pageSize: number;
+  /** This process, as the runner of the tasks it creates. */
+  readonly runnerId = randomBase64url(16);
+  private readonly client: RedisClient;
+  private readonly ownsClient: boolean;
+  private readonly clock: Clock;
+  private readonly readyTimeoutMs: number;
+  private readonly report: (err: unknown) => void;
+  private readonly bus: string;
+  private readonly channels: Channels;
+  private readonly listening: Promise<void>;
+  /** Tasks this process runs that are not final, with their latest record. */
+  private readonly running = new Map<string, TaskRecord>();
+  /** By task hash. */
+  private readonly watches = new Map<string, Watch>();
+  private readonly changeListeners = new Set<(task: TaskRecord) => void>();
+  private timer: unknown;
+  private closed = false;
+
+  constructor(options: RedisTaskStoreOptions) {
+    this.keyPrefix = options.keyPrefix ?? 'mcpwire:tasks';
+    this.maxTasksPerPrincipal = positive('maxTasksPerPrincipal', options.maxTasksPerPrincipal ?? 10_000);
+    this.maxTtlMs = positive('maxTtlMs', options.maxTtlMs ?? DEFAULT_MAX_TASK_TTL_MS);
+    this.leaseMs = positive('leaseMs', options.leaseMs ?? DEFAULT_TASK_LEASE_MS);
+    this.pageSize = positive('pageSize', options.pageSize ?? DEFAULT_TASK_PAGE_SIZE);
+    this.clock = options.clock ?? systemClock;
+    this.report = options.onError ?? (() => {});
+    this.ownsClient = isRedisAddress(options.redis);
+    this.client = isRedisAddress(options.redis) ? connectRedis(options.redis) : options.redis;
+    this.readyTimeoutMs = commandTimeoutOf(this.client) ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
+    this.bus = `${this.keyPrefix}:bus`;
+    let heard: () => void = () => {};
+    this.listening = new Promise((resolve) => {
+      heard = resolve;
+    });
+    this.channels = openChannels(this.client, this.keyPrefix, this.runnerId, {
+      message: (text) => this.heard(text),
+      listening: () => {
+        heard();
+        this.takeAll();
+      },
+      failedOver: () => this.takeAll(),
+      report: this.report,
+    });
+  }
+
+  /** Resolves once this store hears the other processes (changes made before are not heard). */
+  whenListening(): Promise<void> {
+    return this.listening;
+  }
+
+  async create(task: NewTask): Promise<TaskRecord> {
+    const ttl = effectiveTtl(task.ttlMs, this.maxTtlMs);
+    const record = newRecord(task, ttl, this.clock.now());
+    const h = hashOf(record.taskId);
+    const [all, exp, fin] = this.indexKeys(record.principal);
+    const indexed = (await this.run(
+      INDEX,
+      [all, exp, fin],
+      [h, String(ttl), String(this.maxTasksPerPrincipal), String(this.maxTtlMs)],
+    )) as [0] | [1, string, ...string[]];
+    if (indexed[0] === 0) throw new TaskStoreFullError(this.maxTasksPerPrincipal);
+    const [, member, ...freed] = indexed;
+    if (freed.length > 0) {
+      await this.command(() => this.client.unlink(...freed.map((m) => this.taskKey(memberHash(m)))));
+    }
+    // The lease before the task: a task is never seen before the lease that says its runner lives.
+    if (this.timer === undefined) await this.renew();
+    this.running.set(record.taskId, record);
+    this.schedule();
+    const [hasP, p] = principalArgs(record.principal);
+    const created = await this.run(
+      CREATE,
+      [this.taskKey(h)],
+      [record.taskId, hasP, p, this.runnerId, JSON.stringify(record), String(ttl), this.bus, member],
+    ).catch((err) => {
+      this.running.delete(record.taskId);
+      throw err;
+    });
+    if (created !== 1) {
+      this.running.delete(record.taskId);
+      await this.command(() => this.client.zrem(all, member));
+      await this.command(() => this.client.zrem(exp, member));
+      throw new RangeError('A task with this id exists already: ids must be unique');
+    }
+    return record;
+  }
+
+  async get(taskId: string, principal: string | undefined): Promise<TaskRecord | undefined> {
+    const found = await this.read(taskId, principal);
+    return found === undefined ? undefined : (await this.alive([found]))[0];
+  }
+
+  async update(taskId: string, change: TaskChange): Promise<boolean> {
+    const current = this.running.get(taskId) ?? (await this.read(taskId, ANY))?.record;
+    if (current === undefined) return false;
+    const changed = await this.write(current, applyChange(current, change, this.clock.now()), '');
+    if (changed !== undefined && !isFinal(change.status)) this.running.set(taskId, changed);
+    else this.running.delete(taskId);
+    this.schedule();
+    return changed !== undefined;
+  }
+
+  async respond(
+    taskId: string,
+    principal: string | undefined,
+    inputResponses: InputResponses,
+  ): Promise<boolean> {
+    const pairs: string[] = [];
+    for (const key of Object.keys(inputResponses)) {
+      pairs.push(key, JSON.stringify(inputResponses[key] ?? null));
+    }
+    return this.signal(RESPOND, taskId, principal, pairs);
+  }
+
+  async requestCancel(taskId: string, principal: string | undefined): Promise<boolean> {
+    return this.signal(CANCEL, taskId, principal, []);
+  }
+
+  async list(principal: string | undefined, cursor?: string): Promise<TaskPage> {
+    if (cursor !== undefined && !CURSOR.test(cursor)) throw invalidCursor();
+    const keys = this.indexKeys(principal);
+    const start = cursor === undefined ? '+' : `(${cursor}`;
+    const members = await this.command(() =>
+      this.client.zrevrangebylex(keys[0], start, '-', 'LIMIT', 0, this.pageSize + 1),
+    );
+    const page = members.slice(0, this.pageSize);
+    const [hasP, p] = principalArgs(principal);
+    const replies = await Promise.all(
+      page.map((m) => this.run(GET, [this.taskKey(memberHash(m))], ['', hasP, p])),
+    );
+    const found: Stored[] = [];
+    const gone: string[] = [];
+    replies.forEach((reply, i) => {
+      if (reply === null) gone.push(page[i]);
+      else found.push(stored(reply as [string, string]));
+    });
+    // Tasks expired (or freed) before their index entry: dropped, as later creates would.
+    if (gone.length > 0) await Promise.all(keys.map((k) => this.command(() => this.client.zrem(k, ...gone))));
+    const tasks = await this.alive(found);
+    return members.length > this.pageSize ? { tasks, nextCursor: page[page.length - 1] } : { tasks };
+  }
+
+  watch(taskId: string, listener: (signal: TaskSignal) => void): () => void {
+    const h = hashOf(taskId);
+    const watch = this.watches.get(h) ?? { taskId, listeners: new Set() };
+    this.watches.set(h, watch);
+    const mine = (signal: TaskSignal) => listener(signal);
+    watch.listeners.add(mine);
+    this.schedule();
+    this.take(h);
+    return () => {
+      watch.listeners.delete(mine);
+      if (watch.listeners.size === 0 && this.watches.get(h) === watch) this.watches.delete(h);
+    };
+  }
+
+  onChange(listener: (task: TaskRecord) => void): () => void {
+    const mine = (task: TaskRecord) => listener(task);
+    this.changeListeners.add(mine);
+    return () => {
+      this.changeListeners.delete(mine);
+    };
+  }
+
+  /**
+   * Fails the tasks this process still runs (others see why at once, not a lease later), ends its lease, stops
+   * listening, and ends the client when the store opened it. What Redis holds stays.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    const running = [...this.running.values()];
+    this.running.clear();
+    this.watches.clear();
+    const stopped = (r: TaskRecord) =>
+      this.write(r, applyChange(r, RUNNER_STOPPED, this.clock.now()), this.runnerId);
+    await Promise.allSettled(running.map(stopped));
+    await this.command(() => this.client.del(this.leaseKey(this.runnerId))).catch(this.report);
+    this.channels.close();
+    if (!this.ownsClient) return;
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect();
+    }
+  }
+
+  /** `<prefix>:{h}`, the hash of the task whose id hashes to `h`: its one key. */
+  private taskKey(h: string): string {
+    return `${this.keyPrefix}:{${h}}`;
+  }
+
+  private leaseKey(runner: string): string {
+    return `${this.keyPrefix}:runner:${runner}`;
+  }
+
+  /** The principal's index: every task, their expiry, the final ones (one slot: `{ph}`). */
+  private indexKeys(principal: string | undefined): [string, string, string] {
+    const base = `${this.keyPrefix}:index:{${principal === undefined ? '-' : hashOf(principal)}}`;
+    return [`${base}:all`, `${base}:exp`, `${base}:fin`];
+  }
+
+  /** The task if `principal`'s ('any': whoever's, for its runner), as stored: a stopped runner not yet found. */
+  private async read(
+    taskId: string,
+    principal: string | undefined | typeof ANY,
+  ): Promise<Stored | undefined> {
+    if (typeof taskId !== 'string' || taskId === '') return undefined;
+    const [hasP, p] = principal === ANY ? ['any', ''] : principalArgs(principal);
+    const reply = await this.run(GET, [this.taskKey(hashOf(taskId))], [taskId, hasP, p]);
+    return reply === null ? undefined : stored(reply as [string, string]);
+  }
+
+  /**
+   * `found` as `get` answers them: a task that is not final and whose runner's lease is gone is failed (by one
+   * script that checks it still is not, and publishes the change once, whichever process finds it first).
+   */
+  private async alive(found: readonly Stored[]): Promise<TaskRecord[]> {
+    const suspects = new Set<string>();
+    for (const { record, runner } of found) {
+      if (!isFinal(record.status) && !(runner === this.runnerId && !this.closed)) suspects.add(runner);
+    }
+    if (suspects.size === 0) return found.map((f) => f.record);
+    const runners = [...suspects];
+    const leases = await Promise.all(
+      runners.map((r) => this.command(() => this.client.exists(this.leaseKey(r)))),
+    );
+    const dead = new Set(runners.filter((_, i) => leases[i] === 0));
+    return Promise.all(
+      found.map(async ({ record, runner }) => {
+        if (isFinal(record.status) || !dead.has(runner)) return record;
+        const failed = applyChange(record, RUNNER_STOPPED, this.clock.now());
+        // Lost the race: the runner finished it, or another process failed it first. What is stored stands.
+        return (
+          (await this.write(record, failed, runner)) ??
+          (await this.read(record.taskId, record.principal))?.record ??
+          failed
+        );
+      }),
+    );
+  }
+
+  /**
+   * Stores `next`, the change of `current`, unless the task is gone or final (or, with `runner`, no longer run by
+   * it); answers it, or undefined. A final task is then offered to the principal's bound.
+   */
+  private async write(
+    current: TaskRecord,
+    next: TaskRecord,
+    runner: string,
+  ): Promise<TaskRecord | undefined> {
+    const h = hashOf(current.taskId);
+    const asked = next.status === 'input_required' ? Object.keys(next.inputRequests ?? {}) : [];
+    const args = [current.taskId, JSON.stringify(next), next.status, this.bus, runner, ...asked];
+    const member = await this.run(UPDATE, [this.taskKey(h)], args);
+    if (member === 0) return undefined;
+    if (isFinal(next.status)) {
+      const [all, , fin] = this.indexKeys(next.principal);
+      await this.run(FINISHED, [all, fin], [member as string]).catch(this.report);
+    }
+    return next;
+  }
+
+  /** Runs RESPOND or CANCEL on the task for `principal`: true when found. */
+  private async signal(
+    s: Script,
+    taskId: string,
+    principal: string | undefined,
+    pairs: string[],
+  ): Promise<boolean> {
+    if (typeof taskId !== 'string' || taskId === '') return false;
+    const h = hashOf(taskId);
+    const [hasP, p] = principalArgs(principal);
+    return (await this.run(s, [this.taskKey(h)], [taskId, hasP, p, this.bus, h, ...pairs])) === 1;
+  }
+
+  /** Takes the signals waiting for the watched task `h` and hands them to its listeners. */
+  private take(h: string): void {
+    const watch = this.watches.get(h);
+    if (watch === undefined || this.closed) return;
+    this.run(TAKE, [this.taskKey(h)], [watch.taskId]).then((reply) => {
+      if (reply === null) return;
+      const [cancel, ...pairs] = reply as [number, ...string[]];
+      const signals: TaskSignal[] = cancel === 1 ? [{ kind: 'cancel' }] : [];
+      if (pairs.length > 0) {
+        const inputResponses: Record<string, unknown> = {};
+        for (let i = 0; i < pairs.length; i += 2) inputResponses[pairs[i]] = JSON.parse(pairs[i + 1]);
+        signals.push({ kind: 'input', inputResponses });
+      }
+      for (const signal of signals) for (const listener of watch.listeners) listener(signal);
+    }, this.report);
+  }
+
+  /** Takes what may have been signalled while a message could be lost (at each renewal, and after reconnecting). */
+  private takeAll(): void {
+    for (const h of this.watches.keys()) this.take(h);
+  }
+
+  /** A message of the bus: a change for the listeners, or a signal for a task watched here. */
+  private heard(text: string): void {
+    if (text.startsWith('s')) {
+      this.take(text.slice(1));
+      return;
+    }
+    let record: TaskRecord;
+    try {
+      record = parseRecord(text.slice(1));
+    } catch (err) {
+      this.report(err);
+      return;
+    }
+    // Failed elsewhere (its runner was taken for stopped): no longer run here.
+    if (isFinal(record.status)) this.running.delete(record.taskId);
+    for (const listener of this.changeListeners) listener(record);
+  }
+
+  private async renew(): Promise<void> {
+    await this.command(() => this.client.set(this.leaseKey(this.runnerId), '1', 'PX', this.leaseMs));
+  }
+
+  /** Renews the lease and takes signals three times per lease while tasks run or are watched here. */
+  private schedule(): void {
+    if (this.closed || this.timer !== undefined || (this.running.size === 0 && this.watches.size === 0))
+      return;
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        if (this.running.size > 0) this.renew().catch(this.report);
+        this.takeAll();
+        this.schedule();
+      },
+      Math.max(1, Math.floor(this.leaseMs / 3)),
+    );
+  }
+
+  /** Runs script `s` (EVALSHA, or EVAL when Redis lacks it). Every failure becomes a StoreUnavailableError. */
+  private run(s: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
+    return this.command(async () => {
+      try {
+        return await this.client.evalsha(s.sha, keys.length, ...keys, ...args);
+      } catch (err) {
+        if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
+        return await this.client.eval(s.lua, keys.length, ...keys, ...args);
+      }
+    });
+  }
+
+  private async command<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      if (this.client.status !== 'ready') await whenRedisReady(this.client, this.readyTimeoutMs);
+      return await send();
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      throw new StoreUnavailableError(`Redis failed (${message}); the task store could not be reached`, {
+        cause: err,
+      });
+    }
+  }
+}
+
+/** The script arguments naming a principal: whether there is one, and it. */
+function principalArgs(principal: string | undefined): [string, string] {
+  return principal === undefined ? ['0', ''] : ['1', principal];
+}
+
+/** The task hash of an index member. */
+function memberHash(member: string): string {
+  return member.slice(17);
+}
+
+function stored([rec, runner]: [string, string]): Stored {
+  return { record: parseRecord(rec), runner };
+}
+
+/** A record from its JSON, where a task without principal has no `principal` field. */
+function parseRecord(json: string): TaskRecord {
+  const record = JSON.parse(json) as TaskRecord;
+  return { ...record, principal: record.principal };
+}
