@@ -1,27 +1,12 @@
-import { createHash } from 'node:crypto';
 import { type Channels, openChannels } from '../cluster/channels.js';
 import { connectRedis, isRedisAddress, type RedisAddress } from '../eventstore/redis-address.js';
-import {
-  commandTimeoutOf,
-  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
-  type RedisClient,
-  whenRedisReady,
-} from '../eventstore/redis-client.js';
-import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+import type { RedisClient } from '../eventstore/redis-client.js';
 import type { InputResponses } from '../protocol/modern-types.js';
 import { type Clock, systemClock } from '../session/clock.js';
 import { randomBase64url } from '../util/base64.js';
 import { invalidCursor, TaskStoreFullError } from './errors.js';
-import {
-  CANCEL_LUA,
-  CREATE_LUA,
-  FINISHED_LUA,
-  GET_LUA,
-  INDEX_LUA,
-  RESPOND_LUA,
-  TAKE_LUA,
-  UPDATE_LUA,
-} from './redis-task-scripts.js';
+import { RedisTaskCommands, SCRIPTS, type Script } from './redis-task-commands.js';
+import { hashOf, isCursor, memberHash, principalArgs, TaskKeys } from './redis-task-keys.js';
 import {
   applyChange,
   DEFAULT_MAX_TASK_TTL_MS,
@@ -62,29 +47,6 @@ export interface RedisTaskStoreOptions {
   clock?: Clock;
 }
 
-/** A Lua script and the SHA1 that EVALSHA names it by. */
-interface Script {
-  readonly lua: string;
-  readonly sha: string;
-}
-const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
-const [CREATE, GET, UPDATE, RESPOND, CANCEL, TAKE, INDEX, FINISHED] = [
-  CREATE_LUA,
-  GET_LUA,
-  UPDATE_LUA,
-  RESPOND_LUA,
-  CANCEL_LUA,
-  TAKE_LUA,
-  INDEX_LUA,
-  FINISHED_LUA,
-].map(script);
-
-/** 128 bits of SHA-256, base64url: how keys name a task id or a principal, never showing either. */
-const hashOf = (text: string) =>
-  createHash('sha256').update(text).digest().subarray(0, 16).toString('base64url');
-
-const CURSOR = /^\d{16}:[\w-]{22}$/;
-
 /** Whoever the task belongs to: how its runner reads it. */
 const ANY = Symbol('any principal');
 
@@ -121,12 +83,11 @@ export class RedisTaskStore implements TaskStore {
   readonly pageSize: number;
   /** This process, as the runner of the tasks it creates. */
   readonly runnerId = randomBase64url(16);
-  private readonly client: RedisClient;
+  private readonly redis: RedisTaskCommands;
+  private readonly keys: TaskKeys;
   private readonly ownsClient: boolean;
   private readonly clock: Clock;
-  private readonly readyTimeoutMs: number;
   private readonly report: (err: unknown) => void;
-  private readonly bus: string;
   private readonly channels: Channels;
   private readonly listening: Promise<void>;
   /** Tasks this process runs that are not final, with their latest record. */
@@ -135,6 +96,8 @@ export class RedisTaskStore implements TaskStore {
   private readonly watches = new Map<string, Watch>();
   private readonly changeListeners = new Set<(task: TaskRecord) => void>();
   private timer: unknown;
+  /** When the lease was last renewed (this process's clock). */
+  private renewedAt = Number.NEGATIVE_INFINITY;
   private closed = false;
 
   constructor(options: RedisTaskStoreOptions) {
@@ -146,14 +109,14 @@ export class RedisTaskStore implements TaskStore {
     this.clock = options.clock ?? systemClock;
     this.report = options.onError ?? (() => {});
     this.ownsClient = isRedisAddress(options.redis);
-    this.client = isRedisAddress(options.redis) ? connectRedis(options.redis) : options.redis;
-    this.readyTimeoutMs = commandTimeoutOf(this.client) ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
-    this.bus = `${this.keyPrefix}:bus`;
+    const client: RedisClient = isRedisAddress(options.redis) ? connectRedis(options.redis) : options.redis;
+    this.redis = new RedisTaskCommands(client);
+    this.keys = new TaskKeys(this.keyPrefix);
     let heard: () => void = () => {};
     this.listening = new Promise((resolve) => {
       heard = resolve;
     });
-    this.channels = openChannels(this.client, this.keyPrefix, this.runnerId, {
+    this.channels = openChannels(client, this.keyPrefix, this.runnerId, {
       message: (text) => this.heard(text),
       listening: () => {
         heard();
@@ -173,34 +136,36 @@ export class RedisTaskStore implements TaskStore {
     const ttl = effectiveTtl(task.ttlMs, this.maxTtlMs);
     const record = newRecord(task, ttl, this.clock.now());
     const h = hashOf(record.taskId);
-    const [all, exp, fin] = this.indexKeys(record.principal);
-    const indexed = (await this.run(
-      INDEX,
+    const [all, exp, fin] = this.keys.index(record.principal);
+    const indexed = (await this.redis.run(
+      SCRIPTS.index,
       [all, exp, fin],
       [h, String(ttl), String(this.maxTasksPerPrincipal), String(this.maxTtlMs)],
     )) as [0] | [1, string, ...string[]];
     if (indexed[0] === 0) throw new TaskStoreFullError(this.maxTasksPerPrincipal);
     const [, member, ...freed] = indexed;
     if (freed.length > 0) {
-      await this.command(() => this.client.unlink(...freed.map((m) => this.taskKey(memberHash(m)))));
+      await this.redis.command((c) => c.unlink(...freed.map((m) => this.keys.task(memberHash(m)))));
     }
     // The lease before the task: a task is never seen before the lease that says its runner lives.
-    if (this.timer === undefined) await this.renew();
+    if (!(this.clock.now() - this.renewedAt < this.leaseMs / 3)) await this.renew();
     this.running.set(record.taskId, record);
     this.schedule();
     const [hasP, p] = principalArgs(record.principal);
-    const created = await this.run(
-      CREATE,
-      [this.taskKey(h)],
-      [record.taskId, hasP, p, this.runnerId, JSON.stringify(record), String(ttl), this.bus, member],
-    ).catch((err) => {
-      this.running.delete(record.taskId);
-      throw err;
-    });
+    const created = await this.redis
+      .run(
+        SCRIPTS.create,
+        [this.keys.task(h)],
+        [record.taskId, hasP, p, this.runnerId, JSON.stringify(record), String(ttl), this.keys.bus, member],
+      )
+      .catch((err) => {
+        this.running.delete(record.taskId);
+        throw err;
+      });
     if (created !== 1) {
       this.running.delete(record.taskId);
-      await this.command(() => this.client.zrem(all, member));
-      await this.command(() => this.client.zrem(exp, member));
+      await this.redis.command((c) => c.zrem(all, member));
+      await this.redis.command((c) => c.zrem(exp, member));
       throw new RangeError('A task with this id exists already: ids must be unique');
     }
     return record;
@@ -230,24 +195,24 @@ export class RedisTaskStore implements TaskStore {
     for (const key of Object.keys(inputResponses)) {
       pairs.push(key, JSON.stringify(inputResponses[key] ?? null));
     }
-    return this.signal(RESPOND, taskId, principal, pairs);
+    return this.signal(SCRIPTS.respond, taskId, principal, pairs);
   }
 
   async requestCancel(taskId: string, principal: string | undefined): Promise<boolean> {
-    return this.signal(CANCEL, taskId, principal, []);
+    return this.signal(SCRIPTS.cancel, taskId, principal, []);
   }
 
   async list(principal: string | undefined, cursor?: string): Promise<TaskPage> {
-    if (cursor !== undefined && !CURSOR.test(cursor)) throw invalidCursor();
-    const keys = this.indexKeys(principal);
+    if (cursor !== undefined && !isCursor(cursor)) throw invalidCursor();
+    const keys = this.keys.index(principal);
     const start = cursor === undefined ? '+' : `(${cursor}`;
-    const members = await this.command(() =>
-      this.client.zrevrangebylex(keys[0], start, '-', 'LIMIT', 0, this.pageSize + 1),
+    const members = await this.redis.command((c) =>
+      c.zrevrangebylex(keys[0], start, '-', 'LIMIT', 0, this.pageSize + 1),
     );
     const page = members.slice(0, this.pageSize);
     const [hasP, p] = principalArgs(principal);
     const replies = await Promise.all(
-      page.map((m) => this.run(GET, [this.taskKey(memberHash(m))], ['', hasP, p])),
+      page.map((m) => this.redis.run(SCRIPTS.get, [this.keys.task(memberHash(m))], ['', hasP, p])),
     );
     const found: Stored[] = [];
     const gone: string[] = [];
@@ -256,7 +221,7 @@ export class RedisTaskStore implements TaskStore {
       else found.push(stored(reply as [string, string]));
     });
     // Tasks expired (or freed) before their index entry: dropped, as later creates would.
-    if (gone.length > 0) await Promise.all(keys.map((k) => this.command(() => this.client.zrem(k, ...gone))));
+    if (gone.length > 0) await Promise.all(keys.map((k) => this.redis.command((c) => c.zrem(k, ...gone))));
     const tasks = await this.alive(found);
     return members.length > this.pageSize ? { tasks, nextCursor: page[page.length - 1] } : { tasks };
   }
@@ -298,29 +263,14 @@ export class RedisTaskStore implements TaskStore {
     const stopped = (r: TaskRecord) =>
       this.write(r, applyChange(r, RUNNER_STOPPED, this.clock.now()), this.runnerId);
     await Promise.allSettled(running.map(stopped));
-    await this.command(() => this.client.del(this.leaseKey(this.runnerId))).catch(this.report);
+    await this.redis.command((c) => c.del(this.keys.lease(this.runnerId))).catch(this.report);
     this.channels.close();
     if (!this.ownsClient) return;
     try {
-      await this.client.quit();
+      await this.redis.client.quit();
     } catch {
-      this.client.disconnect();
+      this.redis.client.disconnect();
     }
-  }
-
-  /** `<prefix>:{h}`, the hash of the task whose id hashes to `h`: its one key. */
-  private taskKey(h: string): string {
-    return `${this.keyPrefix}:{${h}}`;
-  }
-
-  private leaseKey(runner: string): string {
-    return `${this.keyPrefix}:runner:${runner}`;
-  }
-
-  /** The principal's index: every task, their expiry, the final ones (one slot: `{ph}`). */
-  private indexKeys(principal: string | undefined): [string, string, string] {
-    const base = `${this.keyPrefix}:index:{${principal === undefined ? '-' : hashOf(principal)}}`;
-    return [`${base}:all`, `${base}:exp`, `${base}:fin`];
   }
 
   /** The task if `principal`'s ('any': whoever's, for its runner), as stored: a stopped runner not yet found. */
@@ -330,7 +280,7 @@ export class RedisTaskStore implements TaskStore {
   ): Promise<Stored | undefined> {
     if (typeof taskId !== 'string' || taskId === '') return undefined;
     const [hasP, p] = principal === ANY ? ['any', ''] : principalArgs(principal);
-    const reply = await this.run(GET, [this.taskKey(hashOf(taskId))], [taskId, hasP, p]);
+    const reply = await this.redis.run(SCRIPTS.get, [this.keys.task(hashOf(taskId))], [taskId, hasP, p]);
     return reply === null ? undefined : stored(reply as [string, string]);
   }
 
@@ -346,7 +296,7 @@ export class RedisTaskStore implements TaskStore {
     if (suspects.size === 0) return found.map((f) => f.record);
     const runners = [...suspects];
     const leases = await Promise.all(
-      runners.map((r) => this.command(() => this.client.exists(this.leaseKey(r)))),
+      runners.map((r) => this.redis.command((c) => c.exists(this.keys.lease(r)))),
     );
     const dead = new Set(runners.filter((_, i) => leases[i] === 0));
     return Promise.all(
@@ -374,12 +324,12 @@ export class RedisTaskStore implements TaskStore {
   ): Promise<TaskRecord | undefined> {
     const h = hashOf(current.taskId);
     const asked = next.status === 'input_required' ? Object.keys(next.inputRequests ?? {}) : [];
-    const args = [current.taskId, JSON.stringify(next), next.status, this.bus, runner, ...asked];
-    const member = await this.run(UPDATE, [this.taskKey(h)], args);
+    const args = [current.taskId, JSON.stringify(next), next.status, this.keys.bus, runner, ...asked];
+    const member = await this.redis.run(SCRIPTS.update, [this.keys.task(h)], args);
     if (member === 0) return undefined;
     if (isFinal(next.status)) {
-      const [all, , fin] = this.indexKeys(next.principal);
-      await this.run(FINISHED, [all, fin], [member as string]).catch(this.report);
+      const [all, , fin] = this.keys.index(next.principal);
+      await this.redis.run(SCRIPTS.finished, [all, fin], [member as string]).catch(this.report);
     }
     return next;
   }
@@ -394,14 +344,16 @@ export class RedisTaskStore implements TaskStore {
     if (typeof taskId !== 'string' || taskId === '') return false;
     const h = hashOf(taskId);
     const [hasP, p] = principalArgs(principal);
-    return (await this.run(s, [this.taskKey(h)], [taskId, hasP, p, this.bus, h, ...pairs])) === 1;
+    return (
+      (await this.redis.run(s, [this.keys.task(h)], [taskId, hasP, p, this.keys.bus, h, ...pairs])) === 1
+    );
   }
 
   /** Takes the signals waiting for the watched task `h` and hands them to its listeners. */
   private take(h: string): void {
     const watch = this.watches.get(h);
     if (watch === undefined || this.closed) return;
-    this.run(TAKE, [this.taskKey(h)], [watch.taskId]).then((reply) => {
+    this.redis.run(SCRIPTS.take, [this.keys.task(h)], [watch.taskId]).then((reply) => {
       if (reply === null) return;
       const [cancel, ...pairs] = reply as [number, ...string[]];
       const signals: TaskSignal[] = cancel === 1 ? [{ kind: 'cancel' }] : [];
@@ -438,7 +390,9 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private async renew(): Promise<void> {
-    await this.command(() => this.client.set(this.leaseKey(this.runnerId), '1', 'PX', this.leaseMs));
+    const at = this.clock.now();
+    await this.redis.command((c) => c.set(this.keys.lease(this.runnerId), '1', 'PX', this.leaseMs));
+    this.renewedAt = at;
   }
 
   /** Renews the lease and takes signals three times per lease while tasks run or are watched here. */
@@ -455,41 +409,6 @@ export class RedisTaskStore implements TaskStore {
       Math.max(1, Math.floor(this.leaseMs / 3)),
     );
   }
-
-  /** Runs script `s` (EVALSHA, or EVAL when Redis lacks it). Every failure becomes a StoreUnavailableError. */
-  private run(s: Script, keys: readonly string[], args: readonly string[]): Promise<unknown> {
-    return this.command(async () => {
-      try {
-        return await this.client.evalsha(s.sha, keys.length, ...keys, ...args);
-      } catch (err) {
-        if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw err;
-        return await this.client.eval(s.lua, keys.length, ...keys, ...args);
-      }
-    });
-  }
-
-  private async command<T>(send: () => Promise<T>): Promise<T> {
-    try {
-      if (this.client.status !== 'ready') await whenRedisReady(this.client, this.readyTimeoutMs);
-      return await send();
-    } catch (err) {
-      if (err instanceof StoreUnavailableError) throw err;
-      const message = err instanceof Error ? err.message : String(err);
-      throw new StoreUnavailableError(`Redis failed (${message}); the task store could not be reached`, {
-        cause: err,
-      });
-    }
-  }
-}
-
-/** The script arguments naming a principal: whether there is one, and it. */
-function principalArgs(principal: string | undefined): [string, string] {
-  return principal === undefined ? ['0', ''] : ['1', principal];
-}
-
-/** The task hash of an index member. */
-function memberHash(member: string): string {
-  return member.slice(17);
 }
 
 function stored([rec, runner]: [string, string]): Stored {
