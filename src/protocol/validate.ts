@@ -22,6 +22,7 @@ import {
   requestMeta,
   requiredString,
 } from './param-checks.js';
+import { TASK_PARAM_CHECKS, taskParam } from './tasks.js';
 import { Method } from './types.js';
 
 export { isLoggingLevel } from './param-checks.js';
@@ -54,7 +55,13 @@ function paginated(p: Params): Problem {
 }
 
 function callTool(p: Params): Problem {
-  return requiredString(p, 'name') ?? optionalObject(p, 'arguments') ?? roundTrip(p) ?? requestMeta(p);
+  return (
+    requiredString(p, 'name') ??
+    optionalObject(p, 'arguments') ??
+    roundTrip(p) ??
+    taskParam(p) ??
+    requestMeta(p)
+  );
 }
 
 /** resources/subscribe, resources/unsubscribe. */
@@ -116,7 +123,7 @@ function setLevel(p: Params): Problem {
 }
 
 function cancelled(p: Params): Problem {
-  // The spec lets requestId be absent only for tasks, which mcpwire does not implement.
+  // 2025-11-25 lets requestId be absent only for tasks, which are cancelled through tasks/cancel here.
   return idLike('requestId', p.requestId) ?? optionalString(p, 'reason') ?? notificationMeta(p);
 }
 
@@ -142,37 +149,41 @@ function elicitationComplete(p: Params): Problem {
 }
 
 /** Every method's check. Null prototype: a method named "constructor" must find nothing. */
-const checks: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(Object.create(null), {
-  [Method.Initialize]: initialize,
-  [Method.Ping]: requestMeta,
-  [Method.ToolsList]: paginated,
-  [Method.ToolsCall]: callTool,
-  [Method.ResourcesList]: paginated,
-  [Method.ResourcesTemplatesList]: paginated,
-  [Method.ResourcesRead]: readResource,
-  [Method.ResourcesSubscribe]: resourceUri,
-  [Method.ResourcesUnsubscribe]: resourceUri,
-  [Method.PromptsList]: paginated,
-  [Method.PromptsGet]: getPrompt,
-  [Method.CompletionComplete]: complete,
-  [Method.ServerDiscover]: requestMeta,
-  [Method.SubscriptionsListen]: listen,
-  [Method.LoggingSetLevel]: setLevel,
-  [Method.SamplingCreateMessage]: createMessage,
-  [Method.ElicitationCreate]: elicit,
-  [Method.RootsList]: requestMeta,
-  [Method.Cancelled]: cancelled,
-  [Method.Progress]: progress,
-  [Method.Initialized]: notificationMeta,
-  [Method.RootsListChanged]: notificationMeta,
-  [Method.LoggingMessage]: loggingMessage,
-  [Method.ResourceUpdated]: resourceUpdated,
-  [Method.ResourceListChanged]: notificationMeta,
-  [Method.ToolListChanged]: notificationMeta,
-  [Method.PromptListChanged]: notificationMeta,
-  [Method.ElicitationComplete]: elicitationComplete,
-  [Method.SubscriptionsAcknowledged]: notificationMeta,
-} satisfies Record<Method, ParamsCheck>);
+const checks: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(
+  Object.create(null),
+  {
+    [Method.Initialize]: initialize,
+    [Method.Ping]: requestMeta,
+    [Method.ToolsList]: paginated,
+    [Method.ToolsCall]: callTool,
+    [Method.ResourcesList]: paginated,
+    [Method.ResourcesTemplatesList]: paginated,
+    [Method.ResourcesRead]: readResource,
+    [Method.ResourcesSubscribe]: resourceUri,
+    [Method.ResourcesUnsubscribe]: resourceUri,
+    [Method.PromptsList]: paginated,
+    [Method.PromptsGet]: getPrompt,
+    [Method.CompletionComplete]: complete,
+    [Method.ServerDiscover]: requestMeta,
+    [Method.SubscriptionsListen]: listen,
+    [Method.LoggingSetLevel]: setLevel,
+    [Method.SamplingCreateMessage]: createMessage,
+    [Method.ElicitationCreate]: elicit,
+    [Method.RootsList]: requestMeta,
+    [Method.Cancelled]: cancelled,
+    [Method.Progress]: progress,
+    [Method.Initialized]: notificationMeta,
+    [Method.RootsListChanged]: notificationMeta,
+    [Method.LoggingMessage]: loggingMessage,
+    [Method.ResourceUpdated]: resourceUpdated,
+    [Method.ResourceListChanged]: notificationMeta,
+    [Method.ToolListChanged]: notificationMeta,
+    [Method.PromptListChanged]: notificationMeta,
+    [Method.ElicitationComplete]: elicitationComplete,
+    [Method.SubscriptionsAcknowledged]: notificationMeta,
+  } satisfies Record<Method, ParamsCheck>,
+  TASK_PARAM_CHECKS,
+);
 
 /**
  * Why `params` are not valid for `method`, as a message naming the field

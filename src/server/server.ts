@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import { MetaKey } from '../protocol/envelope.js';
+import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import {
   type Implementation,
   type LoggingLevel,
@@ -49,6 +50,10 @@ import {
 import type { SchemaInput, StandardSchemaV1 } from './schema.js';
 import { ListKind, type ServerEvent, ServerEvents } from './server-events.js';
 import { type PreinitializedState, ServerSession } from './server-session.js';
+import { startLegacyTask } from './tasks/legacy-task.js';
+import { LEGACY_TASK_METHODS } from './tasks/task-methods.js';
+import { type TaskOptions, type TaskSettings, taskSettings } from './tasks/task-options.js';
+import { legacyTaskMode } from './tasks/task-policy.js';
 import {
   buildTool,
   rebuildTool,
@@ -85,6 +90,12 @@ export interface ServerOptions extends SessionOptions, TelemetryOptions {
    * `{ ttlMs: 0, cacheScope: 'private' }`: clients re-fetch, and shared caches keep nothing.
    */
   cacheHints?: CacheHints;
+  /**
+   * Runs tools as tasks (the Tasks extension of 2026-07-28, the experimental tasks of 2025-11-25): where tasks
+   * are kept, how long, how often clients should poll. A tool says whether it may or must run as one with
+   * `execution: { taskSupport: 'optional' | 'required' }`. Default: no tasks.
+   */
+  tasks?: TaskOptions;
 }
 
 /** How long, and by whom, a modern client may cache a list, read or discover result. */
@@ -187,7 +198,10 @@ export class Server {
    * serve it; undefined when nothing listens (see `TelemetryOptions`).
    */
   readonly telemetry: Telemetry | undefined;
+  /** @internal How tools run as tasks; undefined when the server runs none. */
+  readonly tasks: TaskSettings | undefined;
   private capabilitiesCache: ServerCapabilities | undefined;
+  private modernCapabilitiesCache: ServerCapabilities | undefined;
   /** Registration order across all kinds; starts at 1 so that a cursor's 0 precedes everything. */
   private nextSeq = 1;
   private pendingChanges = 0;
@@ -206,7 +220,12 @@ export class Server {
     this.instructions = options.instructions;
     this.pageSize = pageSize;
     this.logging = options.logging ?? true;
-    this.legacyMethods = this.logging ? LEGACY_METHODS : LEGACY_METHODS_WITHOUT_LOGGING;
+    this.tasks = taskSettings(options.tasks);
+    const legacy = this.logging ? LEGACY_METHODS : LEGACY_METHODS_WITHOUT_LOGGING;
+    this.legacyMethods =
+      this.tasks === undefined
+        ? legacy
+        : Object.freeze(Object.assign(Object.create(null), legacy, LEGACY_TASK_METHODS));
     this.requestStates = new RequestStateSealer(options.requestStateKeys, {
       ttlMs: options.requestStateTtlMs,
       clock: options.clock,
@@ -225,6 +244,29 @@ export class Server {
     this.capabilitiesCache ??= this.deriveCapabilities();
     return this.capabilitiesCache;
   }
+
+  /**
+   * What `server/discover` announces: tasks are the `io.modelcontextprotocol/tasks` extension in 2026-07-28,
+   * never the `tasks` capability of 2025-11-25.
+   */
+  get modernCapabilities(): ServerCapabilities {
+    if (this.modernCapabilitiesCache !== undefined) return this.modernCapabilitiesCache;
+    const { tasks, ...rest } = this.capabilities;
+    const modern: ServerCapabilities = rest;
+    if (this.tasks !== undefined) {
+      modern.extensions = {
+        ...(rest.extensions as Record<string, unknown> | undefined),
+        [TASKS_EXTENSION]: {},
+      };
+    } else if (tasks !== undefined) modern.tasks = tasks;
+    this.modernCapabilitiesCache = Object.freeze(modern);
+    return this.modernCapabilitiesCache;
+  }
+
+  /** @internal Hands an error no caller can receive to `onerror`. */
+  readonly report = (err: unknown): void => {
+    this.options.onerror?.(err instanceof Error ? err : new Error(String(err)));
+  };
 
   /**
    * Registers a tool. Its schemas are compiled here, once; with a Standard Schema as
@@ -322,6 +364,13 @@ export class Server {
     if (handler === undefined)
       throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const params = request.params ?? NO_PARAMS;
+    if (
+      request.method === Method.ToolsCall &&
+      this.tasks !== undefined &&
+      legacyTaskMode(this, params) === 'task'
+    ) {
+      return startLegacyTask(this, handler, params, ctx);
+    }
     const outcome = handler(this, params, ctx);
     if (outcome instanceof InputRequired) return fulfilLocally(this, handler, params, ctx, outcome);
     if (outcome instanceof Promise) {
@@ -341,6 +390,9 @@ export class Server {
       capabilities.resources = { subscribe: true, listChanged: true };
     }
     if (this.toolEntries.size > 0) capabilities.tools = { listChanged: true };
+    // 2025-11-25 (tasks, capabilities): what runs as a task, and that tasks/list and tasks/cancel are served.
+    if (this.tasks !== undefined)
+      capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
     return Object.freeze(Object.assign(capabilities, this.options.capabilities));
   }
 
@@ -352,6 +404,7 @@ export class Server {
 
   private changed(kind: number): void {
     this.capabilitiesCache = undefined;
+    this.modernCapabilitiesCache = undefined;
     // Only the sessions' own listener: nobody to tell.
     if (this.sessions.size === 0 && this.events.size === 1) return;
     if (this.pendingChanges === 0) queueMicrotask(this.flushChanges);

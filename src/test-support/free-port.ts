@@ -25,7 +25,9 @@ const FALLBACK_EPHEMERAL_LOW = 32768;
 function belowEphemeral(): [number, number] {
   let ephemeralLow = FALLBACK_EPHEMERAL_LOW;
   try {
-    const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    const first = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    );
     if (Number.isInteger(first) && first > 12000) ephemeralLow = first;
   } catch {
     // not Linux: the usual default
