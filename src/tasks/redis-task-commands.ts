@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import {
   commandTimeoutOf,
   DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  isClusterClient,
   type RedisClient,
   whenRedisReady,
 } from '../eventstore/redis-client.js';
+import { connectNodes } from '../eventstore/redis-cluster-client.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 import {
   CANCEL_LUA,
@@ -40,9 +42,20 @@ export const SCRIPTS = {
 /** Commands and scripts through one client, every failure a StoreUnavailableError. */
 export class RedisTaskCommands {
   private readonly readyTimeoutMs: number;
+  /**
+   * A Redis Cluster's client connects to a node at its first command, and a command meanwhile fails: the first
+   * command after each (re)connection waits until every node is connected.
+   */
+  private nodes: Promise<void> | undefined;
 
   constructor(readonly client: RedisClient) {
     this.readyTimeoutMs = commandTimeoutOf(client) ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
+    client.on('ready', this.reconnected);
+  }
+
+  /** Stops following the client. */
+  dispose(): void {
+    this.client.off('ready', this.reconnected);
   }
 
   /** Runs script `s` (EVALSHA, or EVAL when Redis lacks it: restarted, or a replica that took over). */
@@ -60,8 +73,10 @@ export class RedisTaskCommands {
   /** What `send` sends, once the client is ready (at once while it is reconnecting: that fails). */
   async command<T>(send: (client: RedisClient) => Promise<T>): Promise<T> {
     try {
-      if (this.client.status !== 'ready') await whenRedisReady(this.client, this.readyTimeoutMs);
-      return await send(this.client);
+      const client = this.client;
+      if (client.status !== 'ready') await whenRedisReady(client, this.readyTimeoutMs);
+      if (isClusterClient(client)) await (this.nodes ??= connectNodes(client, this.readyTimeoutMs));
+      return await send(client);
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
       const message = err instanceof Error ? err.message : String(err);
@@ -70,4 +85,8 @@ export class RedisTaskCommands {
       });
     }
   }
+
+  private readonly reconnected = (): void => {
+    this.nodes = undefined;
+  };
 }

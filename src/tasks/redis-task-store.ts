@@ -265,6 +265,7 @@ export class RedisTaskStore implements TaskStore {
     await Promise.allSettled(running.map(stopped));
     await this.redis.command((c) => c.del(this.keys.lease(this.runnerId))).catch(this.report);
     this.channels.close();
+    this.redis.dispose();
     if (!this.ownsClient) return;
     try {
       await this.redis.client.quit();
