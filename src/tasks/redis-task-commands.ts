@@ -75,7 +75,10 @@ export class RedisTaskCommands {
     try {
       const client = this.client;
       if (client.status !== 'ready') await whenRedisReady(client, this.readyTimeoutMs);
-      if (isClusterClient(client)) await (this.nodes ??= connectNodes(client, this.readyTimeoutMs));
+      if (isClusterClient(client)) {
+        this.nodes ??= connectNodes(client, this.readyTimeoutMs);
+        await this.nodes;
+      }
       return await send(client);
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
