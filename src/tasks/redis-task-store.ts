@@ -7,6 +7,7 @@ import { randomBase64url } from '../util/base64.js';
 import { invalidCursor, TaskStoreFullError } from './errors.js';
 import { RedisTaskCommands, SCRIPTS, type Script } from './redis-task-commands.js';
 import { hashOf, isCursor, memberHash, principalArgs, TaskKeys } from './redis-task-keys.js';
+import { RedisTaskSignals } from './redis-task-signals.js';
 import {
   applyChange,
   DEFAULT_MAX_TASK_TTL_MS,
@@ -63,12 +64,6 @@ interface Stored {
   readonly runner: string;
 }
 
-/** A task this process watches: its signals go to these listeners. */
-interface Watch {
-  readonly taskId: string;
-  readonly listeners: Set<(signal: TaskSignal) => void>;
-}
-
 /**
  * A TaskStore in Redis (one server or a Redis Cluster), shared by every process using the same Redis and key
  * prefix: a task started through one process is read, answered and cancelled through any other. See
@@ -92,8 +87,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly listening: Promise<void>;
   /** Tasks this process runs that are not final, with their latest record. */
   private readonly running = new Map<string, TaskRecord>();
-  /** By task hash. */
-  private readonly watches = new Map<string, Watch>();
+  private readonly signals: RedisTaskSignals;
   private readonly changeListeners = new Set<(task: TaskRecord) => void>();
   private timer: unknown;
   /** When the lease was last renewed (this process's clock). */
@@ -112,6 +106,7 @@ export class RedisTaskStore implements TaskStore {
     const client: RedisClient = isRedisAddress(options.redis) ? connectRedis(options.redis) : options.redis;
     this.redis = new RedisTaskCommands(client);
     this.keys = new TaskKeys(this.keyPrefix);
+    this.signals = new RedisTaskSignals(this.redis, this.keys, this.report);
     let heard: () => void = () => {};
     this.listening = new Promise((resolve) => {
       heard = resolve;
@@ -120,9 +115,9 @@ export class RedisTaskStore implements TaskStore {
       message: (text) => this.heard(text),
       listening: () => {
         heard();
-        this.takeAll();
+        this.signals.takeAll();
       },
-      failedOver: () => this.takeAll(),
+      failedOver: () => this.signals.takeAll(),
       report: this.report,
     });
   }
@@ -227,17 +222,9 @@ export class RedisTaskStore implements TaskStore {
   }
 
   watch(taskId: string, listener: (signal: TaskSignal) => void): () => void {
-    const h = hashOf(taskId);
-    const watch = this.watches.get(h) ?? { taskId, listeners: new Set() };
-    this.watches.set(h, watch);
-    const mine = (signal: TaskSignal) => listener(signal);
-    watch.listeners.add(mine);
+    const stop = this.signals.watch(taskId, listener);
     this.schedule();
-    this.take(h);
-    return () => {
-      watch.listeners.delete(mine);
-      if (watch.listeners.size === 0 && this.watches.get(h) === watch) this.watches.delete(h);
-    };
+    return stop;
   }
 
   onChange(listener: (task: TaskRecord) => void): () => void {
@@ -259,7 +246,7 @@ export class RedisTaskStore implements TaskStore {
     this.timer = undefined;
     const running = [...this.running.values()];
     this.running.clear();
-    this.watches.clear();
+    this.signals.clear();
     const stopped = (r: TaskRecord) =>
       this.write(r, applyChange(r, RUNNER_STOPPED, this.clock.now()), this.runnerId);
     await Promise.allSettled(running.map(stopped));
@@ -350,32 +337,10 @@ export class RedisTaskStore implements TaskStore {
     );
   }
 
-  /** Takes the signals waiting for the watched task `h` and hands them to its listeners. */
-  private take(h: string): void {
-    const watch = this.watches.get(h);
-    if (watch === undefined || this.closed) return;
-    this.redis.run(SCRIPTS.take, [this.keys.task(h)], [watch.taskId]).then((reply) => {
-      if (reply === null) return;
-      const [cancel, ...pairs] = reply as [number, ...string[]];
-      const signals: TaskSignal[] = cancel === 1 ? [{ kind: 'cancel' }] : [];
-      if (pairs.length > 0) {
-        const inputResponses: Record<string, unknown> = {};
-        for (let i = 0; i < pairs.length; i += 2) inputResponses[pairs[i]] = JSON.parse(pairs[i + 1]);
-        signals.push({ kind: 'input', inputResponses });
-      }
-      for (const signal of signals) for (const listener of watch.listeners) listener(signal);
-    }, this.report);
-  }
-
-  /** Takes what may have been signalled while a message could be lost (at each renewal, and after reconnecting). */
-  private takeAll(): void {
-    for (const h of this.watches.keys()) this.take(h);
-  }
-
   /** A message of the bus: a change for the listeners, or a signal for a task watched here. */
   private heard(text: string): void {
     if (text.startsWith('s')) {
-      this.take(text.slice(1));
+      this.signals.take(text.slice(1));
       return;
     }
     let record: TaskRecord;
@@ -398,13 +363,13 @@ export class RedisTaskStore implements TaskStore {
 
   /** Renews the lease and takes signals three times per lease while tasks run or are watched here. */
   private schedule(): void {
-    if (this.closed || this.timer !== undefined || (this.running.size === 0 && this.watches.size === 0))
+    if (this.closed || this.timer !== undefined || (this.running.size === 0 && this.signals.size === 0))
       return;
     this.timer = this.clock.setTimeout(
       () => {
         this.timer = undefined;
         if (this.running.size > 0) this.renew().catch(this.report);
-        this.takeAll();
+        this.signals.takeAll();
         this.schedule();
       },
       Math.max(1, Math.floor(this.leaseMs / 3)),
