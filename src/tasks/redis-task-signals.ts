@@ -49,9 +49,10 @@ export class RedisTaskSignals {
       const [cancel, ...pairs] = reply as [number, ...string[]];
       const signals: TaskSignal[] = cancel === 1 ? [{ kind: 'cancel' }] : [];
       if (pairs.length > 0) {
-        const inputResponses: Record<string, unknown> = {};
-        for (let i = 0; i < pairs.length; i += 2) inputResponses[pairs[i]] = JSON.parse(pairs[i + 1]);
-        signals.push({ kind: 'input', inputResponses });
+        // Built as entries: a key such as "__proto__" stays a key.
+        const entries: [string, unknown][] = [];
+        for (let i = 0; i < pairs.length; i += 2) entries.push([pairs[i], JSON.parse(pairs[i + 1])]);
+        signals.push({ kind: 'input', inputResponses: Object.fromEntries(entries) });
       }
       for (const signal of signals) for (const listener of watch.listeners) listener(signal);
     }, this.report);
