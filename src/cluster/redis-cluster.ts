@@ -149,6 +149,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       ...options.eventStore,
       redis: this.client,
       keyPrefix: `${this.keyPrefix}:events`,
+      roundTrip: (operation, run) => this.roundTrip(operation, run),
     });
     this.channels = openChannels(this.client, this.keyPrefix, this.nodeId, {
       message: this.onMessage,

@@ -37,7 +37,15 @@ export interface RedisEventStoreOptions {
    * streams. Default 3600.
    */
   ttlSeconds?: number;
+  /**
+   * Wraps each command sent to Redis (`events.write`, `events.replay`, `events.forget`), e.g. to time it: the
+   * cluster passes its telemetry's, so that a traced request shows its event-store round trips as child spans.
+   */
+  roundTrip?: RoundTrip;
 }
+
+/** Runs `run`, which sends one command (or script) to Redis, as `operation`. */
+export type RoundTrip = <T>(operation: string, run: () => Promise<T>) => Promise<T>;
 
 const positiveInteger = (name: string, value: number) => {
   if (!Number.isSafeInteger(value) || value <= 0) {
@@ -50,11 +58,17 @@ const positiveInteger = (name: string, value: number) => {
 interface Script {
   readonly lua: string;
   readonly sha: string;
+  /** What `roundTrip` calls it. */
+  readonly operation: string;
 }
 
-const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
-const WRITE = script(WRITE_LUA);
-const AFTER = script(AFTER_LUA);
+const script = (lua: string, operation: string): Script => ({
+  lua,
+  sha: createHash('sha1').update(lua).digest('hex'),
+  operation,
+});
+const WRITE = script(WRITE_LUA, 'events.write');
+const AFTER = script(AFTER_LUA, 'events.replay');
 const SCRIPTS = [WRITE, AFTER];
 
 /** Calls on one stream waiting to be sent as one WRITE script. */
@@ -99,6 +113,7 @@ export class RedisEventStore implements EventStore {
   private readonly client: RedisClient;
   private readonly ownsClient: boolean;
   private readonly readyTimeoutMs: number;
+  private readonly roundTrip: RoundTrip | undefined;
   // Script arguments that never change, as Redis receives them.
   private readonly ttlArg: string;
   private readonly maxEventsArg: string;
@@ -133,6 +148,7 @@ export class RedisEventStore implements EventStore {
     this.ownsClient = isRedisAddress(options.redis);
     this.client = isRedisAddress(options.redis) ? connectRedis(options.redis) : options.redis;
     this.readyTimeoutMs = commandTimeoutOf(this.client) ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
+    this.roundTrip = options.roundTrip;
   }
 
   async open(sessionId: string, streamId: string): Promise<void> {
@@ -180,9 +196,9 @@ export class RedisEventStore implements EventStore {
     this.flush();
     // Every key of the session is in its slot: one UNLINK deletes the streams the hash lists, and the hash. A
     // stream another process opens meanwhile keeps its events until their TTL.
-    const fields = await this.command(() => this.client.hkeys(session));
+    const fields = await this.command('events.forget', () => this.client.hkeys(session));
     const streams = fields.filter((f) => f.startsWith('n:')).map((f) => `${session}:${f.slice(2)}`);
-    await this.command(() => this.client.unlink(session, ...streams));
+    await this.command('events.forget', () => this.client.unlink(session, ...streams));
   }
 
   /** Stops using the client, and ends it when the store opened it (from a URL). What Redis holds stays. */
@@ -271,7 +287,7 @@ export class RedisEventStore implements EventStore {
    * session's, then the stream's), the rest its ARGV. Every failure becomes a StoreUnavailableError.
    */
   private run(s: Script, ...args: string[]): Promise<unknown> {
-    return this.command(async () => {
+    return this.command(s.operation, async () => {
       try {
         return await this.client.evalsha(s.sha, 2, ...args);
       } catch (err) {
@@ -287,7 +303,7 @@ export class RedisEventStore implements EventStore {
    * Sends what `send` sends once the connection is ready and has the scripts, after every call made before it.
    * Every failure becomes a StoreUnavailableError.
    */
-  private async command<T>(send: () => Promise<T>): Promise<T> {
+  private async command<T>(operation: string, send: () => Promise<T>): Promise<T> {
     const ready = this.client.status === 'ready' && this.connection() === this.loadedOn;
     if (!ready || this.waiting > 0) {
       if (!ready) this.preparing ??= this.prepare();
@@ -299,7 +315,7 @@ export class RedisEventStore implements EventStore {
       }
     }
     try {
-      return await send();
+      return await (this.roundTrip === undefined ? send() : this.roundTrip(operation, send));
     } catch (err) {
       throw unavailable(err);
     }

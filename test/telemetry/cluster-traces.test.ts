@@ -181,5 +181,30 @@ for (const mode of ['SSE answers', 'JSON answers'] as const) {
         assert.equal(share.kind, CLIENT);
       }
     });
+
+    if (mode === 'SSE answers') {
+      test('legacy: the event store writes a call’s stream to Redis inside the call’s trace', async () => {
+        recording.reset();
+        const session = await connectUrl(demoClient('legacy'), url);
+        try {
+          await session.callTool('add', { a: 1, b: 2 });
+        } finally {
+          await session.close();
+        }
+        const call = recording.spans().find((s) => s.name === 'tools/call add' && s.kind === CLIENT);
+        assert.ok(call);
+        const [write] = await written(
+          file,
+          (s) => s.name === 'cluster events.write' && s.traceId === call.spanContext().traceId,
+          1,
+          'an events.write span in the tools/call trace',
+        );
+        const served = file.read().find((s) => s.spanId === write.parentSpanId);
+        assert.equal(served?.name, 'tools/call add', 'a child of the server span that answered');
+        assert.equal(served?.kind, SERVER);
+        assert.equal(write.kind, CLIENT);
+        assert.equal(write.attributes['db.system.name'], 'redis');
+      });
+    }
   });
 }
