@@ -1,7 +1,5 @@
-import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import { MetaKey } from '../protocol/envelope.js';
-import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import {
   type Implementation,
   type LoggingLevel,
@@ -18,10 +16,10 @@ import type { SessionOptions } from '../session/session.js';
 import '../telemetry/node.js';
 import { resolveTelemetry, type TelemetryOptions } from '../telemetry/resolve.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { deriveCapabilities, modernCapabilities } from './capabilities.js';
 import type { LegacyContext } from './context.js';
-import { fulfilLocally } from './fulfil-locally.js';
-import { InputRequired } from './input-required.js';
-import { LEGACY_METHODS, LEGACY_METHODS_WITHOUT_LOGGING, type MethodTable } from './methods.js';
+import { dispatchLegacy } from './legacy-dispatch.js';
+import { legacyMethods, type MethodTable } from './methods.js';
 import type { PromptArgs, PromptArgumentList } from './prompt-args.js';
 import {
   buildPrompt,
@@ -50,10 +48,7 @@ import {
 import type { SchemaInput, StandardSchemaV1 } from './schema.js';
 import { ListKind, type ServerEvent, ServerEvents } from './server-events.js';
 import { type PreinitializedState, ServerSession } from './server-session.js';
-import { startLegacyTask } from './tasks/legacy-task.js';
-import { LEGACY_TASK_METHODS } from './tasks/task-methods.js';
 import { type TaskOptions, type TaskSettings, taskSettings } from './tasks/task-options.js';
-import { legacyTaskMode } from './tasks/task-policy.js';
 import {
   buildTool,
   rebuildTool,
@@ -129,7 +124,6 @@ const RESOURCES_CHANGED = changed(Method.ResourceListChanged);
 const PROMPTS_CHANGED = changed(Method.PromptListChanged);
 
 const DEFAULT_PAGE_SIZE = 100;
-const NO_PARAMS: Params = Object.freeze({});
 
 /** Sessions of a server that several processes serve (see `Server.shared`). */
 export interface SharedSessions {
@@ -221,11 +215,7 @@ export class Server {
     this.pageSize = pageSize;
     this.logging = options.logging ?? true;
     this.tasks = taskSettings(options.tasks);
-    const legacy = this.logging ? LEGACY_METHODS : LEGACY_METHODS_WITHOUT_LOGGING;
-    this.legacyMethods =
-      this.tasks === undefined
-        ? legacy
-        : Object.freeze(Object.assign(Object.create(null), legacy, LEGACY_TASK_METHODS));
+    this.legacyMethods = legacyMethods(this.logging, this.tasks !== undefined);
     this.requestStates = new RequestStateSealer(options.requestStateKeys, {
       ttlMs: options.requestStateTtlMs,
       clock: options.clock,
@@ -241,25 +231,13 @@ export class Server {
 
   /** What initialize announces, derived from what is registered; recomputed after a change, not per session. */
   get capabilities(): ServerCapabilities {
-    this.capabilitiesCache ??= this.deriveCapabilities();
+    this.capabilitiesCache ??= deriveCapabilities(this);
     return this.capabilitiesCache;
   }
 
-  /**
-   * What `server/discover` announces: tasks are the `io.modelcontextprotocol/tasks` extension in 2026-07-28,
-   * never the `tasks` capability of 2025-11-25.
-   */
+  /** What `server/discover` announces: tasks as the 2026 extension, never 2025-11-25's `tasks` capability. */
   get modernCapabilities(): ServerCapabilities {
-    if (this.modernCapabilitiesCache !== undefined) return this.modernCapabilitiesCache;
-    const { tasks, ...rest } = this.capabilities;
-    const modern: ServerCapabilities = rest;
-    if (this.tasks !== undefined) {
-      modern.extensions = {
-        ...(rest.extensions as Record<string, unknown> | undefined),
-        [TASKS_EXTENSION]: {},
-      };
-    } else if (tasks !== undefined) modern.tasks = tasks;
-    this.modernCapabilitiesCache = Object.freeze(modern);
+    this.modernCapabilitiesCache ??= modernCapabilities(this.capabilities, this.tasks !== undefined);
     return this.modernCapabilitiesCache;
   }
 
@@ -360,46 +338,7 @@ export class Server {
    * again with the answers, as a modern client's retry would.
    */
   dispatch(request: JsonRpcRequest, ctx: LegacyContext): Result | Promise<Result> {
-    const handler = this.legacyMethods[request.method];
-    if (handler === undefined)
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    const params = request.params ?? NO_PARAMS;
-    if (
-      request.method === Method.ToolsCall &&
-      this.tasks !== undefined &&
-      legacyTaskMode(this, params) === 'task'
-    ) {
-      return startLegacyTask(this, handler, params, ctx);
-    }
-    const outcome = handler(this, params, ctx);
-    if (outcome instanceof InputRequired) return fulfilLocally(this, handler, params, ctx, outcome);
-    if (outcome instanceof Promise) {
-      return outcome.then((o) =>
-        o instanceof InputRequired ? fulfilLocally(this, handler, params, ctx, o) : o,
-      );
-    }
-    return outcome;
-  }
-
-  private deriveCapabilities(): ServerCapabilities {
-    const capabilities: ServerCapabilities = {};
-    if (this.logging) capabilities.logging = {};
-    if (this.hasCompleters()) capabilities.completions = {};
-    if (this.promptEntries.size > 0) capabilities.prompts = { listChanged: true };
-    if (this.resourceEntries.size > 0 || this.templateEntries.size > 0) {
-      capabilities.resources = { subscribe: true, listChanged: true };
-    }
-    if (this.toolEntries.size > 0) capabilities.tools = { listChanged: true };
-    // 2025-11-25 (tasks, capabilities): what runs as a task, and that tasks/list and tasks/cancel are served.
-    if (this.tasks !== undefined)
-      capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
-    return Object.freeze(Object.assign(capabilities, this.options.capabilities));
-  }
-
-  private hasCompleters(): boolean {
-    for (const prompt of this.promptEntries.values()) if (prompt.completers !== undefined) return true;
-    for (const template of this.templateEntries.values()) if (template.completers !== undefined) return true;
-    return false;
+    return dispatchLegacy(this, request, ctx);
   }
 
   private changed(kind: number): void {

@@ -4,7 +4,11 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  TaskStatusNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
@@ -14,6 +18,7 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
   let fx: TaskServer;
   const clients: Client[] = [];
   const elicited: unknown[] = [];
+  const statuses: { taskId: string; status: string }[] = [];
 
   const connect = async (token: string) => {
     const client = new Client(
@@ -23,6 +28,9 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       elicited.push(request.params);
       return { action: 'accept', content: { name: 'Grace' } };
+    });
+    client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
+      statuses.push({ taskId: n.params.taskId, status: n.params.status });
     });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(fx.url), { requestInit: { headers: bearer(token) } }),
@@ -78,6 +86,12 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
     assert.equal(toolText(done), 'done');
     assert.deepEqual(done._meta?.['io.modelcontextprotocol/related-task'], { taskId });
     assert.equal((await ada.experimental.tasks.getTask(taskId)).status, 'completed');
+    // notifications/tasks/status (2025-11-25, MAY) on the session's own stream, up to the final state.
+    const deadline = Date.now() + BOUND_MS;
+    while (!statuses.some((s) => s.taskId === taskId && s.status === 'completed')) {
+      assert.ok(Date.now() < deadline, `no completed status notification: ${JSON.stringify(statuses)}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
   });
 
   test('callToolStream drives a task to its result', async () => {

@@ -1,4 +1,5 @@
 import type { JsonRpcRequest, Params } from '../../jsonrpc/types.js';
+import { TaskMethod } from '../../protocol/tasks.js';
 import {
   type CreateMessageRequestParams,
   type CreateMessageResult,
@@ -11,6 +12,8 @@ import {
 } from '../../protocol/types.js';
 import { CapabilityError } from '../../session/errors.js';
 import type { RequestOptions } from '../../session/session.js';
+import { isFinal } from '../../tasks/task-record.js';
+import type { TaskStore } from '../../tasks/task-store.js';
 import { clientCallProblem } from '../client-capabilities.js';
 import { LegacyContext } from '../context.js';
 import type { MethodHandler } from '../methods.js';
@@ -85,6 +88,15 @@ class LegacyTaskContext extends LegacyContext {
   }
 }
 
+/** Sends the session `notifications/tasks/status` on each change of its task, until the task is final (2025-11-25, MAY). */
+function tellStatus(store: TaskStore, session: ServerSession, taskId: string): void {
+  const stop = store.onChange((task) => {
+    if (task.taskId !== taskId) return;
+    if (isFinal(task.status)) stop();
+    session.notifySafely(TaskMethod.StatusNotification, legacyTask(task));
+  });
+}
+
 /**
  * A 2025-11-25 `tools/call` with a `task` param: answers `CreateTaskResult` (`{ task }`) once the task is
  * stored, and runs the handler in it.
@@ -104,6 +116,7 @@ export async function startLegacyTask(
     server.report,
   );
   const request: JsonRpcRequest = { jsonrpc: '2.0', id: ctx.requestId, method: ctx.method, params };
+  tellStatus(settings.store, ctx.session, run.taskId);
   runInTask(run, server, handler, params, new LegacyTaskContext(ctx.session, request, run, ctx.transport));
   return { task: legacyTask(run.record) };
 }

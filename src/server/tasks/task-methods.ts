@@ -3,6 +3,7 @@ import type { Params } from '../../jsonrpc/types.js';
 import type { InputResponses } from '../../protocol/modern-types.js';
 import { declaresTasks, TASKS_EXTENSION, TASKS_REQUIRED, TaskMethod } from '../../protocol/tasks.js';
 import type { Result } from '../../protocol/types.js';
+import { isFinal } from '../../tasks/task-record.js';
 import type { TaskRecord, TaskStore } from '../../tasks/task-store.js';
 import type { ServerContext } from '../context.js';
 import type { MethodHandler } from '../methods.js';
@@ -10,7 +11,6 @@ import type { Server } from '../server.js';
 import { detailedTask, legacyTask, relatedTask } from './task-wire.js';
 
 const EMPTY: Result = Object.freeze({});
-const FINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 /** How long a 2025-11-25 tasks/cancel waits for the runner to record the cancellation before it answers. */
 const CANCEL_WAIT_MS = 10_000;
 /** How often a wait for a task's end looks again, for what sends no change (expiry). */
@@ -76,7 +76,7 @@ function untilFinal(
   signal: AbortSignal,
   boundMs?: number,
 ): Promise<TaskRecord | undefined> {
-  if (FINAL.has(first.status)) return Promise.resolve(first);
+  if (isFinal(first.status)) return Promise.resolve(first);
   return new Promise((resolve, reject) => {
     let latest: TaskRecord | undefined = first;
     let finished = false;
@@ -93,11 +93,11 @@ function untilFinal(
       if (finished) return;
       store.get(first.taskId, principal).then((record) => {
         latest = record;
-        if (record === undefined || FINAL.has(record.status)) done(record);
+        if (record === undefined || isFinal(record.status)) done(record);
       }, reject);
     };
     const stop = store.onChange((task) => {
-      if (task.taskId === first.taskId && FINAL.has(task.status)) look();
+      if (task.taskId === first.taskId && isFinal(task.status)) look();
     });
     const recheck = setInterval(look, RECHECK_MS);
     recheck.unref?.();
@@ -129,8 +129,7 @@ export const LEGACY_TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
       const { code, message, data } = record.error;
       throw new McpError(code, message, data);
     }
-    if (!FINAL.has(record.status))
-      throw new McpError(ErrorCode.RequestCancelled, 'tasks/result was cancelled');
+    if (!isFinal(record.status)) throw new McpError(ErrorCode.RequestCancelled, 'tasks/result was cancelled');
     throw new McpError(
       ErrorCode.InvalidParams,
       `Task ${JSON.stringify(record.taskId)} ended ${record.status}${record.statusMessage ? ` (${record.statusMessage})` : ''}: it has no result`,
@@ -156,7 +155,7 @@ export const LEGACY_TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
     const store = storeOf(server);
     const principal = principalOf(ctx);
     const first = await found(server, params, ctx);
-    if (FINAL.has(first.status)) {
+    if (isFinal(first.status)) {
       throw new McpError(
         ErrorCode.InvalidParams,
         `Cannot cancel task: already in terminal status '${legacyTask(first).status}'`,
