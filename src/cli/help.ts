@@ -63,6 +63,8 @@ Environment:
                    by commas, rotate it: the first seals, every one opens. Without it, --redis
                    (or --redis-cluster) shares keys through Redis and --workers draws one for
                    its workers.
+  MCPWIRE_TASK_LEASE_MS  With --redis (or --redis-cluster), how soon the tasks of a process that died
+                   are answered failed (default 10000): it renews its lease three times as often.
 
 Examples:
   mcpwire serve --port 8080

@@ -108,11 +108,14 @@ export function taskParam(p: Params): Problem {
   return '.task.ttl must be a whole number of milliseconds, or null';
 }
 
-/** The params checks of the tasks methods, for `validateParams`. */
-export const TASK_PARAM_CHECKS: Readonly<Record<string, ParamsCheck>> = {
-  [TaskMethod.Get]: taskId,
-  [TaskMethod.Update]: updateTask,
-  [TaskMethod.Cancel]: taskId,
-  [TaskMethod.Result]: taskId,
-  [TaskMethod.List]: listTasks,
-};
+/** The params checks of the tasks methods, for `validateParams`. Null prototype, as its own table's. */
+export const TASK_PARAM_CHECKS: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(
+  Object.create(null),
+  {
+    [TaskMethod.Get]: taskId,
+    [TaskMethod.Update]: updateTask,
+    [TaskMethod.Cancel]: taskId,
+    [TaskMethod.Result]: taskId,
+    [TaskMethod.List]: listTasks,
+  },
+);

@@ -149,41 +149,37 @@ function elicitationComplete(p: Params): Problem {
 }
 
 /** Every method's check. Null prototype: a method named "constructor" must find nothing. */
-const checks: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(
-  Object.create(null),
-  {
-    [Method.Initialize]: initialize,
-    [Method.Ping]: requestMeta,
-    [Method.ToolsList]: paginated,
-    [Method.ToolsCall]: callTool,
-    [Method.ResourcesList]: paginated,
-    [Method.ResourcesTemplatesList]: paginated,
-    [Method.ResourcesRead]: readResource,
-    [Method.ResourcesSubscribe]: resourceUri,
-    [Method.ResourcesUnsubscribe]: resourceUri,
-    [Method.PromptsList]: paginated,
-    [Method.PromptsGet]: getPrompt,
-    [Method.CompletionComplete]: complete,
-    [Method.ServerDiscover]: requestMeta,
-    [Method.SubscriptionsListen]: listen,
-    [Method.LoggingSetLevel]: setLevel,
-    [Method.SamplingCreateMessage]: createMessage,
-    [Method.ElicitationCreate]: elicit,
-    [Method.RootsList]: requestMeta,
-    [Method.Cancelled]: cancelled,
-    [Method.Progress]: progress,
-    [Method.Initialized]: notificationMeta,
-    [Method.RootsListChanged]: notificationMeta,
-    [Method.LoggingMessage]: loggingMessage,
-    [Method.ResourceUpdated]: resourceUpdated,
-    [Method.ResourceListChanged]: notificationMeta,
-    [Method.ToolListChanged]: notificationMeta,
-    [Method.PromptListChanged]: notificationMeta,
-    [Method.ElicitationComplete]: elicitationComplete,
-    [Method.SubscriptionsAcknowledged]: notificationMeta,
-  } satisfies Record<Method, ParamsCheck>,
-  TASK_PARAM_CHECKS,
-);
+const checks: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(Object.create(null), {
+  [Method.Initialize]: initialize,
+  [Method.Ping]: requestMeta,
+  [Method.ToolsList]: paginated,
+  [Method.ToolsCall]: callTool,
+  [Method.ResourcesList]: paginated,
+  [Method.ResourcesTemplatesList]: paginated,
+  [Method.ResourcesRead]: readResource,
+  [Method.ResourcesSubscribe]: resourceUri,
+  [Method.ResourcesUnsubscribe]: resourceUri,
+  [Method.PromptsList]: paginated,
+  [Method.PromptsGet]: getPrompt,
+  [Method.CompletionComplete]: complete,
+  [Method.ServerDiscover]: requestMeta,
+  [Method.SubscriptionsListen]: listen,
+  [Method.LoggingSetLevel]: setLevel,
+  [Method.SamplingCreateMessage]: createMessage,
+  [Method.ElicitationCreate]: elicit,
+  [Method.RootsList]: requestMeta,
+  [Method.Cancelled]: cancelled,
+  [Method.Progress]: progress,
+  [Method.Initialized]: notificationMeta,
+  [Method.RootsListChanged]: notificationMeta,
+  [Method.LoggingMessage]: loggingMessage,
+  [Method.ResourceUpdated]: resourceUpdated,
+  [Method.ResourceListChanged]: notificationMeta,
+  [Method.ToolListChanged]: notificationMeta,
+  [Method.PromptListChanged]: notificationMeta,
+  [Method.ElicitationComplete]: elicitationComplete,
+  [Method.SubscriptionsAcknowledged]: notificationMeta,
+} satisfies Record<Method, ParamsCheck>);
 
 /**
  * Why `params` are not valid for `method`, as a message naming the field
@@ -193,7 +189,7 @@ const checks: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(
  * Allocates nothing when the params are valid.
  */
 export function validateParams(method: string, params: Params | undefined): string | undefined {
-  const check = checks[method];
+  const check = checks[method] ?? TASK_PARAM_CHECKS[method];
   if (check === undefined) return undefined;
   if (params !== undefined && !isObject(params)) return 'params must be an object';
   // All of params, not only the fields checked: a number JSON.parse overflowed to Infinity (1e400) must

@@ -140,15 +140,15 @@ export class MemoryTaskStore implements TaskStore {
     if (entry === undefined) return false;
     const asked = entry.record.status === 'input_required' ? entry.record.inputRequests : undefined;
     if (asked === undefined) return true;
-    let accepted: Record<string, unknown> | undefined;
+    // Built as entries: a key such as "__proto__" stays a key.
+    const accepted: [string, unknown][] = [];
     for (const key of Object.keys(inputResponses)) {
       if (!Object.hasOwn(asked, key) || entry.answered.has(key)) continue;
       entry.answered.add(key);
-      accepted ??= {};
-      accepted[key] = inputResponses[key];
+      accepted.push([key, inputResponses[key]]);
     }
-    if (accepted !== undefined) {
-      entry.pendingInput = { ...entry.pendingInput, ...accepted };
+    if (accepted.length > 0) {
+      entry.pendingInput = Object.fromEntries([...Object.entries(entry.pendingInput ?? {}), ...accepted]);
       this.deliver(entry);
     }
     return true;

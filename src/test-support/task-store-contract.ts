@@ -57,7 +57,8 @@ export function taskStoreContract(name: string, fixture: TaskStoreFixture): void
     return store;
   };
   /** A store standing for another process: a second one when shared, else the same one. */
-  const other = async (store: TaskStore) => (fixture.shared ? make() : store);
+  const other = async (store: TaskStore, options?: { pageSize?: number }) =>
+    fixture.shared ? make(options) : store;
   const principal = () => `user-${randomUUID()}`;
   const start = (store: TaskStore, who: string | undefined, ttlMs: number | null = 60_000) =>
     store.create({ taskId: newTaskId(), principal: who, ttlMs, pollIntervalMs: 500 });
@@ -337,7 +338,7 @@ export function taskStoreContract(name: string, fixture: TaskStoreFixture): void
 
     test('list: newest first, page by page, each task once, only the principal’s', async () => {
       const store = await make({ pageSize: 3 });
-      const elsewhere = await other(store);
+      const elsewhere = await other(store, { pageSize: 3 });
       const who = principal();
       const ids: string[] = [];
       for (let i = 0; i < 8; i++) {
@@ -395,6 +396,47 @@ export function taskStoreContract(name: string, fixture: TaskStoreFixture): void
           },
         ),
         fuzzRuns(40),
+      );
+    });
+
+    test('property: of any input keys answered, the runner gets exactly those asked, each once', async () => {
+      const store = await make();
+      const elsewhere = await other(store);
+      const key = fc.oneof(
+        fc.string({ maxLength: 12 }),
+        fc.string({ unit: 'binary', maxLength: 12 }),
+        fc.constantFrom('__proto__', 'constructor', 'q:x', 'i:', 'd:k', 'cx', ''),
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(key, { minLength: 1, maxLength: 5 }),
+          fc.array(fc.array(key, { maxLength: 6 }), { minLength: 1, maxLength: 3 }),
+          async (asked, rounds) => {
+            const task = await start(store, 'keys');
+            const inputRequests = Object.fromEntries(
+              asked.map((k) => [k, { method: 'roots/list' as const }]),
+            );
+            await store.update(task.taskId, { status: 'input_required', inputRequests });
+            const got: string[] = [];
+            const stop = store.watch(task.taskId, (s) => {
+              if (s.kind === 'input') got.push(...Object.keys(s.inputResponses));
+            });
+            const sent = new Set<string>();
+            for (const round of rounds) {
+              const responses = Object.fromEntries(
+                round.map((k) => [k, { roots: [{ uri: `file:///${k}` }] }]),
+              );
+              assert.equal(await elsewhere.respond(task.taskId, 'keys', responses), true);
+              for (const k of round) sent.add(k);
+            }
+            const expected = asked.filter((k) => sent.has(k)).sort();
+            await waitFor(() => got.length >= expected.length);
+            await settle(50);
+            stop();
+            assert.deepEqual(got.sort(), expected);
+          },
+        ),
+        fuzzRuns(25),
       );
     });
 
