@@ -136,8 +136,13 @@ export class ModernCall implements ModernRound {
   /** Creates the task first, then runs the handler in it from the start. */
   private async runAsTask(handler: MethodHandler, params: Params): Promise<Result> {
     const run = await this.createTask();
-    this.task = run;
     this.settled = true;
+    if (this.running.aborted) {
+      // The client went away while the task was stored: no one has its id, so it does not run.
+      run.settle(Promise.reject(new Error('The request ended before its task was created')));
+      throw new McpError(ErrorCode.RequestCancelled, 'The request ended before its task was created');
+    }
+    this.task = run;
     const ctx = this.context(undefined, undefined, undefined);
     ctx.task = run;
     runInTask(run, this.server, handler, params, ctx);

@@ -39,7 +39,8 @@ export interface TaskServer {
 /**
  * A server that runs tools as tasks from a `MemoryTaskStore`, served at 127.0.0.1 behind bearer tokens of
  * `TASK_TOKENS`. Tools: `gated` (optional task; waits for `gate` or its signal), `needs_task` (required),
- * `asks` (optional; elicits a name, then greets), `plain` (forbidden), `fails` (optional; throws -32603).
+ * `asks` (optional; elicits a name, then greets), `deferred` (optional, `deferTask`: elicits by MRTR, then
+ * `ctx.startTask()`, then waits for `gate`), `plain` (forbidden).
  */
 export async function serveTaskServer(
   options: { clock?: Clock; ttlMs?: number; server?: ServerOptions } = {},
@@ -74,6 +75,18 @@ export async function serveTaskServer(
     });
     return { content: [{ type: 'text', text: `Hello, ${String(answer.content?.name)}!` }] };
   });
+  server.tool(
+    { name: 'deferred', execution: { taskSupport: 'optional' }, deferTask: true },
+    async (_args, ctx) => {
+      const answer = await ctx.elicit({
+        message: 'Which?',
+        requestedSchema: { type: 'object', properties: {} },
+      });
+      const isTask = await ctx.startTask();
+      await fixture.gate.promise;
+      return { content: [{ type: 'text', text: `${answer.action} as ${isTask ? 'a task' : 'a call'}` }] };
+    },
+  );
   server.tool({ name: 'plain' }, () => ({ content: [{ type: 'text', text: 'plain' }] }));
   let handler: StreamableHTTPHandler | undefined;
   const served: Served = await serveOn((req, res) => handler!.node()(req, res));

@@ -153,6 +153,45 @@ describe('Tasks extension, server side', () => {
     assert.deepEqual(done.result.content, [{ type: 'text', text: 'Hello, Ada!' }]);
   });
 
+  test('deferTask: an MRTR round first, then ctx.startTask() answers the retry with the task; plain without tasks', async () => {
+    const first = await call('ada-token', 'tools/call', { name: 'deferred', arguments: {} });
+    assert.equal(first.body.result.resultType, 'input_required');
+    assert.equal('taskId' in first.body.result, false);
+    const [key] = Object.keys(first.body.result.inputRequests);
+    const retry = await call('ada-token', 'tools/call', {
+      name: 'deferred',
+      arguments: {},
+      inputResponses: { [key]: { action: 'accept', content: {} } },
+      requestState: first.body.result.requestState,
+    });
+    const created = retry.body.result;
+    assert.equal(created.resultType, 'task', JSON.stringify(retry.body));
+    assert.equal('requestState' in created, false);
+    fx.gate.open();
+    const done = await pollUntil('ada-token', created.taskId, (t) => t.status === 'completed');
+    assert.deepEqual(done.result.content, [{ type: 'text', text: 'accept as a task' }]);
+    // Without the extension the same handler finishes as a plain call.
+    const plainFirst = await call(
+      'ada-token',
+      'tools/call',
+      { name: 'deferred', arguments: {} },
+      { elicitation: {} },
+    );
+    const plain = await call(
+      'ada-token',
+      'tools/call',
+      {
+        name: 'deferred',
+        arguments: {},
+        inputResponses: { [key]: { action: 'decline' } },
+        requestState: plainFirst.body.result.requestState,
+      },
+      { elicitation: {} },
+    );
+    assert.equal(plain.body.result.resultType, 'complete');
+    assert.deepEqual(plain.body.result.content, [{ type: 'text', text: 'decline as a call' }]);
+  });
+
   test('Mcp-Name must match the task id: a mismatch is 400 -32020', async () => {
     const taskId = await startGated();
     const response = await post(

@@ -21,12 +21,16 @@ export function modernTask(record: TaskRecord): ModernTask {
   return task;
 }
 
-/** A 2026 `DetailedTask` (`tasks/get`, `notifications/tasks`): the state's payload inlined. */
+/**
+ * A 2026 `DetailedTask` (`tasks/get`, `notifications/tasks`): the state's payload inlined, the result as the
+ * request would have answered it in 2026 (`resultType: "complete"`, which clients such as ext-tasks require).
+ */
 export function detailedTask(record: TaskRecord): ModernTask {
   const task = modernTask(record);
   if (record.status === 'input_required') task.inputRequests = record.inputRequests ?? {};
-  else if (record.status === 'completed' && record.result !== undefined) task.result = record.result;
-  else if (record.status === 'failed' && record.error !== undefined) task.error = { ...record.error };
+  else if (record.status === 'completed' && record.result !== undefined) {
+    task.result = { ...record.result, resultType: 'complete' };
+  } else if (record.status === 'failed' && record.error !== undefined) task.error = { ...record.error };
   return task;
 }
 
