@@ -38,12 +38,13 @@ export interface RedisTaskStoreOptions {
   maxTtlMs?: number;
   /**
    * How long this process's lease lasts; it renews it three times per lease while it runs or watches tasks. A
-   * task whose runner's lease is gone is answered `failed`. Default 10 s.
+   * task whose runner's lease is gone is failed, by the sweep every process runs once per lease or by the first
+   * read that meets it. Default 10 s.
    */
   leaseMs?: number;
   /** Tasks per `list` page. Default 50. */
   pageSize?: number;
-  /** Failures of work no caller waits for (lease renewals, taking signals, messages). Default: ignored. */
+  /** Failures of work no caller waits for (lease renewals, sweeps, taking signals, messages). Default: ignored. */
   onError?: (err: unknown) => void;
   /** Default the system's, whose timers do not keep the process alive. */
   clock?: Clock;
