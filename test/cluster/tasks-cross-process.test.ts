@@ -1,6 +1,7 @@
 // Tasks across `mcpwire serve --redis` processes (issue 16 part 5): a task started through one process is polled,
 // answered and cancelled through another, its changes reach a listen stream on another, it outlives its client's
-// connection, and a process killed with SIGKILL leaves its task failed (saying why) rather than working forever.
+// connection, and a process killed with SIGKILL leaves its task failed (saying why, and told to listeners on the
+// other) rather than working forever.
 // Each request goes to the process the test names, no proxy between. Needs `npm run build` and redis-server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -115,11 +116,26 @@ describe('Tasks across mcpwire serve --redis processes', () => {
     assert.deepEqual(done.result.content, [{ type: 'text', text: 'Liftoff after 2 s' }]);
   });
 
-  test('kill -9 of the process running a task: through the other, the task is failed, saying why', async () => {
+  test('kill -9 of the process running a task: the other tells its listeners and answers it failed, saying why', async () => {
     const taskId = await countdown(0, { from: 3600 });
     assert.equal((await call(1, 'tasks/get', { taskId })).status, 'working');
+    const listen = await postModern(
+      `${cluster.processes[1].url}/mcp`,
+      nextId++,
+      'subscriptions/listen',
+      { notifications: { taskIds: [taskId] } },
+      { capabilities: WITH_TASKS },
+    );
+    const reader = new SseReader(listen);
+    await within(reader.nextMessage(), BOUND_MS, 'the listen ack');
     await cluster.kill(0, 'SIGKILL');
-    const failed = await pollUntil(1, taskId, (t) => t.status !== 'working', 'the failure');
+    // No poll: process 2 finds process 1's lease gone on its own, within a lease or two.
+    const heard = await within(reader.nextMessage(), BOUND_MS, 'the failure notified');
+    assert.equal(heard?.message.method, 'notifications/tasks');
+    assert.equal(heard.message.params.status, 'failed');
+    assert.equal(heard.message.params.statusMessage, RUNNER_STOPPED_MESSAGE);
+    await reader.cancel();
+    const failed = await call(1, 'tasks/get', { taskId });
     assert.equal(failed.status, 'failed');
     assert.equal(failed.statusMessage, RUNNER_STOPPED_MESSAGE);
     assert.equal(failed.error.message, RUNNER_STOPPED_MESSAGE);
