@@ -1,14 +1,8 @@
-import { type Channels, openChannels } from '../cluster/channels.js';
-import { connectRedis, isRedisAddress, type RedisAddress } from '../eventstore/redis-address.js';
-import type { RedisClient } from '../eventstore/redis-client.js';
-import type { InputResponses } from '../protocol/modern-types.js';
-import { type Clock, systemClock } from '../session/clock.js';
-import { randomBase64url } from '../util/base64.js';
-import { invalidCursor, TaskStoreFullError } from './errors.js';
-import { RedisTaskCommands, SCRIPTS, type Script } from './redis-task-commands.js';
-import { hashOf, isCursor, memberHash, principalArgs, TaskKeys } from './redis-task-keys.js';
-import { RedisTaskSignals } from './redis-task-signals.js';
-import { RunnerSweep } from './redis-task-sweep.js';
+import { connectRedis, isRedisAddress, type RedisAddress } from '../../eventstore/redis-address.js';
+import type { RedisClient } from '../../eventstore/redis-client.js';
+import type { InputResponses } from '../../protocol/modern-types.js';
+import { type Clock, systemClock } from '../../session/clock.js';
+import { invalidCursor, TaskStoreFullError } from '../../tasks/errors.js';
 import {
   applyChange,
   DEFAULT_MAX_TASK_TTL_MS,
@@ -17,8 +11,21 @@ import {
   isFinal,
   newRecord,
   RUNNER_STOPPED,
-} from './task-record.js';
-import type { NewTask, TaskChange, TaskPage, TaskRecord, TaskSignal, TaskStore } from './task-store.js';
+} from '../../tasks/task-record.js';
+import type {
+  NewTask,
+  TaskChange,
+  TaskPage,
+  TaskRecord,
+  TaskSignal,
+  TaskStore,
+} from '../../tasks/task-store.js';
+import { randomBase64url } from '../../util/base64.js';
+import { type Channels, openChannels } from '../channels.js';
+import { RedisTaskCommands, SCRIPTS, type Script } from './redis-task-commands.js';
+import { hashOf, isCursor, memberHash, principalArgs, TaskKeys } from './redis-task-keys.js';
+import { RedisTaskSignals } from './redis-task-signals.js';
+import { RunnerSweep } from './redis-task-sweep.js';
 
 /** Default `leaseMs`: a process that has not renewed its lease for this long is taken for stopped. */
 export const DEFAULT_TASK_LEASE_MS = 10_000;
