@@ -2,6 +2,7 @@ import { connectRedis, isRedisAddress, type RedisAddress } from '../../eventstor
 import type { RedisClient } from '../../eventstore/redis-client.js';
 import type { InputResponses } from '../../protocol/modern-types.js';
 import { type Clock, systemClock } from '../../session/clock.js';
+import { ChangeListeners } from '../../tasks/change-listeners.js';
 import { invalidCursor, TaskStoreFullError } from '../../tasks/errors.js';
 import {
   applyChange,
@@ -98,7 +99,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly running = new Map<string, TaskRecord>();
   private readonly signals: RedisTaskSignals;
   private readonly sweep: RunnerSweep;
-  private readonly changeListeners = new Set<(task: TaskRecord) => void>();
+  private readonly changeListeners = new ChangeListeners();
   private timer: unknown;
   /** When the lease was last renewed (this process's clock). */
   private renewedAt = Number.NEGATIVE_INFINITY;
@@ -247,11 +248,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   onChange(listener: (task: TaskRecord) => void): () => void {
-    const mine = (task: TaskRecord) => listener(task);
-    this.changeListeners.add(mine);
-    return () => {
-      this.changeListeners.delete(mine);
-    };
+    return this.changeListeners.add(listener);
   }
 
   /**
@@ -381,7 +378,7 @@ export class RedisTaskStore implements TaskStore {
     }
     // Failed elsewhere (its runner was taken for stopped): no longer run here.
     if (isFinal(record.status)) this.running.delete(record.taskId);
-    for (const listener of this.changeListeners) listener(record);
+    this.changeListeners.emit(record);
   }
 
   /** Renews the lease, then lists this process among the runners (again: a sweep may have taken it for dead). */
