@@ -262,7 +262,7 @@ async function sharedTasks(address: RedisAddress): Promise<TaskStore> {
   if (leaseMs !== undefined && !(Number.isSafeInteger(leaseMs) && leaseMs > 0)) {
     throw new Error(`${TASK_LEASE_ENV} must be a positive whole number of milliseconds, not "${raw}"`);
   }
-  const { RedisTaskStore } = await import('../tasks/redis-task-store.js');
+  const { RedisTaskStore } = await import('../cluster/tasks/redis-task-store.js');
   return new RedisTaskStore({
     redis: address,
     leaseMs,

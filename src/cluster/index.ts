@@ -9,11 +9,6 @@ export {
 export { createRedisClusterClient } from '../eventstore/redis-cluster-client.js';
 export { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
 export { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
-export {
-  DEFAULT_TASK_LEASE_MS,
-  RedisTaskStore,
-  type RedisTaskStoreOptions,
-} from '../tasks/redis-task-store.js';
 export type { ClusterMessage } from './cluster-messages.js';
 export {
   DEFAULT_LIVENESS_MS,
@@ -27,3 +22,8 @@ export {
   type SharedRequestStateKeysOptions,
 } from './request-state-keys.js';
 export { type SessionRecord, SessionStore, type SharedState, sessionHash } from './session-store.js';
+export {
+  DEFAULT_TASK_LEASE_MS,
+  RedisTaskStore,
+  type RedisTaskStoreOptions,
+} from './tasks/redis-task-store.js';

@@ -1,5 +1,6 @@
 import type { InputResponses } from '../protocol/modern-types.js';
 import { type Clock, systemClock } from '../session/clock.js';
+import { ChangeListeners } from './change-listeners.js';
 import { invalidCursor, TaskStoreFullError } from './errors.js';
 import {
   applyChange,
@@ -70,7 +71,7 @@ export class MemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, Entry>();
   private readonly byPrincipal = new Map<string | undefined, Index>();
   private readonly watchers = new Map<string, Set<(signal: TaskSignal) => void>>();
-  private readonly changeListeners = new Set<(task: TaskRecord) => void>();
+  private readonly changeListeners = new ChangeListeners();
   private seq = 0;
   private timer: unknown;
 
@@ -207,11 +208,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   onChange(listener: (task: TaskRecord) => void): () => void {
-    const mine = (task: TaskRecord) => listener(task);
-    this.changeListeners.add(mine);
-    return () => {
-      this.changeListeners.delete(mine);
-    };
+    return this.changeListeners.add(listener);
   }
 
   async close(): Promise<void> {
@@ -281,7 +278,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   private changed(record: TaskRecord): void {
-    for (const listener of this.changeListeners) queueMicrotask(() => listener(record));
+    this.changeListeners.emit(record);
   }
 
   private readonly sweep = (): void => {

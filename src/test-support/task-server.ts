@@ -2,6 +2,7 @@ import { ProtectedResource, type TokenGrant } from '../http/protected-resource.j
 import { Server, type ServerOptions } from '../server/server.js';
 import type { Clock } from '../session/clock.js';
 import { MemoryTaskStore } from '../tasks/memory-task-store.js';
+import type { TaskStore } from '../tasks/task-store.js';
 import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
 import { type Served, serveOn } from './mcp-http.js';
 
@@ -23,10 +24,10 @@ export const TASK_TOKENS: Record<string, TokenGrant> = {
 };
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-export interface TaskServer {
+export interface TaskServer<S extends TaskStore = MemoryTaskStore> {
   readonly url: string;
   readonly server: Server;
-  readonly store: MemoryTaskStore;
+  readonly store: S;
   readonly handler: StreamableHTTPHandler;
   /** Opened to let `gated` finish; a new gate per test (`gate = new Gate()`). */
   gate: Gate;
@@ -40,12 +41,13 @@ export interface TaskServer {
  * A server that runs tools as tasks from a `MemoryTaskStore`, served at 127.0.0.1 behind bearer tokens of
  * `TASK_TOKENS`. Tools: `gated` (optional task; waits for `gate` or its signal), `needs_task` (required),
  * `asks` (optional; elicits a name, then greets), `deferred` (optional, `deferTask`: elicits by MRTR, then
- * `ctx.startTask()`, then waits for `gate`), `plain` (forbidden).
+ * `ctx.startTask()`, then waits for `gate`), `plain` (forbidden). Tasks are kept in `options.store` when given
+ * (closed with the server), else in a new `MemoryTaskStore`.
  */
-export async function serveTaskServer(
-  options: { clock?: Clock; ttlMs?: number; server?: ServerOptions } = {},
-): Promise<TaskServer> {
-  const store = new MemoryTaskStore({ clock: options.clock });
+export async function serveTaskServer<S extends TaskStore = MemoryTaskStore>(
+  options: { clock?: Clock; ttlMs?: number; server?: ServerOptions; store?: S } = {},
+): Promise<TaskServer<S>> {
+  const store = options.store ?? (new MemoryTaskStore({ clock: options.clock }) as TaskStore as S);
   const errors: Error[] = [];
   const server = new Server(
     { name: 'tasks', version: '1' },

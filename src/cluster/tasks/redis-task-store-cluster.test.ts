@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import { keySlot } from '../cluster/key-slot.js';
-import { createRedisClusterClient } from '../eventstore/redis-cluster-client.js';
-import { startRedisCluster } from '../test-support/redis-cluster-server.js';
-import { taskStoreContract } from '../test-support/task-store-contract.js';
+import { createRedisClusterClient } from '../../eventstore/redis-cluster-client.js';
+import { newTaskId } from '../../tasks/task-id.js';
+import { startRedisCluster } from '../../test-support/redis-cluster-server.js';
+import { taskStoreContract } from '../../test-support/task-store-contract.js';
+import { keySlot } from '../key-slot.js';
 import { RedisTaskStore } from './redis-task-store.js';
-import { newTaskId } from './task-id.js';
 
 const cluster = await startRedisCluster();
 const client = createRedisClusterClient(cluster.address.cluster);

@@ -45,6 +45,16 @@ export class TaskKeys {
     return `${this.prefix}:runner:${runner}`;
   }
 
+  /** `<prefix>:runner:<id>:tasks`: the ids of the tasks a process started and has not finished. */
+  runnerTasks(runner: string): string {
+    return `${this.lease(runner)}:tasks`;
+  }
+
+  /** The processes that have held a lease (a set), for the sweep to find those that stopped. */
+  get runners(): string {
+    return `${this.prefix}:runners`;
+  }
+
   /** The principal's index in its slot `{ph}` (`-` for none): every task, their expiry, the final ones. */
   index(principal: string | undefined): [all: string, exp: string, fin: string] {
     const base = `${this.prefix}:index:{${principal === undefined ? '-' : hashOf(principal)}}`;

@@ -5,9 +5,9 @@ import {
   isClusterClient,
   type RedisClient,
   whenRedisReady,
-} from '../eventstore/redis-client.js';
-import { connectNodes } from '../eventstore/redis-cluster-client.js';
-import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+} from '../../eventstore/redis-client.js';
+import { connectNodes } from '../../eventstore/redis-cluster-client.js';
+import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
 import {
   CANCEL_LUA,
   CREATE_LUA,
@@ -81,11 +81,9 @@ export class RedisTaskCommands {
       }
       return await send(client);
     } catch (err) {
-      if (err instanceof StoreUnavailableError) throw err;
+      if (err instanceof StoreUnavailableError) throw err.as('task store');
       const message = err instanceof Error ? err.message : String(err);
-      throw new StoreUnavailableError(`Redis failed (${message}); the task store could not be reached`, {
-        cause: err,
-      });
+      throw new StoreUnavailableError(`Redis failed (${message})`, { cause: err, store: 'task store' });
     }
   }
 

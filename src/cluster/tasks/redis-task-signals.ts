@@ -1,6 +1,6 @@
+import type { TaskSignal } from '../../tasks/task-store.js';
 import { type RedisTaskCommands, SCRIPTS } from './redis-task-commands.js';
 import { hashOf, type TaskKeys } from './redis-task-keys.js';
-import type { TaskSignal } from './task-store.js';
 
 /** A task this process watches: its signals go to these listeners. */
 interface Watch {

@@ -1,13 +1,9 @@
-import { type Channels, openChannels } from '../cluster/channels.js';
-import { connectRedis, isRedisAddress, type RedisAddress } from '../eventstore/redis-address.js';
-import type { RedisClient } from '../eventstore/redis-client.js';
-import type { InputResponses } from '../protocol/modern-types.js';
-import { type Clock, systemClock } from '../session/clock.js';
-import { randomBase64url } from '../util/base64.js';
-import { invalidCursor, TaskStoreFullError } from './errors.js';
-import { RedisTaskCommands, SCRIPTS, type Script } from './redis-task-commands.js';
-import { hashOf, isCursor, memberHash, principalArgs, TaskKeys } from './redis-task-keys.js';
-import { RedisTaskSignals } from './redis-task-signals.js';
+import { connectRedis, isRedisAddress, type RedisAddress } from '../../eventstore/redis-address.js';
+import type { RedisClient } from '../../eventstore/redis-client.js';
+import type { InputResponses } from '../../protocol/modern-types.js';
+import { type Clock, systemClock } from '../../session/clock.js';
+import { ChangeListeners } from '../../tasks/change-listeners.js';
+import { invalidCursor, TaskStoreFullError } from '../../tasks/errors.js';
 import {
   applyChange,
   DEFAULT_MAX_TASK_TTL_MS,
@@ -16,8 +12,21 @@ import {
   isFinal,
   newRecord,
   RUNNER_STOPPED,
-} from './task-record.js';
-import type { NewTask, TaskChange, TaskPage, TaskRecord, TaskSignal, TaskStore } from './task-store.js';
+} from '../../tasks/task-record.js';
+import type {
+  NewTask,
+  TaskChange,
+  TaskPage,
+  TaskRecord,
+  TaskSignal,
+  TaskStore,
+} from '../../tasks/task-store.js';
+import { randomBase64url } from '../../util/base64.js';
+import { type Channels, openChannels } from '../channels.js';
+import { RedisTaskCommands, SCRIPTS, type Script } from './redis-task-commands.js';
+import { hashOf, isCursor, memberHash, principalArgs, TaskKeys } from './redis-task-keys.js';
+import { RedisTaskSignals } from './redis-task-signals.js';
+import { RunnerSweep } from './redis-task-sweep.js';
 
 /** Default `leaseMs`: a process that has not renewed its lease for this long is taken for stopped. */
 export const DEFAULT_TASK_LEASE_MS = 10_000;
@@ -37,12 +46,13 @@ export interface RedisTaskStoreOptions {
   maxTtlMs?: number;
   /**
    * How long this process's lease lasts; it renews it three times per lease while it runs or watches tasks. A
-   * task whose runner's lease is gone is answered `failed`. Default 10 s.
+   * task whose runner's lease is gone is failed, by the sweep every process runs once per lease or by the first
+   * read that meets it. Default 10 s.
    */
   leaseMs?: number;
   /** Tasks per `list` page. Default 50. */
   pageSize?: number;
-  /** Failures of work no caller waits for (lease renewals, taking signals, messages). Default: ignored. */
+  /** Failures of work no caller waits for (lease renewals, sweeps, taking signals, messages). Default: ignored. */
   onError?: (err: unknown) => void;
   /** Default the system's, whose timers do not keep the process alive. */
   clock?: Clock;
@@ -88,7 +98,8 @@ export class RedisTaskStore implements TaskStore {
   /** Tasks this process runs that are not final, with their latest record. */
   private readonly running = new Map<string, TaskRecord>();
   private readonly signals: RedisTaskSignals;
-  private readonly changeListeners = new Set<(task: TaskRecord) => void>();
+  private readonly sweep: RunnerSweep;
+  private readonly changeListeners = new ChangeListeners();
   private timer: unknown;
   /** When the lease was last renewed (this process's clock). */
   private renewedAt = Number.NEGATIVE_INFINITY;
@@ -107,6 +118,8 @@ export class RedisTaskStore implements TaskStore {
     this.redis = new RedisTaskCommands(client);
     this.keys = new TaskKeys(this.keyPrefix);
     this.signals = new RedisTaskSignals(this.redis, this.keys, this.report);
+    this.sweep = new RunnerSweep(this.redis, this.keys, this.runnerId, this.failStopped, this.report);
+    this.sweep.start(this.clock, this.leaseMs);
     let heard: () => void = () => {};
     this.listening = new Promise((resolve) => {
       heard = resolve;
@@ -144,6 +157,9 @@ export class RedisTaskStore implements TaskStore {
     }
     // The lease before the task: a task is never seen before the lease that says its runner lives.
     if (!(this.clock.now() - this.renewedAt < this.leaseMs / 3)) await this.renew();
+    // Listed as this process's before it exists, so that the sweep finds it if this process dies.
+    const mine = this.keys.runnerTasks(this.runnerId);
+    await this.redis.command((c) => c.multi().sadd(mine, record.taskId).pexpire(mine, this.maxTtlMs).exec());
     this.running.set(record.taskId, record);
     this.schedule();
     const [hasP, p] = principalArgs(record.principal);
@@ -175,8 +191,12 @@ export class RedisTaskStore implements TaskStore {
     const current = this.running.get(taskId) ?? (await this.read(taskId, ANY))?.record;
     if (current === undefined) return false;
     const changed = await this.write(current, applyChange(current, change, this.clock.now()), '');
-    if (changed !== undefined && !isFinal(change.status)) this.running.set(taskId, changed);
-    else this.running.delete(taskId);
+    if (changed !== undefined && !isFinal(change.status)) {
+      this.running.set(taskId, changed);
+    } else if (this.running.delete(taskId)) {
+      const mine = this.keys.runnerTasks(this.runnerId);
+      this.redis.command((c) => c.srem(mine, taskId)).catch(this.report);
+    }
     this.schedule();
     return changed !== undefined;
   }
@@ -228,11 +248,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   onChange(listener: (task: TaskRecord) => void): () => void {
-    const mine = (task: TaskRecord) => listener(task);
-    this.changeListeners.add(mine);
-    return () => {
-      this.changeListeners.delete(mine);
-    };
+    return this.changeListeners.add(listener);
   }
 
   /**
@@ -244,13 +260,23 @@ export class RedisTaskStore implements TaskStore {
     this.closed = true;
     this.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    this.sweep.stop();
     const running = [...this.running.values()];
     this.running.clear();
     this.signals.clear();
     const stopped = (r: TaskRecord) =>
       this.write(r, applyChange(r, RUNNER_STOPPED, this.clock.now()), this.runnerId);
     await Promise.allSettled(running.map(stopped));
-    await this.redis.command((c) => c.del(this.keys.lease(this.runnerId))).catch(this.report);
+    const self = this.runnerId;
+    await this.redis
+      .command((c) =>
+        Promise.all([
+          c.del(this.keys.lease(self)),
+          c.del(this.keys.runnerTasks(self)),
+          c.srem(this.keys.runners, self),
+        ]),
+      )
+      .catch(this.report);
     this.channels.close();
     this.redis.dispose();
     if (!this.ownsClient) return;
@@ -352,14 +378,22 @@ export class RedisTaskStore implements TaskStore {
     }
     // Failed elsewhere (its runner was taken for stopped): no longer run here.
     if (isFinal(record.status)) this.running.delete(record.taskId);
-    for (const listener of this.changeListeners) listener(record);
+    this.changeListeners.emit(record);
   }
 
+  /** Renews the lease, then lists this process among the runners (again: a sweep may have taken it for dead). */
   private async renew(): Promise<void> {
     const at = this.clock.now();
     await this.redis.command((c) => c.set(this.keys.lease(this.runnerId), '1', 'PX', this.leaseMs));
+    await this.redis.command((c) => c.sadd(this.keys.runners, this.runnerId));
     this.renewedAt = at;
   }
+
+  /** Fails the unfinished tasks of `runner`, found stopped by the sweep. */
+  private readonly failStopped = async (runner: string, taskIds: readonly string[]): Promise<void> => {
+    const found = await Promise.all(taskIds.map((id) => this.read(id, ANY)));
+    await this.alive(found.filter((f): f is Stored => f !== undefined && f.runner === runner));
+  };
 
   /** Renews the lease and takes signals three times per lease while tasks run or are watched here. */
   private schedule(): void {
