@@ -7,7 +7,8 @@
 #   env:    OUT_DIR (results; default a fresh /tmp dir), RUN_TIMEOUT_S (per leg, default 600)
 # Needs `npm ci --prefix tools/conformance` (the CLI as the alias conformance-next, and node@22).
 # Prints each leg's output and verdict, then "N passed, M failed" over the scored scenarios of both legs
-# (the requirement sets' not-scored extension/pending scenarios are reported apart and never fail the run).
+# (the requirement sets' not-scored extension/pending scenarios are reported apart and never fail the run,
+# except the Tasks extension's tasks-* scenarios: mcpwire implements the extension, so they count as scored).
 # Exits 0 iff nothing scored failed, nothing went unreported and something passed.
 set -uo pipefail
 
@@ -24,16 +25,19 @@ source "$(dirname "${BASH_SOURCE[0]}")/conformance-next-cli.sh"
 OUT_DIR=${OUT_DIR:-$(mktemp -d -t conformance-next.XXXXXX)}
 mkdir -p "$OUT_DIR"
 
+# Not-scored scenarios that count as scored here: the extensions mcpwire implements.
+MUST_PASS='^tasks-'
+
 # tally LOG -> "PASSED FAILED UNSCORED_PASSED UNSCORED_FAILED", scored scenarios only. The CLI prints
 # "Running requirements R (K scenarios)", then a summary line "✓|✗ name: P passed, F failed" per
 # scenario it finished, then the indented "  ✓|✗ name (reason)" lines of the scenarios not scored.
 # Scenarios without a summary line (a crash, a timeout) count as failed.
 tally() {
-  awk '
+  awk -v must="$MUST_PASS" '
     /^Running requirements [^ ]+ \([0-9]+ scenarios\)/ { want = substr($4, 2) + 0 }
     /^=== SUMMARY ===/ { summary = 1 }
     summary && /^(✓|✗) [^ ]+: [0-9]+ passed, [0-9]+ failed/ { name = $2; sub(/:$/, "", name); verdict[name] = $1; seen++ }
-    /^  (✓|✗) [^ ]+ \(/ { unscored[$2] = 1 }
+    /^  (✓|✗) [^ ]+ \(/ { if ($2 !~ must) unscored[$2] = 1 }
     END {
       for (name in verdict) {
         if (name in unscored) { if (verdict[name] == "✓") up++; else uf++ }
@@ -57,10 +61,11 @@ for revision in "${REVISIONS[@]}"; do
     --requirements "$revision" -o "$OUT_DIR/$revision" 2>&1 | tee "$log"
   cli_status=${PIPESTATUS[0]}
   read -r p f up uf < <(tally "$log")
-  # The CLI's exit status fails on a scored FAILURE; the tally also catches a run that died early.
+  # The CLI's exit status fails on a scored FAILURE (not on a tasks-* one: the tally counts those); the tally
+  # also catches a run that died early.
   if [ "$cli_status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
   failing=$(awk '/^=== SUMMARY ===/{s=1} s && /^✗ /{n=$2; sub(/:$/,"",n); print n}' "$log" |
-    grep -vxF -f <(sed -nE 's/^  ✗ ([^ ]+) \(.*/\1/p' "$log") | paste -sd ' ' -)
+    grep -vxF -f <(sed -nE 's/^  ✗ ([^ ]+) \(.*/\1/p' "$log" | grep -vE "$MUST_PASS") | paste -sd ' ' -)
   VERDICTS+=("$revision: $p passed, $f failed (scored)${failing:+; failing: $failing}; not scored: $up passed, $uf failed")
   TOTAL_P=$((TOTAL_P + p))
   TOTAL_F=$((TOTAL_F + f))

@@ -7,4 +7,5 @@ export * from './jsonrpc/index.js';
 export * from './protocol/index.js';
 export * from './server/index.js';
 export * from './session/index.js';
+export * from './tasks/index.js';
 export * from './transport/index.js';

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ContentBlock, CreateMessageResult, ElicitResult } from '../../src/protocol/types.js';
 import { Server } from '../../src/server/server.js';
+import { MemoryTaskStore } from '../../src/tasks/memory-task-store.js';
 import { registerFixture2026 } from './fixture-2026.js';
+import { registerTaskTools } from './fixture-tasks.js';
 
 /** A 1×1 PNG (one opaque pixel), for the image tool, the binary resource and the image prompt. */
 export const PNG_BASE64 =
@@ -55,12 +57,15 @@ export function createFixtureServer(): Server {
     { name: 'mcpwire-conformance-fixture', title: 'mcpwire conformance fixture', version: '0.1.0' },
     {
       instructions: 'The fixture of the MCP conformance suite; every feature has a test_* tool or resource.',
+      // The tasks-* scenarios poll every 200 ms; the fixture asks for no less.
+      tasks: { store: new MemoryTaskStore(), pollIntervalMs: 200 },
     },
   );
   registerTools(server);
   registerResources(server);
   registerPrompts(server);
   registerFixture2026(server);
+  registerTaskTools(server);
   return server;
 }
 

@@ -187,3 +187,13 @@ test('mistakes are UsageErrors that say what to change', () => {
   });
   assert.equal(parseCallArgs(['--help']), 'help');
 });
+
+test('task ID follows a task; --no-task refuses tasks, and the two do not go together', () => {
+  const resume = parse('http://h/mcp', 'task', 'abc123');
+  assert.deepEqual(resume.action, { kind: 'task', taskId: 'abc123' });
+  assert.equal(resume.tasks, true);
+  assert.equal(parse('http://h/mcp', 'call', 'x', '--no-task').tasks, false);
+  assert.throws(() => parse('http://h/mcp', 'task'), /task needs the id of a task/);
+  assert.throws(() => parse('http://h/mcp', 'task', 'a', 'b'), /Unexpected argument "b"/);
+  assert.throws(() => parse('http://h/mcp', 'task', 'a', '--no-task'), UsageError);
+});

@@ -27,7 +27,9 @@ export type CallAction =
       context: Record<string, string> | undefined;
     }
   /** Print the server's notifications as they come: the list changes and resource updates of `filter`. */
-  | { kind: 'listen'; filter: SubscriptionFilter };
+  | { kind: 'listen'; filter: SubscriptionFilter }
+  /** Follow a task started earlier (by `call`) to its end and print its result. */
+  | { kind: 'task'; taskId: string };
 
 /** Where the server is: a URL, or a command to spawn and speak to over stdio. */
 export type CallTarget = { kind: 'url'; url: URL } | { kind: 'command'; command: string; args: string[] };
@@ -56,6 +58,8 @@ export interface CallArgs {
   store: boolean;
   /** `--verbose`: say on stderr which server answered, in which era and version. */
   verbose: boolean;
+  /** Declare tasks, so that a server may run a call as one (false with `--no-task`). */
+  tasks: boolean;
 }
 
 const TRANSPORTS: readonly CallTransport[] = ['auto', 'http', 'sse', 'stdio'];
@@ -71,6 +75,7 @@ const ACTIONS = [
   'complete',
   'ping',
   'listen',
+  'task',
 ];
 /** The options that say what `listen` listens for. */
 type ListenFlags = { tools: boolean; prompts: boolean; resources: boolean; resource: string[] };
@@ -104,6 +109,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
       json: { type: 'boolean', default: false },
       timeout: { type: 'string' },
       'no-store': { type: 'boolean', default: false },
+      'no-task': { type: 'boolean', default: false },
       verbose: { type: 'boolean', short: 'v', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -145,11 +151,15 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     throw new UsageError('--era modern cannot go with --transport sse: HTTP+SSE carries only the legacy era');
   }
 
+  const action = withRootsHint(() => parseAction(rest, values), rest, afterRoots(tokens));
+  if (action.kind === 'task' && values['no-task']) {
+    throw new UsageError('--no-task refuses tasks, and the task action follows one: give one of them');
+  }
   return {
     target,
     transport,
     era,
-    action: withRootsHint(() => parseAction(rest, values), rest, afterRoots(tokens)),
+    action,
     headers: parseHeaders(values.header),
     roots: values.roots?.map((path) => pathToFileURL(resolve(cwd, path)).href),
     samplingReply: values['sampling-reply'],
@@ -159,6 +169,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     timeout: values.timeout === undefined ? undefined : parseTimeout(values.timeout),
     store: !values['no-store'],
     verbose: values.verbose,
+    tasks: !values['no-task'],
   };
 }
 
@@ -265,6 +276,9 @@ function parseAction(words: readonly string[], flags: ListenFlags): CallAction {
     case 'listen':
       arity(0, 0, '');
       return { kind, filter: listenFilter(flags) };
+    case 'task':
+      arity(1, 1, 'the id of a task: task ID (mcpwire prints it when a call runs as one)');
+      return { kind, taskId: args[0] };
     default:
       throw new UsageError(`Unknown action "${kind}"; the actions are ${ACTIONS.join(', ')}`);
   }

@@ -1,9 +1,9 @@
 import { basename } from 'node:path';
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
+import type { TaskRequestOptions } from '../client/task-types.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import { type LoggingLevel, Method } from '../protocol/types.js';
-import type { RequestOptions } from '../session/session.js';
 import { connectStdio } from '../transport/connect-stdio.js';
 import { connectUrl } from '../transport/connect-url.js';
 import type { CallAction, CallArgs } from './call-args.js';
@@ -24,6 +24,7 @@ import {
 import { cliSampling } from './call-sampling.js';
 import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 import { ProgressBar } from './progress-bar.js';
+import { taskReporter } from './task-status.js';
 import { canAsk, conversations, type Terminal } from './terminal.js';
 
 /** Exit code after Ctrl-C, as shells report a process ended by SIGINT. */
@@ -54,6 +55,8 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
     { name: 'mcpwire-call', version: clientVersion },
     {
       era: args.era,
+      // A person waits on this run: polling at the server's pace, bounded, is what they want.
+      tasks: args.tasks,
       requestTimeout: args.timeout,
       roots: args.roots?.map((uri) => ({ uri, name: basename(new URL(uri).pathname) || uri })),
       sampling: cliSampling(args.samplingReply, terminal, converse),
@@ -94,7 +97,12 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
       const outcome = await perform(
         session,
         args.action,
-        { signal: interrupt.signal, timeout: args.timeout, onprogress: (progress) => bar.update(progress) },
+        {
+          signal: interrupt.signal,
+          timeout: args.timeout,
+          onprogress: (progress) => bar.update(progress),
+          ontask: taskReporter(bar, (taskId) => resumeCommand(args, taskId)),
+        },
         args.json,
       );
       bar.clear();
@@ -157,7 +165,7 @@ function open(
 async function perform(
   session: ClientSession,
   action: CallAction,
-  options: RequestOptions,
+  options: TaskRequestOptions,
   json: boolean,
 ): Promise<Outcome> {
   switch (action.kind) {
@@ -206,6 +214,10 @@ async function perform(
     }
     case 'listen':
       return listen(session, action.filter, options.signal, json);
+    case 'task': {
+      const result = await session.tasks.resume(action.taskId, options);
+      return { result, text: formatToolResult(result), failed: result.isError === true };
+    }
   }
 }
 
@@ -263,9 +275,30 @@ function describe(action: CallAction): string {
       return `prompt "${action.name}"`;
     case 'complete':
       return `completing "${action.argument.name}"`;
+    case 'task':
+      return `task ${action.taskId}`;
     default:
       return action.kind;
   }
+}
+
+/** The command line that follows a task again: this server, the same era and transport. */
+function resumeCommand(args: CallArgs, taskId: string): string {
+  const target = args.target;
+  const options = [
+    ...(args.era === 'auto' ? [] : ['--era', args.era]),
+    ...(args.transport === 'auto' || args.transport === 'stdio' ? [] : ['--transport', args.transport]),
+  ];
+  const words =
+    target.kind === 'url'
+      ? ['mcpwire', 'call', target.url.href, ...options, 'task', taskId]
+      : ['mcpwire', 'call', ...options, 'task', taskId, '--', target.command, ...target.args];
+  return words.map(quoted).join(' ');
+}
+
+/** A word as a POSIX shell reads it back. */
+function quoted(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 function where(args: CallArgs): string {

@@ -63,6 +63,8 @@ Environment:
                    by commas, rotate it: the first seals, every one opens. Without it, --redis
                    (or --redis-cluster) shares keys through Redis and --workers draws one for
                    its workers.
+  MCPWIRE_TASK_LEASE_MS  With --redis (or --redis-cluster), how soon the tasks of a process that died
+                   are answered failed (default 10000): it renews its lease three times as often.
 
 Examples:
   mcpwire serve --port 8080
@@ -82,7 +84,11 @@ after \`--\`.
 
 Actions:
   tools                         Name, description and arguments of each tool
-  call NAME [JSON]              Call a tool (JSON: its arguments, as one object)
+  call NAME [JSON]              Call a tool (JSON: its arguments, as one object). When the server
+                                runs it as a task, its id is said on stderr first, and its status
+                                (working, input required, ...) shown as it changes
+  task ID                       Follow a task started earlier to its end and print its result, as
+                                call would have
   resources, templates          List the resources, the resource templates
   read URI                      Read a resource
   prompts                       List the prompts
@@ -116,6 +122,7 @@ Options:
   --json           Print the raw result as JSON
   --timeout MS     Time allowed to connect, and for each answer (progress resets it)
   --no-store       Keep no sign-in: the next run signs in again
+  --no-task        Do not let the server run a call as a task (a tool that needs one then fails)
   -h, --help       Show this help
 
 A server that wants an OAuth token gets a sign-in on the terminal: open the URL printed, and the
@@ -123,7 +130,8 @@ browser comes back to mcpwire on 127.0.0.1 (--header passes a token instead). Th
 for the next runs, one file per server only you can read, in $XDG_CONFIG_HOME/mcpwire/oauth
 (default ~/.config; %APPDATA%\\mcpwire\\oauth on Windows). The command inherits only PATH, HOME and
 a few more variables of the environment: \`-- env KEY=VALUE command…\` passes more. Ctrl-C cancels
-the action in flight.
+the action in flight (a task too: tasks/cancel). A task outlives a lost connection or a killed
+mcpwire: \`task ID\` picks it up again, with the same server URL (and sign-in) that started it.
 
 Exit status: 0 done, 1 the call or the server failed, 2 a usage mistake.
 
@@ -134,6 +142,7 @@ Examples:
   mcpwire call http://127.0.0.1:3000/mcp complete prompt:greet name A
   mcpwire call http://127.0.0.1:3000/mcp listen --tools --resource demo://readme
   mcpwire call -v --era legacy http://127.0.0.1:3000/mcp ping
+  mcpwire call http://127.0.0.1:3000/mcp task 3f1c…
   mcpwire call prompts -- node dist/cli/main.js serve --stdio
 `;
 

@@ -51,3 +51,14 @@ test('a terminal that reports no width gets 80 columns', () => {
   new ProgressBar(out).update({ progress: 1, total: 1, message: 'done' });
   assert.match(out.written, /100% 1\/1 done$/);
 });
+
+test('a status: drawn in place on a terminal, cut to the width; a line of its own elsewhere', () => {
+  const tty = stream(true, 12);
+  const bar = new ProgressBar(tty);
+  bar.status('task working: a long message');
+  bar.print('log\n');
+  assert.equal(tty.written, '\r\x1b[Ktask workin\r\x1b[Klog\ntask workin');
+  const pipe = stream(false);
+  new ProgressBar(pipe).status('task working');
+  assert.equal(pipe.written, 'task working\n');
+});

@@ -28,6 +28,20 @@ export class ProgressBar {
     this.stream.write(`${CLEAR_LINE}${this.line}`);
   }
 
+  /**
+   * Shows a state (a task's status) as the line: on a terminal drawn in place like the bar; elsewhere written
+   * as a line of its own (the caller shows only changes), since nothing can be redrawn there.
+   */
+  status(text: string): void {
+    if (!this.stream.isTTY) {
+      this.print(`${text}\n`);
+      return;
+    }
+    const width = (this.stream.columns || 80) - 1;
+    this.line = text.length > width ? text.slice(0, Math.max(0, width)) : text;
+    this.stream.write(`${CLEAR_LINE}${this.line}`);
+  }
+
   /** Writes `text` (whole lines) to the stream, above the bar when one is shown. */
   print(text: string): void {
     if (this.line === undefined) {

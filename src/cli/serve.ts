@@ -10,6 +10,7 @@ import { fromNode } from '../http/node-adapter.js';
 import { ProtectedResource } from '../http/protected-resource.js';
 import type { RequestStateKey } from '../server/request-state.js';
 import type { Server } from '../server/server.js';
+import type { TaskStore } from '../tasks/task-store.js';
 import type { EventLogger } from '../telemetry/log-sink.js';
 import { LegacySseHandler } from '../transport/sse/handler.js';
 import { serveStdio } from '../transport/stdio-serve.js';
@@ -141,7 +142,10 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   const cluster =
     options.redis === undefined ? undefined : await joinCluster(options.redis, envKeys !== undefined);
   const requestStateKeys = envKeys ?? (cluster === undefined ? undefined : await clusterKeys(cluster));
-  const server = createDemoServer({ requestStateKeys, ...serverOptions });
+  // Tasks in memory by default (the demo's own store); with Redis, shared, so any process serves any task.
+  const taskStore = options.redis === undefined ? undefined : await sharedTasks(options.redis);
+  const tasks = taskStore === undefined ? undefined : { store: taskStore };
+  const server = createDemoServer({ requestStateKeys, tasks, ...serverOptions });
   // Listening first: the resource a token must be for names the port actually bound. No request can arrive
   // before the listener below is attached, in the same turn.
   const http = createServer();
@@ -194,7 +198,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
       log('shutting down: finishing requests in flight');
       http.close();
       Promise.all([streamable.close({ deadlineMs: SHUTDOWN_DEADLINE_MS }), legacy?.close()])
-        .then(() => Promise.all([server.close(), cluster?.close()]))
+        .then(() => Promise.all([server.close(), cluster?.close(), taskStore?.close()]))
         .finally(() => {
           http.closeAllConnections();
           resolve(0);
@@ -243,6 +247,27 @@ async function joinCluster(address: RedisAddress, hasKeys: boolean): Promise<Red
       log(`warning: ${(err as Error).message}; serving anyway: requests get 503 until Redis answers`);
   }
   return cluster;
+}
+
+/** How long a process's task lease lasts (`MCPWIRE_TASK_LEASE_MS`): its tasks are failed this long after it died. */
+export const TASK_LEASE_ENV = 'MCPWIRE_TASK_LEASE_MS';
+
+/**
+ * The tasks of every process serving through the Redis at `address` (a client of their own). A task whose process
+ * died is answered failed once its lease lapses: `MCPWIRE_TASK_LEASE_MS`, default 10 s.
+ */
+async function sharedTasks(address: RedisAddress): Promise<TaskStore> {
+  const raw = process.env[TASK_LEASE_ENV];
+  const leaseMs = raw === undefined || raw === '' ? undefined : Number(raw);
+  if (leaseMs !== undefined && !(Number.isSafeInteger(leaseMs) && leaseMs > 0)) {
+    throw new Error(`${TASK_LEASE_ENV} must be a positive whole number of milliseconds, not "${raw}"`);
+  }
+  const { RedisTaskStore } = await import('../cluster/tasks/redis-task-store.js');
+  return new RedisTaskStore({
+    redis: address,
+    leaseMs,
+    onError: (err) => log(`tasks: ${(err as Error).message}`),
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
 import { MetaKey } from '../protocol/envelope.js';
 import { READ_ONLY_METHODS, type SubscriptionFilter } from '../protocol/modern-types.js';
+import { TaskMethod } from '../protocol/tasks.js';
 import {
   type CallToolResult,
   type CompleteRequestParams,
@@ -37,6 +38,7 @@ import { type RequestContext, type RequestOptions, Session } from '../session/se
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { type Client, type ClientConnectOptions, DEFAULT_PROBE_TIMEOUT_MS } from './client.js';
 import { Events, type Listener } from './events.js';
+import { fulfil } from './input-rounds.js';
 import { LegacyEra } from './legacy-era.js';
 import type { Listen } from './listen.js';
 import { ModernEra } from './modern-era.js';
@@ -47,6 +49,9 @@ import { withEnvelope } from './request-envelope.js';
 import { checkRoots } from './roots.js';
 import { answerServer } from './server-requests.js';
 import type { EraVerdict, EraWire, ModernStart, SessionEra } from './session-era.js';
+import { followToolCall, sendToolCall, type TaskSession } from './task-call.js';
+import type { TaskRequestOptions } from './task-types.js';
+import { ClientTasks } from './tasks.js';
 import { ToolCatalog } from './tool-catalog.js';
 
 /** What a client handler (sampling, elicitation) gets besides its params: signal, progress, the session. */
@@ -77,6 +82,9 @@ type ServerFeature = 'tools' | 'resources' | 'prompts' | 'completions' | 'loggin
 
 const noop = () => {};
 
+/** Task requests a client may send again when the answer was lost: reading, and acks the server dedupes. */
+const TASK_REQUESTS: ReadonlySet<string> = new Set([TaskMethod.Get, TaskMethod.Update, TaskMethod.Cancel]);
+
 /**
  * One connection to an MCP server, made by `Client.connect` (or `connectUrl`), in whichever era
  * negotiation found: a legacy session (initialize) or modern requests (2026-07-28). Holds what differs
@@ -102,6 +110,9 @@ export class ClientSession extends Session {
   /** The open modern listen requests, by id: where their acknowledgements and notifications go. */
   private readonly listenRoutes: ListenRoutes = new Map();
   private readonly wire: EraWire;
+  /** Tool calls as tasks, followed by hand: start, get, update, cancel, resume (and list, legacy). */
+  readonly tasks: ClientTasks;
+  private readonly taskSession: TaskSession;
 
   /** @internal Made by Client.connect, which runs `handshake` before handing it out. */
   constructor(
@@ -118,11 +129,31 @@ export class ClientSession extends Session {
       answer: async (method, params, ctx) => answerServer(this.client, this.roots, method, params, ctx),
       repeatable: (method, params) =>
         READ_ONLY_METHODS.has(method) ||
+        TASK_REQUESTS.has(method) ||
         (method === Method.ToolsCall &&
           typeof params?.name === 'string' &&
           this.catalog.repeatable(params.name)),
       refreshTools: (options) => this.catalog.refresh(options),
     };
+    this.taskSession = {
+      era: () => this.era,
+      capabilities: () => this.serverCapabilities,
+      limits: client.tasks,
+      request: (method, params, options) => this.spoken().request(method, params, options),
+      fulfil: (requests, signal) =>
+        fulfil(this.wire, requests, TaskMethod.Update, (key, method) =>
+          this.inputContext(key, method, signal),
+        ),
+      onProgress: (listener) => this.on('progress', listener),
+      lookup: async (name, options) => {
+        this.require('tools', Method.ToolsCall);
+        return (await this.catalog.lookup(name, options))?.taskSupport;
+      },
+      clock: this.clock,
+      maxTotalTimeout: this.maxTotalTimeout,
+      report: (err) => this.report(err),
+    };
+    this.tasks = new ClientTasks(this.taskSession);
   }
 
   protected override get telemetry(): Telemetry | undefined {
@@ -304,12 +335,15 @@ export class ClientSession extends Session {
    * first if this tool is not known yet) and the result is not an error, the result must carry
    * `structuredContent` that conforms to it; otherwise this rejects with an McpError naming the
    * offending field, the result in its `data`.
+   *
+   * With the Client option `tasks`, a server may answer with a task: the call then follows it to its end
+   * (see `ClientTasks.follow`), `ontask` is told its id and each status, and aborting cancels it.
    */
-  async callTool(name: string, args?: JsonObject, options?: RequestOptions): Promise<CallToolResult> {
+  async callTool(name: string, args?: JsonObject, options?: TaskRequestOptions): Promise<CallToolResult> {
     this.require('tools', Method.ToolsCall);
     const known = await this.catalog.lookup(name, options);
-    const params: Params = args === undefined ? { name } : { name, arguments: args };
-    const result = await this.spoken().request<CallToolResult>(Method.ToolsCall, params, options);
+    const sent = await sendToolCall(this.taskSession, name, args, known?.taskSupport, options);
+    const result = await followToolCall(this.taskSession, sent, options);
     if (known !== undefined) await this.catalog.check(name, known, result);
     return result;
   }

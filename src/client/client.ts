@@ -1,4 +1,5 @@
 import type { Params } from '../jsonrpc/types.js';
+import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import type {
   ClientCapabilities,
   CreateMessageRequestParams,
@@ -26,6 +27,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { type ClientContext, ClientSession } from './client-session.js';
 import { checkRoots } from './roots.js';
 import type { EraVerdict, ModernStart } from './session-era.js';
+import type { ClientTaskOptions } from './task-types.js';
 
 /** Answers a server's `sampling/createMessage`: runs the model (ideally with a human in the loop). */
 export type SamplingHandler = (
@@ -70,6 +72,15 @@ export interface ClientOptions extends SessionOptions, TelemetryOptions {
    * initialize. Default: the newest of each era this library speaks.
    */
   protocolVersion?: string;
+  /**
+   * Tasks: declares the Tasks extension (`io.modelcontextprotocol/tasks`, in each modern request's
+   * capabilities) and 2025-11-25's `tasks` capability (at initialize, with the `task` param on calls of tools
+   * that allow it). callTool then follows a task the server answers with to its end (polling, input through
+   * the handlers, `tasks/cancel` on abort), and `session.tasks` works. An object sets the polling limits.
+   * Default off: the spec keeps extensions off until the developer opts in, and a task changes what a call's
+   * abort and timeout mean (see `TaskRequestOptions`).
+   */
+  tasks?: boolean | ClientTaskOptions;
   /** Rounds of `input_required` one modern request may take before it fails. Default 10. */
   maxInputRounds?: number;
   /** How a dropped listen stream is opened again. Default `DEFAULT_RETRY_POLICY`. */
@@ -108,7 +119,7 @@ export const DEFAULT_PROBE_TIMEOUT_MS = 5000;
  * so one Client can talk to many servers.
  */
 export class Client {
-  /** The capabilities every session declares, derived once from the options. */
+  /** The capabilities every modern request declares, derived once from the options (initialize: `initializeParams`). */
   readonly capabilities: ClientCapabilities;
   /** The legacy version asked for at initialize (or the pinned modern version). */
   readonly protocolVersion: string;
@@ -118,6 +129,10 @@ export class Client {
   readonly modernVersions: readonly string[];
   /** The initialize params, built once and shared by every connection (never mutated); undefined when pinned modern. */
   readonly initializeParams: Params | undefined;
+  /** The task limits when tasks are on (`ClientOptions.tasks`), every default filled in; undefined when off. */
+  readonly tasks:
+    | Readonly<Required<Omit<ClientTaskOptions, 'ttlMs'>> & Pick<ClientTaskOptions, 'ttlMs'>>
+    | undefined;
   /** @internal Where every session's requests are observed; undefined when nothing listens. */
   readonly telemetry: Telemetry | undefined;
 
@@ -141,7 +156,10 @@ export class Client {
     }
     if (options.roots !== undefined) checkRoots(options.roots);
     this.era = era;
-    this.capabilities = declaredCapabilities(options);
+    this.tasks = taskLimits(options.tasks);
+    const base = declaredCapabilities(options);
+    // The same support, said as each era says it: an extension (2026-07-28), a capability (2025-11-25).
+    this.capabilities = this.tasks ? { ...base, extensions: { [TASKS_EXTENSION]: {} } } : base;
     const legacy = era === 'modern' ? undefined : (pin ?? LATEST_PROTOCOL_VERSION);
     this.protocolVersion = pin ?? LATEST_PROTOCOL_VERSION;
     this.modernVersions = era === 'legacy' ? [] : pin === undefined ? MODERN_PROTOCOL_VERSIONS : [pin];
@@ -150,7 +168,7 @@ export class Client {
         ? undefined
         : ({
             protocolVersion: legacy,
-            capabilities: this.capabilities,
+            capabilities: this.tasks ? { ...base, tasks: {} } : base,
             clientInfo: info,
           } satisfies InitializeRequestParams);
     this.telemetry = resolveTelemetry(options);
@@ -168,6 +186,25 @@ export class Client {
     await session.handshake(options);
     return session;
   }
+}
+
+function taskLimits(option: boolean | ClientTaskOptions | undefined): Client['tasks'] {
+  if (option === undefined || option === false) return undefined;
+  const given = option === true ? {} : option;
+  const limits = {
+    minPollIntervalMs: given.minPollIntervalMs ?? 100,
+    maxPollIntervalMs: given.maxPollIntervalMs ?? 30_000,
+    defaultPollIntervalMs: given.defaultPollIntervalMs ?? 1000,
+    ttlMs: given.ttlMs,
+  };
+  const { minPollIntervalMs: min, maxPollIntervalMs: max, defaultPollIntervalMs: fallback } = limits;
+  if (!(min >= 0 && min <= max && fallback >= 0)) {
+    throw new Error(
+      `tasks: minPollIntervalMs (${min}) must be at least 0 and at most maxPollIntervalMs (${max}), ` +
+        `and defaultPollIntervalMs (${fallback}) at least 0`,
+    );
+  }
+  return limits;
 }
 
 function declaredCapabilities(options: ClientOptions): ClientCapabilities {

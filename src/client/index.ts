@@ -22,3 +22,13 @@ export {
 export { type ClientContext, ClientSession, type ClientSessionEvents } from './client-session.js';
 export { applyElicitationDefaults } from './elicitation-defaults.js';
 export type { Listener } from './events.js';
+export {
+  type ClientTaskOptions,
+  type Task,
+  TaskCancelledError,
+  type TaskError,
+  type TaskRequestOptions,
+  type TaskStart,
+  type TaskStatus,
+} from './task-types.js';
+export { ClientTasks, type TaskListPage } from './tasks.js';

@@ -108,6 +108,9 @@ export class ModernEra implements SessionEra {
       }
       const type = result.resultType;
       if (type === undefined || type === 'complete') return result as R;
+      // A task (the Tasks extension) only where the request declared it: callTool follows it.
+      if (type === 'task' && method === Method.ToolsCall && this.client.tasks !== undefined)
+        return result as R;
       if (type !== 'input_required') {
         throw new McpError(
           ErrorCode.InvalidRequest,

@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { TaskSupport } from '../protocol/tasks.js';
 import type { CallToolResult, ListToolsResult, ObjectSchema, Tool } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema } from '../server/schema.js';
 import type { RequestOptions } from '../session/session.js';
@@ -10,6 +11,8 @@ interface Known {
   compiled?: CompiledSchema | null;
   /** `readOnlyHint` or `idempotentHint`: a call whose answer was lost may be sent again. */
   readonly repeatable: boolean;
+  /** `execution.taskSupport` (2025-11-25): whether a legacy call may, must or must not ask for a task. */
+  readonly taskSupport: TaskSupport | undefined;
 }
 
 /**
@@ -129,15 +132,17 @@ export class ToolCatalog {
     const output = tool.outputSchema;
     const hints = tool.annotations;
     const repeatable = hints?.readOnlyHint === true || hints?.idempotentHint === true;
+    const taskSupport = tool.execution?.taskSupport;
     const previous = this.known.get(tool.name);
     if (
       previous?.compiled != null &&
       output !== undefined &&
       previous.repeatable === repeatable &&
+      previous.taskSupport === taskSupport &&
       JSON.stringify(previous.output) === JSON.stringify(output)
     ) {
       return previous;
     }
-    return { output, repeatable };
+    return { output, repeatable, taskSupport };
   }
 }

@@ -22,3 +22,8 @@ export {
   type SharedRequestStateKeysOptions,
 } from './request-state-keys.js';
 export { type SessionRecord, SessionStore, type SharedState, sessionHash } from './session-store.js';
+export {
+  DEFAULT_TASK_LEASE_MS,
+  RedisTaskStore,
+  type RedisTaskStoreOptions,
+} from './tasks/redis-task-store.js';

@@ -147,7 +147,7 @@ async function connect(url: string) {
     notifications.push(n);
   });
   // The GET stream is open once a GET was answered with 200.
-  await until(() => sent.some((s) => s.method === 'GET' && s.status === 200), 5000, 'the GET stream');
+  await until(() => sent.some((s) => s.method === 'GET' && s.status === 200), 30_000, 'the GET stream');
   return { session, connection, sent, notifications };
 }
 
@@ -187,7 +187,7 @@ const indexOf = (id: string | undefined) => Number(id!.slice(id!.lastIndexOf('_'
 
 describe('RedisCluster: processes behind a balancer with no affinity', () => {
   test('a client runs the whole demo, every message delivered once, whichever process answers', {
-    timeout: 30_000,
+    timeout: 60_000,
   }, async () => {
     const d = await deploy(redis.address);
     let session: ClientSession | undefined;
@@ -259,7 +259,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       await session.subscribeResource('demo://readme');
       for (const node of d.nodes) node.server.resourceUpdated('demo://readme');
       const updated = (n: JsonRpcNotification) => n.method === 'notifications/resources/updated';
-      await until(() => c.notifications.filter(updated).length === 2, 5000, 'two updates');
+      await until(() => c.notifications.filter(updated).length === 2, 30_000, 'two updates');
       await session.unsubscribeResource('demo://readme');
       for (const node of d.nodes) node.server.resourceUpdated('demo://readme');
       await sleep(200);
@@ -289,7 +289,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
   });
 
   test('JSON responses: messages of a request go on the GET stream, held by either process, once each', {
-    timeout: 30_000,
+    timeout: 60_000,
   }, async () => {
     const d = await deploy(redis.address, { jsonResponse: true }, 3);
     let session: ClientSession | undefined;
@@ -303,7 +303,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       }
       const calls = c.sent.filter((s) => (s.message as { method?: string })?.method === 'tools/call');
       assert.equal(new Set(calls.map((s) => s.backend)).size, 3, 'the calls ran on all three processes');
-      await until(() => logs(c.notifications).length === 3, 5000, 'three logs');
+      await until(() => logs(c.notifications).length === 3, 30_000, 'three logs');
       await sleep(100);
       assert.deepEqual(
         logs(c.notifications).map((n) => (n.params as { data: string }).data),
@@ -365,7 +365,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
   });
 
   test('a GET resuming a POST stream that another process still writes: replay, then follow until it ends', {
-    timeout: 20_000,
+    timeout: 60_000,
   }, async () => {
     const d = await deploy(redis.address);
     try {
@@ -384,7 +384,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       // The client's connection to A drops; it resumes through B while A still runs the tool.
       await first.cancel();
       const resumed = new SseReader(await get(mcp(b), sessionId, { lastEventId: firstProgress!.id }));
-      const rest = await within(drain(resumed), 5000, 'the resumed stream to end');
+      const rest = await within(drain(resumed), 30_000, 'the resumed stream to end');
       assert.deepEqual(
         rest.map((m) => m.message.params?.progress ?? m.message.params?.data ?? m.message.id),
         [2, 3, 4, 5, 'long_running finished 5 steps in 0.5 s', 7],
@@ -405,7 +405,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
   });
 
   test('the GET stream resumed through another process: what either process sends arrives once, in order', {
-    timeout: 20_000,
+    timeout: 60_000,
   }, async () => {
     const d = await deploy(redis.address);
     try {
@@ -455,7 +455,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
   });
 
   test('resourceUpdated on any process reaches each subscribed session once, wherever its GET stream is', {
-    timeout: 20_000,
+    timeout: 60_000,
   }, async () => {
     const d = await deploy(redis.address);
     try {
@@ -476,7 +476,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       const onA = new SseReader(await get(mcp(a), sessionId));
       await onA.next();
       b.server.resourceUpdated(uri);
-      const first = await within(onA.nextMessage(), 5000, 'the update on A');
+      const first = await within(onA.nextMessage(), 30_000, 'the update on A');
       assert.ok(updated(first));
       assert.deepEqual(first!.message.params, { uri });
       await nothingMore(onA);
@@ -489,7 +489,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       b.server.resourceUpdated(uri);
       await sleep(100);
       const onB = new SseReader(await get(mcp(b), sessionId, { lastEventId: first!.id }));
-      const second = await within(onB.nextMessage(), 5000, 'the update replayed through B');
+      const second = await within(onB.nextMessage(), 30_000, 'the update replayed through B');
       assert.ok(updated(second));
       assert.equal(indexOf(second!.id), indexOf(first!.id) + 1);
 
@@ -559,7 +559,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
   });
 
   test('a GET following a stream whose writing process died ends, and so does every later resumption', {
-    timeout: 20_000,
+    timeout: 60_000,
   }, async () => {
     const d = await deploy(redis.address, {}, 2, false, { livenessMs: 300 });
     try {
@@ -573,11 +573,11 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       const first = await onA.nextMessage();
       await onA.cancel();
       const onB = new SseReader(await get(mcp(b), sessionId, { lastEventId: first!.id }));
-      const followed = await within(onB.nextMessage(), 5000, 'B to follow the stream A writes');
+      const followed = await within(onB.nextMessage(), 30_000, 'B to follow the stream A writes');
       assert.equal(followed?.message.params.progress, 2);
       // A is cut off from Redis and the other processes, as if killed: its liveness key is gone.
       await a.cluster.close();
-      const rest = await within(drain(onB), 5000, 'the response following A’s stream to end');
+      const rest = await within(drain(onB), 30_000, 'the response following A’s stream to end');
       assert.ok(rest.every((m) => m.message.method === 'notifications/progress'));
       // The stream is closed for good: a resumption through any process replays what it holds and ends at once.
       const last = rest.at(-1) ?? followed;
@@ -612,7 +612,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       const [a, b] = d.nodes;
       const sessionId = await openSession(mcp(a));
       const hanging = post(mcp(a), call(5, 'hang'), { sessionId });
-      await until(() => started.length > 0, 5000, 'the call to run');
+      await until(() => started.length > 0, 30_000, 'the call to run');
       assert.deepEqual(started, ['node 0']);
       const cancel = await post(
         mcp(b),
@@ -624,7 +624,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
         { sessionId },
       );
       assert.equal(cancel.status, 202);
-      await until(() => aborted.length > 0, 5000, 'the handler to be aborted');
+      await until(() => aborted.length > 0, 30_000, 'the handler to be aborted');
       assert.deepEqual(aborted, ['node 0']);
       // A cancelled request gets no answer: its stream just ends.
       assert.deepEqual(await drain(new SseReader(await hanging)), []);
@@ -642,20 +642,20 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       await onB.next();
       const deleted = await fetch(mcp(a), { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
       assert.equal(deleted.status, 204);
-      assert.equal(await within(onB.next(), 5000, 'the GET stream on B to end'), undefined);
+      assert.equal(await within(onB.next(), 30_000, 'the GET stream on B to end'), undefined);
       for (const node of d.nodes) {
         const res = await post(mcp(node), call(9, 'echo', { message: 'x' }), { sessionId });
         assert.equal(res.status, 404, 'gone on every process');
         await res.text();
       }
-      await until(() => d.nodes.every((n) => n.handler.sessionCount === 0), 5000, 'no replica left');
+      await until(() => d.nodes.every((n) => n.handler.sessionCount === 0), 30_000, 'no replica left');
     } finally {
       await d.close();
     }
   });
 
   test('a session idle everywhere expires everywhere; one whose GET stream is open does not', {
-    timeout: 20_000,
+    timeout: 60_000,
   }, async () => {
     const d = await deploy(redis.address, { sessionIdleTimeoutMs: 500 });
     try {
@@ -686,7 +686,7 @@ const oneServer = { skip: redis.kind === 'cluster' ? 'about one Redis server' : 
 
 describe('RedisCluster: Redis down', oneServer, () => {
   test('requests get 503 with a JSON-RPC error saying Redis is unreachable; service comes back by itself', {
-    timeout: 30_000,
+    timeout: 60_000,
   }, async () => {
     const own = await startRedisServer();
     const d = await deploy(own.url);
@@ -696,7 +696,7 @@ describe('RedisCluster: Redis down', oneServer, () => {
       session = c.session;
       assert.equal(text(await session.callTool('echo', { message: 'before' })), 'Echo: before');
       await own.stop();
-      await until(() => d.nodes.every((n) => n.cluster.unavailable() !== undefined), 5000, 'Redis seen down');
+      await until(() => d.nodes.every((n) => n.cluster.unavailable() !== undefined), 30_000, 'Redis seen down');
       for (const node of d.nodes) {
         for (const res of [
           await post(mcp(node), call(1, 'echo', { message: 'x' }), { sessionId: c.connection.sessionId }),
@@ -730,7 +730,7 @@ describe('RedisCluster: Redis down', oneServer, () => {
         10_000,
         'the clusters to reconnect',
       );
-      await until(() => d.nodes.every((n) => n.handler.sessionCount === 0), 5000, 'the lost session dropped');
+      await until(() => d.nodes.every((n) => n.handler.sessionCount === 0), 30_000, 'the lost session dropped');
       // The client notices its session is gone and starts a new one; its calls then work on both processes.
       await session.callTool('echo', { message: 'after' }).catch(() => {});
       for (let i = 0; i < 4; i++) {
@@ -749,7 +749,7 @@ describe('RedisCluster: Redis down', oneServer, () => {
 
 describe('RedisCluster: Redis loses data', oneServer, () => {
   test('a stream live across a Redis that lost its latest events: what follows still reaches the client, once', {
-    timeout: 20_000,
+    timeout: 60_000,
   }, async () => {
     const d = await deploy(redis.address);
     const direct = createRedisClient(await redis.urlOf(''));
@@ -776,7 +776,7 @@ describe('RedisCluster: Redis loses data', oneServer, () => {
       // The processes' connections drop with the restart: they reconnect and check their streams.
       await direct.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
       await direct.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
-      const rest = await within(drain(reader), 5000, 'the stream to end');
+      const rest = await within(drain(reader), 30_000, 'the stream to end');
       assert.deepEqual(
         rest.map((m) => m.message.params?.progress ?? m.message.params?.data ?? m.message.id),
         [3, 4, 5, 6, 'long_running finished 6 steps in 1.2 s', 7],

@@ -1,12 +1,13 @@
 import { Server, type ServerOptions, type ToolHandle } from '../server/server.js';
+import { MemoryTaskStore } from '../tasks/memory-task-store.js';
 
 const NAMES = ['Ada', 'Alan', 'Barbara', 'Dennis', 'Edsger', 'Grace', 'Ken', 'Linus', 'Margaret', 'Radia'];
 
 const README = `# mcpwire demo
 
 This server shows every MCP feature mcpwire implements:
-- tools: echo, add, long_running (progress), sample (sampling), list_roots (roots), elicit_name (elicitation),
-  toggle_tool (adds or removes the tool bonus: the tool list changes), touch_readme (demo://readme is updated)
+- tools: echo, add, long_running (progress), countdown (a task: poll it, answer it, cancel it), sample
+  (sampling), list_roots (roots), elicit_name (elicitation), toggle_tool (adds or removes the tool bonus: the tool list changes), touch_readme (demo://readme is updated)
 - resources: demo://readme, and the template demo://items/{id}
 - prompts: greet {name}, with completion for name
 - logging: each tool call logs at info level; use logging/setLevel to filter
@@ -18,14 +19,16 @@ This server shows every MCP feature mcpwire implements:
  * client against.
  */
 export function createDemoServer(
-  options: Pick<ServerOptions, 'requestStateKeys' | 'logger' | 'telemetry' | 'onerror'> = {},
+  options: Pick<ServerOptions, 'requestStateKeys' | 'logger' | 'telemetry' | 'onerror' | 'tasks'> = {},
 ): Server {
   const server = new Server(
     { name: 'mcpwire-demo', title: 'mcpwire demo server', version: '0.1.0' },
     {
       ...options,
+      // Tasks kept in this process unless the caller gives a shared store.
+      tasks: options.tasks ?? { store: new MemoryTaskStore() },
       instructions:
-        'A demonstration server: call echo or add, run long_running to see progress, try sample, list_roots and elicit_name to see the server call back to the client, and toggle_tool or touch_readme to see a tool list change or a resource update.',
+        'A demonstration server: call echo or add, run long_running to see progress, countdown to see a task, try sample, list_roots and elicit_name to see the server call back to the client, and toggle_tool or touch_readme to see a tool list change or a resource update.',
     },
   );
 
@@ -93,6 +96,40 @@ export function createDemoServer(
           { type: 'text', text: `Long-running operation completed: ${steps} steps in ${duration} s` },
         ],
       };
+    },
+  );
+
+  server.tool(
+    {
+      name: 'countdown',
+      title: 'Countdown',
+      description:
+        'Counts down from `from`, one a second, reporting progress; with `ask`, asks halfway whether to go on. May run as a task (a client that declares tasks gets a task id to poll, answer and cancel).',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          from: { type: 'integer', minimum: 1, maximum: 3600, default: 10 },
+          ask: { type: 'boolean', default: false, description: 'Ask halfway whether to go on' },
+        },
+      },
+      execution: { taskSupport: 'optional' },
+    },
+    async (args, ctx) => {
+      const from = (args.from as number | undefined) ?? 10;
+      for (let left = from; left > 0; left--) {
+        if (args.ask === true && left === Math.ceil(from / 2)) {
+          const answer = await ctx.elicit({
+            message: `${left} to go: keep counting?`,
+            requestedSchema: { type: 'object', properties: { go: { type: 'boolean', default: true } } },
+          });
+          if (answer.action !== 'accept' || answer.content?.go === false) {
+            return { content: [{ type: 'text', text: `Stopped at ${left}, as asked` }] };
+          }
+        }
+        await ctx.sendProgress(from - left, from, `${left} left`);
+        await sleep(1000, ctx.signal);
+      }
+      return { content: [{ type: 'text', text: `Liftoff after ${from} s` }] };
     },
   );
 

@@ -8,6 +8,11 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
  */
 export const REFUSED_BODY_DRAIN_BYTES = 16 * 1024 * 1024;
 export const REFUSED_BODY_DRAIN_MS = 5_000;
+/**
+ * A client cut off past those bounds is not reset at once: reading stops and the 413 goes out with a FIN, so that
+ * the client, its sends now blocked, reads the 413 before the connection is destroyed this long after.
+ */
+export const REFUSED_BODY_LINGER_MS = 1_000;
 
 /**
  * One HTTP request and its response, as much of them as the MCP transports need and nothing more,

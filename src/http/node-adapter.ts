@@ -4,6 +4,7 @@ import {
   type HTTPExchange,
   REFUSED_BODY_DRAIN_BYTES,
   REFUSED_BODY_DRAIN_MS,
+  REFUSED_BODY_LINGER_MS,
 } from './exchange.js';
 import { ExchangeBase } from './exchange-base.js';
 import { type AbsoluteTarget, splitAbsoluteTarget } from './request-target.js';
@@ -193,13 +194,25 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
       clearTimeout(timer);
       req.off('data', onData).off('end', drained).off('close', drained);
       this.draining = false;
-      if (cut) this.destroy();
+      if (cut) this.cutOff();
       else if (this.answered) res.end();
     };
     const drained = () => settle(false);
     const timer = setTimeout(() => settle(true), REFUSED_BODY_DRAIN_MS).unref();
     req.on('data', onData).once('end', drained).once('close', drained);
     req.resume();
+  }
+
+  /** See REFUSED_BODY_LINGER_MS: destroyed at once, the socket would be reset with the 413 still unread. */
+  private cutOff(): void {
+    const socket = this.req.socket;
+    socket.pause();
+    socket.end();
+    const timer = setTimeout(() => this.destroy(), REFUSED_BODY_LINGER_MS).unref();
+    socket.once('close', () => {
+      clearTimeout(timer);
+      this.destroy();
+    });
   }
 
   writeHead(status: number, headers?: Readonly<Record<string, string>>): void {

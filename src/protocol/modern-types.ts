@@ -35,6 +35,8 @@ export interface SubscriptionFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** `notifications/tasks` for these tasks (the Tasks extension; needs it declared). */
+  taskIds?: string[];
 }
 
 /** The answer to `server/discover`. */

@@ -3,7 +3,7 @@ import type { ServerCapabilities } from './types.js';
 
 /**
  * The part of `filter` a server with `capabilities` can honour: list changes of the lists it announces as
- * changing, and resource updates when it announces `subscribe`. A server's listen ack sends it back (and its
+ * changing, resource updates when it announces `subscribe`, and task states when it runs tasks. A server's listen ack sends it back (and its
  * stream carries nothing else); a client narrows a listen over a legacy session with it.
  */
 export function honouredFilter(
@@ -21,5 +21,8 @@ export function honouredFilter(
   if (uris !== undefined && uris.length > 0 && capabilities.resources?.subscribe) {
     honoured.resourceSubscriptions = [...new Set(uris)];
   }
+  const taskIds = filter.taskIds;
+  if (taskIds !== undefined && taskIds.length > 0 && capabilities.tasks)
+    honoured.taskIds = [...new Set(taskIds)];
   return honoured;
 }

@@ -446,7 +446,7 @@ describe('validateParams', () => {
   test('unknown methods are not checked, including names of Object.prototype members', () => {
     for (const method of [
       'tools/unknown',
-      'tasks/get',
+      'tasks/unknown',
       'constructor',
       '__proto__',
       'toString',
@@ -455,6 +455,31 @@ describe('validateParams', () => {
       assert.equal(validateParams(method, { anything: 1 }), undefined, method);
       assert.equal(validateParams(method, undefined), undefined, method);
     }
+  });
+
+  test('tasks/*: taskId a string, inputResponses an object, cursor a string; a task param with a whole ttl', () => {
+    assert.equal(validateParams('tasks/get', { taskId: 't' }), undefined);
+    assert.equal(validateParams('tasks/get', {}), 'params.taskId must be a string');
+    assert.equal(validateParams('tasks/cancel', { taskId: 7 }), 'params.taskId must be a string');
+    assert.equal(validateParams('tasks/result', { taskId: 't' }), undefined);
+    assert.equal(validateParams('tasks/update', { taskId: 't', inputResponses: {} }), undefined);
+    assert.match(
+      validateParams('tasks/update', { taskId: 't' })!,
+      /^params\.inputResponses must be an object/,
+    );
+    assert.equal(validateParams('tasks/list', { cursor: 1 }), 'params.cursor must be a string');
+    assert.equal(
+      validateParams(Method.ToolsCall, { name: 'x', task: { ttl: 60_000, pollInterval: 5 } }),
+      undefined,
+    );
+    assert.equal(
+      validateParams(Method.ToolsCall, { name: 'x', task: 'soon' }),
+      'params.task must be an object',
+    );
+    assert.equal(
+      validateParams(Method.ToolsCall, { name: 'x', task: { ttl: 1.5 } }),
+      'params.task.ttl must be a whole number of milliseconds, or null',
+    );
   });
 
   test('extra fields are allowed everywhere', () => {

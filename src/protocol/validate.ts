@@ -22,6 +22,7 @@ import {
   requestMeta,
   requiredString,
 } from './param-checks.js';
+import { TASK_PARAM_CHECKS, taskParam } from './tasks.js';
 import { Method } from './types.js';
 
 export { isLoggingLevel } from './param-checks.js';
@@ -54,7 +55,13 @@ function paginated(p: Params): Problem {
 }
 
 function callTool(p: Params): Problem {
-  return requiredString(p, 'name') ?? optionalObject(p, 'arguments') ?? roundTrip(p) ?? requestMeta(p);
+  return (
+    requiredString(p, 'name') ??
+    optionalObject(p, 'arguments') ??
+    roundTrip(p) ??
+    taskParam(p) ??
+    requestMeta(p)
+  );
 }
 
 /** resources/subscribe, resources/unsubscribe. */
@@ -116,7 +123,7 @@ function setLevel(p: Params): Problem {
 }
 
 function cancelled(p: Params): Problem {
-  // The spec lets requestId be absent only for tasks, which mcpwire does not implement.
+  // 2025-11-25 lets requestId be absent only for tasks, which are cancelled through tasks/cancel here.
   return idLike('requestId', p.requestId) ?? optionalString(p, 'reason') ?? notificationMeta(p);
 }
 
@@ -182,7 +189,7 @@ const checks: Readonly<Record<string, ParamsCheck | undefined>> = Object.assign(
  * Allocates nothing when the params are valid.
  */
 export function validateParams(method: string, params: Params | undefined): string | undefined {
-  const check = checks[method];
+  const check = checks[method] ?? TASK_PARAM_CHECKS[method];
   if (check === undefined) return undefined;
   if (params !== undefined && !isObject(params)) return 'params must be an object';
   // All of params, not only the fields checked: a number JSON.parse overflowed to Infinity (1e400) must

@@ -58,7 +58,16 @@ export interface ServerContext {
   createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult>;
   /** Asks the user, through the client, for input (needs `elicitation`, with `url` for URL mode). */
   elicit(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult>;
+  /**
+   * For a tool with `deferTask`: goes on as a task from here, when the request may run as one (the client
+   * declared tasks and the tool allows them). The client then gets the task at once, and the rest of the handler
+   * runs in the background; resolves true. Resolves false when the request goes on as a plain one. A handler
+   * that already runs as a task gets true.
+   */
+  startTask(): Promise<boolean>;
 }
+
+const NOT_A_TASK = Promise.resolve(false);
 
 /** The context of a request on a legacy session: calls to the client are real server-to-client requests. */
 export class LegacyContext extends HandlerContext<ServerSession> implements ServerContext {
@@ -68,6 +77,11 @@ export class LegacyContext extends HandlerContext<ServerSession> implements Serv
 
   get server(): Server {
     return this.session.server;
+  }
+
+  /** A legacy request that may run as a task was made one before its handler ran (no multi-round trips there). */
+  startTask(): Promise<boolean> {
+    return NOT_A_TASK;
   }
 
   get scope(): ClientScope {

@@ -7,7 +7,7 @@ import {
   Method,
   type Result,
 } from '../protocol/types.js';
-import type { LegacyContext } from './context.js';
+import type { ServerContext } from './context.js';
 import { InputRequired } from './input-required.js';
 import type { MethodHandler } from './methods.js';
 import type { Server } from './server.js';
@@ -15,8 +15,14 @@ import type { Server } from './server.js';
 /** Rounds a handler may ask for on a legacy session before the request fails (a handler that never settles). */
 export const MAX_LOCAL_ROUNDS = 8;
 
+/** A context whose handler runs again with the answers: a legacy request's, or a task's. */
+export interface RerunContext extends ServerContext {
+  inputResponses: InputResponses | undefined;
+  requestState: unknown;
+}
+
 /**
- * Serves a handler's `inputRequired` on a legacy session, where the server can ask the client itself: each
+ * Serves a handler's `inputRequired` on a legacy session (or in a task), where the server can ask the client itself: each
  * round's requests go out together as server-to-client requests (capability-checked, cancelled with the
  * request), and the handler runs again with the answers and its state, until it answers with a result.
  */
@@ -24,7 +30,7 @@ export async function fulfilLocally(
   server: Server,
   handler: MethodHandler,
   params: Params,
-  ctx: LegacyContext,
+  ctx: RerunContext,
   first: InputRequired,
 ): Promise<Result> {
   let round = first;
@@ -48,7 +54,7 @@ export async function fulfilLocally(
   );
 }
 
-function ask(ctx: LegacyContext, request: InputRequest): Promise<unknown> {
+function ask(ctx: RerunContext, request: InputRequest): Promise<unknown> {
   switch (request.method) {
     case Method.ElicitationCreate:
       return ctx.elicit(request.params as unknown as ElicitRequestParams);

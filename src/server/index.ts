@@ -53,5 +53,6 @@ export {
 } from './server.js';
 export type { ServerEvent, ServerEventListener } from './server-events.js';
 export { type PreinitializedState, ServerSession } from './server-session.js';
+export type { TaskOptions } from './tasks/task-options.js';
 export type { ToolArgs, ToolDef, ToolHandler, ToolResult, ToolUpdate } from './tools.js';
 export { UriTemplate, type UriTemplateMatch, type UriTemplateVariables } from './uri-template.js';

@@ -20,6 +20,7 @@ import { getPrompt } from './prompts.js';
 import type { Entry, Registry } from './registry.js';
 import { listResources, readResource } from './resources.js';
 import type { Server } from './server.js';
+import { LEGACY_TASK_METHODS, MODERN_TASK_METHODS } from './tasks/task-methods.js';
 import { callTool } from './tools.js';
 
 /** Answers one request of a client: shared by every server, session and modern request. */
@@ -123,7 +124,7 @@ const MODERN_ONLY = {
   [Method.ServerDiscover](server): DiscoverResult {
     const result: DiscoverResult = {
       supportedVersions: MODERN_PROTOCOL_VERSIONS as string[],
-      capabilities: server.capabilities,
+      capabilities: server.modernCapabilities,
     };
     if (server.instructions !== undefined) result.instructions = server.instructions;
     return result;
@@ -136,8 +137,18 @@ const MODERN_ONLY = {
 const table = (...parts: Record<string, MethodHandler>[]): MethodTable =>
   Object.freeze(Object.assign(Object.create(null), ...parts));
 
-/** The legacy table of a server that declares logging, and of one that does not. */
-export const LEGACY_METHODS: MethodTable = table(SHARED, LEGACY_ONLY, SET_LEVEL);
-export const LEGACY_METHODS_WITHOUT_LOGGING: MethodTable = table(SHARED, LEGACY_ONLY);
-/** The modern table: initialize, ping, logging/setLevel and resources/(un)subscribe are gone in 2026-07-28. */
-export const MODERN_METHODS: MethodTable = table(SHARED, MODERN_ONLY);
+const LEGACY_METHODS: MethodTable = table(SHARED, LEGACY_ONLY, SET_LEVEL);
+const LEGACY_METHODS_WITHOUT_LOGGING: MethodTable = table(SHARED, LEGACY_ONLY);
+const LEGACY_METHODS_WITH_TASKS: MethodTable = table(SHARED, LEGACY_ONLY, SET_LEVEL, LEGACY_TASK_METHODS);
+const LEGACY_METHODS_WITH_TASKS_ONLY: MethodTable = table(SHARED, LEGACY_ONLY, LEGACY_TASK_METHODS);
+
+/** The legacy table of a server that declares logging or not, and runs tasks (2025-11-25's tasks/*) or not. */
+export function legacyMethods(logging: boolean, tasks: boolean): MethodTable {
+  if (tasks) return logging ? LEGACY_METHODS_WITH_TASKS : LEGACY_METHODS_WITH_TASKS_ONLY;
+  return logging ? LEGACY_METHODS : LEGACY_METHODS_WITHOUT_LOGGING;
+}
+/**
+ * The modern table: initialize, ping, logging/setLevel and resources/(un)subscribe are gone in 2026-07-28; the
+ * Tasks extension's methods are found only on a server that runs tasks (see `admitModern`).
+ */
+export const MODERN_METHODS: MethodTable = table(SHARED, MODERN_ONLY, MODERN_TASK_METHODS);

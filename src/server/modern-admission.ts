@@ -9,6 +9,8 @@ import {
   type HeaderLookup,
   type HeaderMismatch,
 } from '../protocol/mcp-headers.js';
+import type { SubscriptionFilter } from '../protocol/modern-types.js';
+import { declaresTasks, TASKS_EXTENSION, TASKS_REQUIRED, TaskMethod } from '../protocol/tasks.js';
 import { Method, type ServerCapabilities } from '../protocol/types.js';
 import { validateParams } from '../protocol/validate.js';
 import { isModernVersion, MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
@@ -37,6 +39,9 @@ const NEEDS: Readonly<Record<string, (c: ServerCapabilities) => unknown>> = {
   [Method.ResourcesTemplatesList]: (c) => c.resources,
   [Method.ResourcesRead]: (c) => c.resources,
   [Method.CompletionComplete]: (c) => c.completions,
+  [TaskMethod.Get]: (c) => c.tasks,
+  [TaskMethod.Update]: (c) => c.tasks,
+  [TaskMethod.Cancel]: (c) => c.tasks,
   [Method.SubscriptionsListen]: (c) =>
     c.tools?.listChanged || c.prompts?.listChanged || c.resources?.listChanged || c.resources?.subscribe,
 };
@@ -98,6 +103,17 @@ export function admitModern(
   }
   const problem = validateParams(method, params);
   if (problem !== undefined) return refused(400, ErrorCode.InvalidParams, `Invalid params: ${problem}`);
+  if (method === Method.SubscriptionsListen && server.tasks !== undefined) {
+    const taskIds = (params!.notifications as SubscriptionFilter).taskIds;
+    if (taskIds !== undefined && taskIds.length > 0 && !declaresTasks(envelope.clientCapabilities)) {
+      return refused(
+        400,
+        ErrorCode.MissingRequiredClientCapability,
+        `notifications.taskIds needs the "${TASKS_EXTENSION}" extension: declare it in this request's _meta clientCapabilities`,
+        TASKS_REQUIRED,
+      );
+    }
+  }
   if (headers !== undefined) {
     const wrong =
       checkNameHeader(method, params, headers) ??

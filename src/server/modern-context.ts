@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
-import type { InputResponses } from '../protocol/modern-types.js';
+import type { InputRequest, InputResponses } from '../protocol/modern-types.js';
 import {
   type CreateMessageRequestParams,
   type CreateMessageResult,
@@ -17,6 +17,7 @@ import type { ModernScope } from './client-scope.js';
 import type { ServerContext } from './context.js';
 import type { ReplayJournal } from './replay-journal.js';
 import type { Server } from './server.js';
+import type { TaskRun } from './tasks/task-run.js';
 
 /** What the transport of one modern request offers its handler: a way to the client before the result. */
 export interface ModernOutlet {
@@ -31,16 +32,28 @@ const DONE: Promise<void> = Promise.resolve();
 // per call, so that the abandoned handler is collected with it (a shared one would hold every handler).
 const unanswered = (): Promise<never> => new Promise(() => {});
 
+/** What a modern request's context tells the request it serves. */
+export interface ModernRound {
+  /** Told once, after the turn in which the handler first asked for something not yet answered. */
+  waiting(): void;
+  /** The handler asked to go on as a task (`ctx.startTask`): true once the task is created. */
+  startTask(ctx: ModernContext): Promise<boolean>;
+}
+
 /**
  * The context of a modern request. Calls to the client are answered from the replay journal; the first one
  * it cannot answer is recorded and, once the handler has made every call of that turn (`Promise.all` makes
  * several), the round is told it is waiting, and ends. A call the request's capabilities do not allow rejects with -32021.
+ * Once the request runs as a task (`task`), calls to the client become the task's `input_required` state, and
+ * progress and logs go nowhere (the Tasks extension has no notifications for a task but its status).
  */
 export class ModernContext implements ServerContext {
   readonly requestId: RequestId;
   readonly method: string;
   readonly meta: Record<string, unknown> | undefined;
   private roundEnding = false;
+  /** @internal Set when the request runs as a task. */
+  task: TaskRun | undefined;
 
   constructor(
     readonly server: Server,
@@ -49,10 +62,9 @@ export class ModernContext implements ServerContext {
     private readonly running: RunningRequest,
     private readonly outlet: ModernOutlet,
     private readonly journal: ReplayJournal | undefined,
-    readonly inputResponses: InputResponses | undefined,
-    readonly requestState: unknown,
-    /** Told once, after the turn in which the handler first asked for something not yet answered. */
-    private readonly round: { waiting(): void },
+    public inputResponses: InputResponses | undefined,
+    public requestState: unknown,
+    private readonly round: ModernRound,
   ) {
     this.requestId = request.id;
     this.method = request.method;
@@ -86,8 +98,12 @@ export class ModernContext implements ServerContext {
     return this.notify(Method.Progress, params);
   }
 
+  startTask(): Promise<boolean> {
+    return this.task === undefined ? this.round.startTask(this) : Promise.resolve(true);
+  }
+
   notify(method: string, params?: Params): Promise<void> {
-    if (!this.running.aborted) {
+    if (!this.running.aborted && this.task === undefined) {
       this.outlet.notify(
         params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params },
       );
@@ -113,7 +129,8 @@ export class ModernContext implements ServerContext {
 
   private callClient<R>(method: string, params: Params | undefined): Promise<R> {
     const journal = this.journal;
-    if (journal === undefined) {
+    const task = this.task;
+    if (journal === undefined && task === undefined) {
       return Promise.reject(
         new Error(
           `${this.method} cannot ask the client (${method}): in the 2026-07-28 era only tools/call, prompts/get and resources/read may need input`,
@@ -141,9 +158,13 @@ export class ModernContext implements ServerContext {
         ),
       );
     }
+    if (task !== undefined) {
+      const request = (params === undefined ? { method } : { method, params }) as InputRequest;
+      return task.ask(request) as Promise<R>;
+    }
     let answer: unknown;
     try {
-      answer = journal.next(method, params);
+      answer = journal!.next(method, params);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -2,16 +2,20 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import { READ_ONLY_METHODS, ROUND_TRIP_METHODS } from '../protocol/modern-types.js';
-import type { Result } from '../protocol/types.js';
+import { Method, type Result } from '../protocol/types.js';
 import { RunningRequest } from '../session/session.js';
 import { clientCallProblem, requiredCapabilities } from './client-capabilities.js';
 import type { ModernScope } from './client-scope.js';
 import { InputRequired } from './input-required.js';
-import { MODERN_METHODS } from './methods.js';
-import { ModernContext, type ModernOutlet } from './modern-context.js';
+import { type MethodHandler, MODERN_METHODS } from './methods.js';
+import { ModernContext, type ModernOutlet, type ModernRound } from './modern-context.js';
 import { type JournalState, ReplayJournal } from './replay-journal.js';
 import { bindingOf } from './request-state.js';
 import type { Server } from './server.js';
+import { runInTask } from './tasks/run-in-task.js';
+import { modernTaskMode } from './tasks/task-policy.js';
+import { TaskRun } from './tasks/task-run.js';
+import { modernTask } from './tasks/task-wire.js';
 
 const NO_PARAMS: Params = Object.freeze({});
 
@@ -30,8 +34,12 @@ export class RoundEndedError extends Error {
  * state. Throws (or rejects with) the McpError the client should get; closing it (`abort`) cancels the handler.
  * Admission (envelope, version, method, params, headers) happened before: see `admitModern`.
  */
-export class ModernCall {
+export class ModernCall implements ModernRound {
   private readonly running: RunningRequest;
+  /** Whether this tools/call may still become a task (`ctx.startTask`); false once it is one. */
+  private mayStartTask = false;
+  private task: TaskRun | undefined;
+  private outcome: Promise<Result | InputRequired> | undefined;
   private journal: ReplayJournal | undefined;
   private bind: string | undefined;
   private settled = false;
@@ -70,6 +78,11 @@ export class ModernCall {
         ? outcome.then((r) => this.complete(r as Result), this.translate)
         : this.complete(outcome as Result);
     }
+    if (method === Method.ToolsCall && server.tasks !== undefined) {
+      const mode = modernTaskMode(server, params, this.scope);
+      if (mode === 'task') return this.runAsTask(handler, params);
+      this.mayStartTask = mode === 'deferred';
+    }
     const state = params.requestState === undefined ? undefined : this.openState(params.requestState);
     const responses = params.inputResponses as InputResponses | undefined;
     const journal = new ReplayJournal(state, responses);
@@ -87,17 +100,67 @@ export class ModernCall {
       throw this.translateError(err);
     }
     const pending = outcome;
+    this.outcome = pending;
     return new Promise<Result>((resolve, reject) => {
       this.resolveRound = resolve;
       this.rejectRound = reject;
       pending.then(
-        (o) => this.settle(() => this.answer(o)),
+        (o) => this.task ?? this.settle(() => this.answer(o)),
         (err) =>
+          this.task ??
           this.settle(() => {
             throw err;
           }),
       );
     });
+  }
+
+  /** @internal The handler asked to go on as a task: answers the task, and its outcome goes to the task. */
+  async startTask(ctx: ModernContext): Promise<boolean> {
+    if (!this.mayStartTask || this.settled) return false;
+    this.mayStartTask = false;
+    const run = await this.createTask();
+    if (this.settled || this.running.aborted) {
+      // The request ended while the task was stored: no one has its id, so it ends at once.
+      run.settle(Promise.reject(new Error('The request ended before its task was created')));
+      return false;
+    }
+    this.task = run;
+    ctx.task = run;
+    this.settle(() => this.taskCreated(run));
+    const params = this.request.params ?? NO_PARAMS;
+    runInTask(run, this.server, MODERN_METHODS[this.request.method]!, params, ctx, this.outcome);
+    return true;
+  }
+
+  /** Creates the task first, then runs the handler in it from the start. */
+  private async runAsTask(handler: MethodHandler, params: Params): Promise<Result> {
+    const run = await this.createTask();
+    this.settled = true;
+    if (this.running.aborted) {
+      // The client went away while the task was stored: no one has its id, so it does not run.
+      run.settle(Promise.reject(new Error('The request ended before its task was created')));
+      throw new McpError(ErrorCode.RequestCancelled, 'The request ended before its task was created');
+    }
+    this.task = run;
+    const ctx = this.context(undefined, undefined, undefined);
+    ctx.task = run;
+    runInTask(run, this.server, handler, params, ctx);
+    return this.taskCreated(run);
+  }
+
+  private createTask(): Promise<TaskRun> {
+    const server = this.server;
+    const settings = server.tasks!;
+    return TaskRun.create(settings, this.principal, settings.ttlMs, server.report, this.running);
+  }
+
+  /** `CreateTaskResult` (SEP-2663): the task's state, `resultType: "task"`, and nothing of the request's rounds. */
+  private taskCreated(run: TaskRun): Result {
+    const result: Result = modernTask(run.record);
+    result.resultType = 'task';
+    result._meta = this.server.serverInfoMeta;
+    return result;
   }
 
   /**

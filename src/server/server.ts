@@ -1,4 +1,3 @@
-import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import { MetaKey } from '../protocol/envelope.js';
 import {
@@ -17,10 +16,10 @@ import type { SessionOptions } from '../session/session.js';
 import '../telemetry/node.js';
 import { resolveTelemetry, type TelemetryOptions } from '../telemetry/resolve.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { deriveCapabilities, modernCapabilities } from './capabilities.js';
 import type { LegacyContext } from './context.js';
-import { fulfilLocally } from './fulfil-locally.js';
-import { InputRequired } from './input-required.js';
-import { LEGACY_METHODS, LEGACY_METHODS_WITHOUT_LOGGING, type MethodTable } from './methods.js';
+import { dispatchLegacy } from './legacy-dispatch.js';
+import { legacyMethods, type MethodTable } from './methods.js';
 import type { PromptArgs, PromptArgumentList } from './prompt-args.js';
 import {
   buildPrompt,
@@ -49,6 +48,7 @@ import {
 import type { SchemaInput, StandardSchemaV1 } from './schema.js';
 import { ListKind, type ServerEvent, ServerEvents } from './server-events.js';
 import { type PreinitializedState, ServerSession } from './server-session.js';
+import { type TaskOptions, type TaskSettings, taskSettings } from './tasks/task-options.js';
 import {
   buildTool,
   rebuildTool,
@@ -85,6 +85,12 @@ export interface ServerOptions extends SessionOptions, TelemetryOptions {
    * `{ ttlMs: 0, cacheScope: 'private' }`: clients re-fetch, and shared caches keep nothing.
    */
   cacheHints?: CacheHints;
+  /**
+   * Runs tools as tasks (the Tasks extension of 2026-07-28, the experimental tasks of 2025-11-25): where tasks
+   * are kept, how long, how often clients should poll. A tool says whether it may or must run as one with
+   * `execution: { taskSupport: 'optional' | 'required' }`. Default: no tasks.
+   */
+  tasks?: TaskOptions;
 }
 
 /** How long, and by whom, a modern client may cache a list, read or discover result. */
@@ -118,7 +124,6 @@ const RESOURCES_CHANGED = changed(Method.ResourceListChanged);
 const PROMPTS_CHANGED = changed(Method.PromptListChanged);
 
 const DEFAULT_PAGE_SIZE = 100;
-const NO_PARAMS: Params = Object.freeze({});
 
 /** Sessions of a server that several processes serve (see `Server.shared`). */
 export interface SharedSessions {
@@ -187,7 +192,10 @@ export class Server {
    * serve it; undefined when nothing listens (see `TelemetryOptions`).
    */
   readonly telemetry: Telemetry | undefined;
+  /** @internal How tools run as tasks; undefined when the server runs none. */
+  readonly tasks: TaskSettings | undefined;
   private capabilitiesCache: ServerCapabilities | undefined;
+  private modernCapabilitiesCache: ServerCapabilities | undefined;
   /** Registration order across all kinds; starts at 1 so that a cursor's 0 precedes everything. */
   private nextSeq = 1;
   private pendingChanges = 0;
@@ -206,7 +214,8 @@ export class Server {
     this.instructions = options.instructions;
     this.pageSize = pageSize;
     this.logging = options.logging ?? true;
-    this.legacyMethods = this.logging ? LEGACY_METHODS : LEGACY_METHODS_WITHOUT_LOGGING;
+    this.tasks = taskSettings(options.tasks);
+    this.legacyMethods = legacyMethods(this.logging, this.tasks !== undefined);
     this.requestStates = new RequestStateSealer(options.requestStateKeys, {
       ttlMs: options.requestStateTtlMs,
       clock: options.clock,
@@ -222,9 +231,20 @@ export class Server {
 
   /** What initialize announces, derived from what is registered; recomputed after a change, not per session. */
   get capabilities(): ServerCapabilities {
-    this.capabilitiesCache ??= this.deriveCapabilities();
+    this.capabilitiesCache ??= deriveCapabilities(this);
     return this.capabilitiesCache;
   }
+
+  /** What `server/discover` announces: tasks as the 2026 extension, never 2025-11-25's `tasks` capability. */
+  get modernCapabilities(): ServerCapabilities {
+    this.modernCapabilitiesCache ??= modernCapabilities(this.capabilities, this.tasks !== undefined);
+    return this.modernCapabilitiesCache;
+  }
+
+  /** @internal Hands an error no caller can receive to `onerror`. */
+  readonly report = (err: unknown): void => {
+    this.options.onerror?.(err instanceof Error ? err : new Error(String(err)));
+  };
 
   /**
    * Registers a tool. Its schemas are compiled here, once; with a Standard Schema as
@@ -318,40 +338,12 @@ export class Server {
    * again with the answers, as a modern client's retry would.
    */
   dispatch(request: JsonRpcRequest, ctx: LegacyContext): Result | Promise<Result> {
-    const handler = this.legacyMethods[request.method];
-    if (handler === undefined)
-      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-    const params = request.params ?? NO_PARAMS;
-    const outcome = handler(this, params, ctx);
-    if (outcome instanceof InputRequired) return fulfilLocally(this, handler, params, ctx, outcome);
-    if (outcome instanceof Promise) {
-      return outcome.then((o) =>
-        o instanceof InputRequired ? fulfilLocally(this, handler, params, ctx, o) : o,
-      );
-    }
-    return outcome;
-  }
-
-  private deriveCapabilities(): ServerCapabilities {
-    const capabilities: ServerCapabilities = {};
-    if (this.logging) capabilities.logging = {};
-    if (this.hasCompleters()) capabilities.completions = {};
-    if (this.promptEntries.size > 0) capabilities.prompts = { listChanged: true };
-    if (this.resourceEntries.size > 0 || this.templateEntries.size > 0) {
-      capabilities.resources = { subscribe: true, listChanged: true };
-    }
-    if (this.toolEntries.size > 0) capabilities.tools = { listChanged: true };
-    return Object.freeze(Object.assign(capabilities, this.options.capabilities));
-  }
-
-  private hasCompleters(): boolean {
-    for (const prompt of this.promptEntries.values()) if (prompt.completers !== undefined) return true;
-    for (const template of this.templateEntries.values()) if (template.completers !== undefined) return true;
-    return false;
+    return dispatchLegacy(this, request, ctx);
   }
 
   private changed(kind: number): void {
     this.capabilitiesCache = undefined;
+    this.modernCapabilitiesCache = undefined;
     // Only the sessions' own listener: nobody to tell.
     if (this.sessions.size === 0 && this.events.size === 1) return;
     if (this.pendingChanges === 0) queueMicrotask(this.flushChanges);

@@ -1,9 +1,12 @@
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
 import { MetaKey } from '../protocol/envelope.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
+import { TaskMethod } from '../protocol/tasks.js';
 import { Method } from '../protocol/types.js';
+import type { TaskRecord } from '../tasks/task-store.js';
 import type { Server } from './server.js';
 import { ListKind, type ServerEvent } from './server-events.js';
+import { detailedTask } from './tasks/task-wire.js';
 
 /** Where a subscription's messages go: an SSE stream of one POST, or the stdio channel. */
 export interface SubscriptionSink {
@@ -24,12 +27,16 @@ export class Subscription {
   private readonly meta: Record<string, RequestId>;
   private readonly uris: ReadonlySet<string> | undefined;
   private readonly kinds: number;
+  private readonly taskIds: ReadonlySet<string> | undefined;
+  private unwatchTasks: (() => void) | undefined;
 
   constructor(
     private readonly server: Server,
     readonly id: RequestId,
     private readonly filter: SubscriptionFilter,
     private readonly sink: SubscriptionSink,
+    /** Whoever opened it: it hears only of that principal's tasks. */
+    private readonly principal?: string,
   ) {
     this.meta = { [MetaKey.SubscriptionId]: id };
     this.uris =
@@ -38,6 +45,7 @@ export class Subscription {
       (filter.toolsListChanged ? ListKind.Tools : 0) |
       (filter.promptsListChanged ? ListKind.Prompts : 0) |
       (filter.resourcesListChanged ? ListKind.Resources : 0);
+    this.taskIds = filter.taskIds === undefined ? undefined : new Set(filter.taskIds);
   }
 
   /** True while it is delivering. */
@@ -52,11 +60,14 @@ export class Subscription {
       method: Method.SubscriptionsAcknowledged,
       params: { notifications: this.filter, _meta: this.meta },
     });
-    if (this.kinds === 0 && this.uris === undefined) {
+    if (this.kinds === 0 && this.uris === undefined && this.taskIds === undefined) {
       this.finish();
       return;
     }
     this.unsubscribe = this.server.events.subscribe(this.deliver);
+    const store = this.server.tasks?.store;
+    if (this.taskIds !== undefined && store !== undefined)
+      this.unwatchTasks = store.onChange(this.deliverTask);
   }
 
   /** Ends it gracefully: the listen request's result, then the end of the stream. */
@@ -79,7 +90,15 @@ export class Subscription {
   private stop(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    this.unwatchTasks?.();
+    this.unwatchTasks = undefined;
   }
+
+  /** SEP-2663: each change of a task it asked for, as `tasks/get` would answer it then; another's task is never named. */
+  private readonly deliverTask = (task: TaskRecord): void => {
+    if (!this.taskIds!.has(task.taskId) || task.principal !== this.principal) return;
+    this.send(TaskMethod.Notification, { ...detailedTask(task), _meta: this.meta });
+  };
 
   private readonly deliver = (event: ServerEvent): void => {
     if (event.type === 'resource_updated') {

@@ -41,7 +41,17 @@ export interface ToolDef<S extends SchemaInput | undefined = SchemaInput | undef
   outputSchema?: SchemaInput;
   annotations?: ToolAnnotations;
   icons?: Icon[];
+  /**
+   * How it runs: `taskSupport` `'optional'` or `'required'` lets it run as a task (see `ServerOptions.tasks`);
+   * default `'forbidden'`.
+   */
   execution?: ToolExecution;
+  /**
+   * The handler decides when the task starts, by awaiting `ctx.startTask()`: before that the call is a plain
+   * request, which may gather input through multi-round-trip requests (a task cannot: SEP-2663 resolves them
+   * before the task is created). Default false: a call that runs as a task is one before the handler starts.
+   */
+  deferTask?: boolean;
   _meta?: Meta;
 }
 

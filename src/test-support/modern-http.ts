@@ -47,7 +47,7 @@ export function modernHeaders(
   return headers as Record<string, string>;
 }
 
-/** POSTs one modern request with its mirrored headers; `Mcp-Name` comes from params.name or params.uri. */
+/** POSTs one modern request with its mirrored headers; `Mcp-Name` comes from params.name, uri or taskId. */
 export function postModern(
   url: string,
   id: number | string | undefined,
@@ -55,7 +55,7 @@ export function postModern(
   params: Record<string, unknown> = {},
   options: ModernOptions = {},
 ): Promise<Response> {
-  const name = (params.name ?? params.uri) as string | undefined;
+  const name = (params.name ?? params.uri ?? params.taskId) as string | undefined;
   return post(url, modernMessage(id, method, params, options), {
     headers: modernHeaders(method, typeof name === 'string' ? name : undefined, options.headers),
     signal: options.signal,

@@ -49,7 +49,15 @@ describe('mcpwire help pages', { concurrency: true }, () => {
       const { code, stdout } = await run(args);
       assert.equal(code, 0);
       assert.match(stdout, /^Usage: mcpwire call <url> <action>/);
-      for (const part of ['complete prompt:NAME', '--elicit-reply', '--era E', 'Exit status:', 'Examples:']) {
+      for (const part of [
+        'complete prompt:NAME',
+        'task ID',
+        '--no-task',
+        '--elicit-reply',
+        '--era E',
+        'Exit status:',
+        'Examples:',
+      ]) {
         assert.ok(stdout.includes(part), `no ${part}`);
       }
       assert.ok(!stdout.includes('--oauth-introspection'), 'the serve page leaked in');

@@ -108,6 +108,7 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       tools: { listChanged: true },
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
     });
     assert.match(client.getInstructions() ?? '', /^A demonstration server/);
     const initialize = transport.received[0] as unknown as { result: { protocolVersion: string } };
@@ -115,12 +116,22 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
     assert.match(stderr, /serving the demo server on stdio/);
   });
 
-  test('listTools: all eight tools with their schemas', async () => {
+  test('listTools: all nine tools with their schemas', async () => {
     const { tools, nextCursor } = await client.listTools();
     assert.equal(nextCursor, undefined);
     assert.deepEqual(
       tools.map((t) => t.name),
-      ['echo', 'add', 'long_running', 'sample', 'list_roots', 'elicit_name', 'toggle_tool', 'touch_readme'],
+      [
+        'echo',
+        'add',
+        'long_running',
+        'countdown',
+        'sample',
+        'list_roots',
+        'elicit_name',
+        'toggle_tool',
+        'touch_readme',
+      ],
     );
     const byName = new Map(tools.map((t) => [t.name, t]));
     assert.deepEqual(byName.get('echo')?.inputSchema, {

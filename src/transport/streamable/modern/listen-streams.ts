@@ -128,13 +128,19 @@ export class ListenStreams {
     const server = this.host.server;
     const filter = (request.params as { notifications: SubscriptionFilter }).notifications;
     const writer = new SseWriter(exchange, this.host.writerOptions);
-    const subscription = new Subscription(server, request.id, honouredFilter(filter, server.capabilities), {
-      send: (message) => writer.frame(formatSseEvent({ data: JSON.stringify(message) })),
-      end: () => {
-        observed?.end(COMPLETE, undefined, 200);
-        writer.close();
+    const subscription = new Subscription(
+      server,
+      request.id,
+      honouredFilter(filter, server.capabilities),
+      {
+        send: (message) => writer.frame(formatSseEvent({ data: JSON.stringify(message) })),
+        end: () => {
+          observed?.end(COMPLETE, undefined, 200);
+          writer.close();
+        },
       },
-    });
+      typeof principal === 'string' ? principal : undefined,
+    );
     this.streams.add(subscription);
     exchange.onClose(() => {
       observed?.end(undefined, CANCELLED);

@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from '../../../eventstore/store-unavailable-error.js';
 import type { HTTPExchange } from '../../../http/exchange.js';
 import { PostInfo } from '../../../http/post-info.js';
 import { formatSseEvent } from '../../../http/sse-event.js';
@@ -106,8 +107,14 @@ export class ModernPost implements ModernOutlet {
   private fail(err: unknown): void {
     if (!(err instanceof McpError)) this.host.report(err);
     const error = toErrorObject(err);
-    // Spec 2026-07-28: a missing client capability is a 400; other handler errors travel in-band.
-    const status = error.code === ErrorCode.MissingRequiredClientCapability ? 400 : 200;
+    // Spec 2026-07-28: a missing client capability is a 400; other handler errors travel in-band. A store that
+    // cannot be reached (a task's, in Redis) is a 503 as everywhere else: the request may be tried again.
+    const status =
+      err instanceof StoreUnavailableError
+        ? 503
+        : error.code === ErrorCode.MissingRequiredClientCapability
+          ? 400
+          : 200;
     this.observed?.end(undefined, error, status);
     this.answer(errorResponse(this.request.id, error), status);
   }

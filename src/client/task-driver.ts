@@ -1,0 +1,228 @@
+import { McpError } from '../jsonrpc/errors.js';
+import type { Params } from '../jsonrpc/types.js';
+import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
+import { TaskMethod } from '../protocol/tasks.js';
+import type { CallToolResult } from '../protocol/types.js';
+import type { Era } from '../protocol/versions.js';
+import type { Clock } from '../session/clock.js';
+import { RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
+import type { RequestOptions } from '../session/session.js';
+import {
+  type ClientTaskOptions,
+  isFinal,
+  readTask,
+  type Task,
+  TaskCancelledError,
+  type TaskRequestOptions,
+} from './task-types.js';
+
+/** What following a task needs of its session. */
+export interface TaskHost {
+  readonly era: Era;
+  /** Sends a request as the session's era does (modern: the `_meta` envelope, `Mcp-Name: <taskId>`). */
+  request<R>(method: string, params: Params, options: RequestOptions): Promise<R>;
+  /** Fulfils a task's input requests with the Client's handlers (modern). */
+  fulfil(requests: InputRequests, signal: AbortSignal): Promise<InputResponses>;
+  /** False when a legacy server did not declare `tasks.cancel`. */
+  readonly canCancel: boolean;
+  readonly clock: Clock;
+  /** The session's `maxTotalTimeout`, for calls that give none. */
+  readonly maxTotalTimeout: number;
+  readonly limits: Required<Omit<ClientTaskOptions, 'ttlMs'>>;
+  report(err: Error): void;
+}
+
+/** The label of what the caller waits for, in the errors it may get. */
+const CALL = 'tools/call';
+
+/**
+ * Follows a task to its end and resolves with the tool call's result: polls `tasks/get` at the server's
+ * `pollIntervalMs` (bounded by the client's limits), calls `ontask` when the status or message changes, and
+ * on `input_required` answers with the Client's handlers: modern, each new key of `inputRequests` once, sent
+ * with `tasks/update`; legacy, `tasks/result` is called (the server then sends its requests over the session,
+ * which the handlers answer) and also gives the result once the task is final.
+ *
+ * `completed` resolves with the result (legacy: what `tasks/result` answers, a tool error included),
+ * `failed` rejects with the task's JSON-RPC error as an McpError, `cancelled` with TaskCancelledError.
+ *
+ * Time: `timeout` bounds each request (a poll answered is the server alive, as progress is for a plain
+ * request), `maxTotalTimeout` the whole call from the start. When the caller gives up (its signal aborts,
+ * the total time runs out, a handler fails) the task is cancelled with `tasks/cancel` before the rejection;
+ * errors of the server or the connection leave it running, to be resumed by its id.
+ */
+export async function driveTask(
+  host: TaskHost,
+  first: Task,
+  options: TaskRequestOptions = {},
+): Promise<CallToolResult> {
+  const { signal, ontask } = options;
+  const taskId = first.taskId;
+  const started = host.clock.now();
+  const maxTotal = options.maxTotalTimeout ?? host.maxTotalTimeout;
+  const answered = new Set<string>();
+  let task = first;
+  let shown: string | undefined;
+  /** Legacy: the `tasks/result` in flight; it resolves undefined when it timed out (polling goes on). */
+  let waiter: Promise<CallToolResult | undefined> | undefined;
+  let giveUp = false;
+
+  const remaining = () => maxTotal - (host.clock.now() - started);
+  const requestOptions = (): RequestOptions => {
+    const left = remaining();
+    if (left <= 0) {
+      giveUp = true;
+      throw new RequestTimeoutError(CALL, maxTotal, 'maxTotalTimeout');
+    }
+    return { signal, timeout: options.timeout, maxTotalTimeout: Number.isFinite(left) ? left : undefined };
+  };
+  const legacyResult = () => {
+    if (waiter !== undefined) return waiter;
+    waiter = host.request<CallToolResult>(TaskMethod.Result, { taskId }, requestOptions()).then(
+      (result) => result,
+      (err) => {
+        if (!(err instanceof RequestTimeoutError) || err.limit !== 'timeout') throw err;
+        waiter = undefined;
+        return undefined;
+      },
+    );
+    // It may fail while a poll is awaited; the loop reads the failure when it next races it.
+    waiter.catch(() => {});
+    return waiter;
+  };
+
+  const tell = (current: Task) => {
+    try {
+      ontask?.(current);
+    } catch (err) {
+      host.report(err as Error);
+    }
+  };
+
+  /** Legacy: tasks/result answered before a poll saw the end; one more poll, for `ontask` only. */
+  const tellFinal = async () => {
+    if (ontask === undefined) return;
+    try {
+      const raw = await host.request<Record<string, unknown>>(TaskMethod.Get, { taskId }, requestOptions());
+      const last = readTask(raw, host.era, TaskMethod.Get);
+      if (`${last.status}\0${last.statusMessage ?? ''}` !== shown) tell(last);
+    } catch {
+      // The result is in hand; a task the server already let go of has no status left to tell.
+    }
+  };
+
+  try {
+    for (;;) {
+      const seen = `${task.status}\0${task.statusMessage ?? ''}`;
+      if (seen !== shown) {
+        shown = seen;
+        tell(task);
+      }
+      if (task.status === 'cancelled') throw new TaskCancelledError(taskId, task.statusMessage);
+      // Modern: what the status promises rides with the task, except on a CreateTaskResult (polled for it).
+      if (host.era === 'modern') {
+        if (task.result !== undefined) return task.result;
+        if (task.error !== undefined) throw McpError.fromObject(task.error);
+        if (task.inputRequests !== undefined) await answer(task, requestOptions());
+      } else if (isFinal(task.status)) {
+        const result = await legacyResult();
+        if (result !== undefined) return result;
+      } else if (task.status === 'input_required') {
+        legacyResult();
+      }
+      const pause = sleep(host.clock, Math.min(interval(host, task), Math.max(0, remaining())), signal);
+      let done: CallToolResult | undefined;
+      try {
+        done = waiter === undefined ? await pause.done : await Promise.race([pause.done, waiter]);
+      } finally {
+        pause.stop();
+      }
+      if (done !== undefined) {
+        await tellFinal();
+        return done;
+      }
+      task = readTask(
+        await host.request<Record<string, unknown>>(TaskMethod.Get, { taskId }, requestOptions()),
+        host.era,
+        TaskMethod.Get,
+      );
+    }
+  } catch (err) {
+    if (signal?.aborted || giveUp) {
+      await cancel(host, taskId, options.timeout);
+      if (signal?.aborted) throw new RequestCancelledError(CALL, signal.reason);
+    }
+    throw err;
+  }
+
+  /** Modern: the input requests not answered yet, fulfilled and sent with tasks/update. */
+  async function answer(current: Task, sending: RequestOptions): Promise<void> {
+    const requests = current.inputRequests ?? {};
+    const fresh: InputRequests = {};
+    for (const key of Object.keys(requests)) if (!answered.has(key)) fresh[key] = requests[key];
+    if (Object.keys(fresh).length === 0) return;
+    let inputResponses: InputResponses;
+    try {
+      inputResponses = await host.fulfil(fresh, signal ?? new AbortController().signal);
+    } catch (err) {
+      // The client cannot go on, and nobody else will answer: the task would wait until it expires.
+      giveUp = true;
+      throw err;
+    }
+    await host.request(TaskMethod.Update, { taskId, inputResponses }, sending);
+    for (const key of Object.keys(fresh)) answered.add(key);
+  }
+}
+
+/** `tasks/cancel`, best effort: a failure is reported, never thrown over the error that led here. */
+export async function cancel(host: TaskHost, taskId: string, timeout: number | undefined): Promise<void> {
+  if (!host.canCancel) {
+    host.report(new Error(`Task ${taskId} is left to run: the server did not declare tasks.cancel`));
+    return;
+  }
+  try {
+    await host.request(TaskMethod.Cancel, { taskId }, { timeout });
+  } catch (err) {
+    host.report(new Error(`Could not cancel task ${taskId}: ${(err as Error).message}`, { cause: err }));
+  }
+}
+
+/** The server's interval, within the client's bounds. */
+function interval(host: TaskHost, task: Task): number {
+  const { minPollIntervalMs, maxPollIntervalMs, defaultPollIntervalMs } = host.limits;
+  const asked = task.pollIntervalMs ?? defaultPollIntervalMs;
+  return Math.min(maxPollIntervalMs, Math.max(minPollIntervalMs, asked));
+}
+
+/**
+ * Waits `ms` on the session's clock: `done` resolves undefined then, and rejects at once when the caller aborts;
+ * `stop` ends the wait early (its timer and listener gone), leaving `done` pending.
+ */
+function sleep(
+  clock: Clock,
+  ms: number,
+  signal: AbortSignal | undefined,
+): { done: Promise<undefined>; stop: () => void } {
+  let stop = () => {};
+  const done = new Promise<undefined>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new RequestCancelledError(CALL, signal.reason));
+      return;
+    }
+    const onAbort = () => {
+      stop();
+      reject(new RequestCancelledError(CALL, signal!.reason));
+    };
+    const handle = clock.setTimeout(() => {
+      stop();
+      resolve(undefined);
+    }, ms);
+    // Unlike a request's timer, this wait is what the caller awaits: it must keep the process alive.
+    (handle as { ref?: () => void }).ref?.();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    stop = () => {
+      clock.clearTimeout(handle);
+      signal?.removeEventListener('abort', onAbort);
+    };
+  });
+  return { done, stop };
+}

@@ -1,0 +1,433 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { McpError } from '../jsonrpc/errors.js';
+import { TASKS_EXTENSION } from '../protocol/tasks.js';
+import { RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
+import { ManualClock } from '../session/manual-clock.js';
+import { memoryPeer } from '../test-support/memory-peer.js';
+import { discoverResult, error, result } from '../test-support/scripted-http.js';
+import { until, within } from '../test-support/time-limit.js';
+import { Client, type ClientOptions } from './client.js';
+import { type Task, TaskCancelledError } from './task-types.js';
+
+/*
+ * callTool and session.tasks against scripted servers of both eras (Tasks extension SEP-2663; 2025-11-25
+ * experimental tasks): what goes on the wire, in which order, and what the caller gets.
+ */
+
+const FAST = { minPollIntervalMs: 0, defaultPollIntervalMs: 1 };
+const ELICIT = {
+  method: 'elicitation/create',
+  params: { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+};
+const stamp = { createdAt: '2026-12-02T10:00:00Z', lastUpdatedAt: '2026-12-02T10:00:00Z' };
+const modernTask = (status: string, more: Record<string, unknown> = {}) => ({
+  taskId: 't-1',
+  status,
+  ...stamp,
+  ttlMs: 60_000,
+  pollIntervalMs: 1,
+  ...more,
+});
+const done = (text: string) => ({ content: [{ type: 'text', text }] });
+
+function client(options: ClientOptions = {}) {
+  return new Client(
+    { name: 'tasks-test', version: '1' },
+    {
+      requestTimeout: 5000,
+      tasks: FAST,
+      elicitation: { form: (p) => ({ action: 'accept', content: { name: `Ada for ${p.message}` } }) },
+      ...options,
+    },
+  );
+}
+
+/** A modern peer whose tasks/get answers come from `states`, one a poll (the last repeats). */
+function modernPeer(first: Record<string, unknown>, states: Array<Record<string, unknown>>) {
+  let polls = 0;
+  return memoryPeer((m) => {
+    switch (m.method) {
+      case 'server/discover':
+        return [result(m.id, discoverResult({ tools: {}, extensions: { [TASKS_EXTENSION]: {} } }))];
+      case 'tools/list':
+        return [result(m.id, { tools: [{ name: 'slow', inputSchema: { type: 'object' } }] })];
+      case 'tools/call':
+        return [result(m.id, first)];
+      case 'tasks/get': {
+        const state = states[Math.min(polls++, states.length - 1)];
+        return [result(m.id, { resultType: 'complete', ...state })];
+      }
+      case 'tasks/update':
+      case 'tasks/cancel':
+        return [result(m.id, { resultType: 'complete' })];
+      default:
+        return m.id === undefined ? undefined : [error(m.id, -32601, 'no')];
+    }
+  });
+}
+
+const sent = (peer: { seen: any[] }, method: string) => peer.seen.filter((m) => m.method === method);
+
+describe('tasks, modern era (the extension)', () => {
+  test('callTool follows a task: polls, answers input with the handlers once per key, resolves with the result', async () => {
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working') }, [
+      modernTask('working', { statusMessage: 'warming up' }),
+      modernTask('input_required', { inputRequests: { who: ELICIT } }),
+      modernTask('input_required', { inputRequests: { who: ELICIT } }),
+      modernTask('completed', { result: done('Hello, Ada') }),
+    ]);
+    const session = await within(client().connect(peer.connection), 10_000, 'connect');
+    try {
+      const seen: Task[] = [];
+      const out = await within(
+        session.callTool('slow', {}, { ontask: (t) => seen.push(t) }),
+        10_000,
+        'callTool',
+      );
+      assert.deepEqual(out, done('Hello, Ada'));
+      assert.deepEqual(
+        seen.map((t) => [t.status, t.statusMessage]),
+        [
+          ['working', undefined],
+          ['working', 'warming up'],
+          ['input_required', undefined],
+          ['completed', undefined],
+        ],
+      );
+      const call = sent(peer, 'tools/call')[0];
+      assert.deepEqual(call.params._meta['io.modelcontextprotocol/clientCapabilities'].extensions, {
+        [TASKS_EXTENSION]: {},
+      });
+      const updates = sent(peer, 'tasks/update');
+      assert.equal(updates.length, 1, 'a key seen on two polls is answered once');
+      assert.deepEqual(updates[0].params.taskId, 't-1');
+      assert.deepEqual(updates[0].params.inputResponses, {
+        who: { action: 'accept', content: { name: 'Ada for Name?' } },
+      });
+      for (const get of sent(peer, 'tasks/get')) {
+        assert.ok(get.params._meta['io.modelcontextprotocol/protocolVersion'], 'tasks/get has the envelope');
+      }
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('a CreateTaskResult already completed carries no result: tasks/get is asked for it', async () => {
+    const peer = modernPeer({ resultType: 'task', ...modernTask('completed') }, [
+      modernTask('completed', { result: done('late') }),
+    ]);
+    const session = await within(client().connect(peer.connection), 10_000, 'connect');
+    try {
+      let told = 0;
+      const out = await within(
+        session.callTool(
+          'slow',
+          {},
+          {
+            ontask: () => {
+              told++;
+              throw new Error('a listener that throws is reported, the call goes on');
+            },
+          },
+        ),
+        10_000,
+        'callTool',
+      );
+      assert.deepEqual(out, done('late'));
+      assert.equal(told, 1, 'the same status is told once');
+      assert.equal(sent(peer, 'tasks/get').length, 1);
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('failed rejects with the task error; cancelled with TaskCancelledError', async () => {
+    const failing = modernPeer({ resultType: 'task', ...modernTask('working') }, [
+      modernTask('failed', { error: { code: -32603, message: 'rate limited', data: { retry: 5 } } }),
+    ]);
+    const cancelled = modernPeer({ resultType: 'task', ...modernTask('working') }, [
+      modernTask('cancelled', { statusMessage: 'stopped by an operator' }),
+    ]);
+    for (const [peer, check] of [
+      [
+        failing,
+        (err: unknown) => err instanceof McpError && err.code === -32603 && err.message === 'rate limited',
+      ],
+      [
+        cancelled,
+        (err: unknown) => err instanceof TaskCancelledError && /stopped by an operator/.test(err.message),
+      ],
+    ] as const) {
+      const session = await within(client().connect(peer.connection), 10_000, 'connect');
+      try {
+        await assert.rejects(within(session.callTool('slow', {}), 10_000, 'callTool'), check);
+        assert.equal(sent(peer, 'tasks/cancel').length, 0);
+      } finally {
+        await session.close();
+      }
+    }
+  });
+
+  test('aborting sends tasks/cancel, then rejects with RequestCancelledError', async () => {
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working') }, [modernTask('working')]);
+    const session = await within(client().connect(peer.connection), 10_000, 'connect');
+    try {
+      const abort = new AbortController();
+      const call = session.callTool(
+        'slow',
+        {},
+        {
+          signal: abort.signal,
+          ontask: () => abort.abort(new Error('enough')),
+        },
+      );
+      await assert.rejects(within(call, 10_000, 'callTool'), RequestCancelledError);
+      assert.deepEqual(
+        sent(peer, 'tasks/cancel').map((m) => m.params.taskId),
+        ['t-1'],
+      );
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('a handler that fails cancels the task: nobody else would answer it', async () => {
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working') }, [
+      modernTask('input_required', { inputRequests: { who: ELICIT } }),
+    ]);
+    const failing = client({ elicitation: { form: () => Promise.reject(new Error('no terminal')) } });
+    const session = await within(failing.connect(peer.connection), 10_000, 'connect');
+    try {
+      await assert.rejects(within(session.callTool('slow', {}), 10_000, 'callTool'), /no terminal/);
+      assert.equal(sent(peer, 'tasks/cancel').length, 1);
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('without the tasks option nothing is declared, and a task answer is invalid', async () => {
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working') }, []);
+    const session = await within(client({ tasks: false }).connect(peer.connection), 10_000, 'connect');
+    try {
+      await assert.rejects(within(session.callTool('slow', {}), 10_000, 'callTool'), /resultType "task"/);
+      const caps = sent(peer, 'tools/call')[0].params._meta['io.modelcontextprotocol/clientCapabilities'];
+      assert.equal(caps.extensions, undefined);
+      await assert.rejects(session.tasks.get('t-1'), /Tasks are off/);
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('the explicit API: start, get, update, cancel; list has no place in the extension', async () => {
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working') }, [
+      modernTask('input_required', { inputRequests: { who: ELICIT } }),
+    ]);
+    const session = await within(client().connect(peer.connection), 10_000, 'connect');
+    try {
+      const start = await session.tasks.start('slow', {});
+      assert.ok('task' in start);
+      assert.equal(start.task.status, 'working');
+      const task = await session.tasks.get(start.task.taskId);
+      assert.deepEqual(task.inputRequests, { who: ELICIT });
+      await session.tasks.update(task.taskId, { who: { action: 'decline' } });
+      await session.tasks.cancel(task.taskId);
+      assert.deepEqual(sent(peer, 'tasks/update')[0].params.inputResponses, { who: { action: 'decline' } });
+      assert.equal(sent(peer, 'tasks/cancel').length, 1);
+      await assert.rejects(session.tasks.list(), /no tasks\/list/);
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe('tasks, polling time (a manual clock)', () => {
+  /** Lets the messages in flight on the memory pair arrive. */
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  test("the server's pollIntervalMs, within the client's bounds (default 100 ms to 30 s)", async () => {
+    const clock = new ManualClock();
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working', { pollIntervalMs: 5 }) }, [
+      modernTask('working', { pollIntervalMs: 3_600_000 }),
+      modernTask('completed', { result: done('ok') }),
+    ]);
+    const session = await within(
+      client({ clock, requestTimeout: 1e9, tasks: true }).connect(peer.connection),
+      10_000,
+      'connect',
+    );
+    try {
+      const call = session.callTool('slow', {});
+      await until(() => sent(peer, 'tools/call').length === 1, 5000, 'the call');
+      await settle();
+      clock.advance(99);
+      await settle();
+      assert.equal(sent(peer, 'tasks/get').length, 0, '5 ms asked, 100 ms kept');
+      clock.advance(1);
+      await until(() => sent(peer, 'tasks/get').length === 1, 5000, 'the first poll');
+      await settle();
+      clock.advance(29_999);
+      await settle();
+      assert.equal(sent(peer, 'tasks/get').length, 1, 'an hour asked, 30 s kept');
+      clock.advance(1);
+      assert.deepEqual(await within(call, 5000, 'callTool'), done('ok'));
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('maxTotalTimeout bounds the whole call: past it the task is cancelled and the call rejects', async () => {
+    const clock = new ManualClock();
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working', { pollIntervalMs: 100 }) }, [
+      modernTask('working', { pollIntervalMs: 100 }),
+    ]);
+    const session = await within(
+      client({ clock, requestTimeout: 1e9, tasks: true }).connect(peer.connection),
+      10_000,
+      'connect',
+    );
+    try {
+      const call = session.callTool('slow', {}, { maxTotalTimeout: 250 });
+      const failed = assert.rejects(
+        call,
+        (err) => err instanceof RequestTimeoutError && err.limit === 'maxTotalTimeout',
+      );
+      for (let polls = 1; polls <= 2; polls++) {
+        await settle();
+        clock.advance(100);
+        await until(() => sent(peer, 'tasks/get').length === polls, 5000, `poll ${polls}`);
+      }
+      await settle();
+      clock.advance(50);
+      await within(failed, 5000, 'the rejection');
+      assert.deepEqual(
+        sent(peer, 'tasks/cancel').map((m) => m.params.taskId),
+        ['t-1'],
+      );
+    } finally {
+      await session.close();
+    }
+  });
+});
+
+describe('tasks, legacy era (2025-11-25 experimental)', () => {
+  const legacyTask = (status: string) => ({ taskId: 'L-1', status, ...stamp, ttl: 60_000, pollInterval: 1 });
+
+  /** A 2025 peer: a task on tools/call; on tasks/result it first asks the client to elicit, then answers. */
+  function legacyPeer(
+    states: string[],
+    caps: Record<string, unknown> = { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+  ) {
+    let polls = 0;
+    let waiting: unknown;
+    let token: unknown;
+    const peer = memoryPeer((m) => {
+      if (m.method === undefined && m.id === 'ask-1')
+        return [result(waiting, done('Hello from a 2025 task'))];
+      switch (m.method) {
+        case 'server/discover':
+          return [error(m.id, -32601, 'Method not found')];
+        case 'initialize':
+          return [
+            result(m.id, {
+              protocolVersion: '2025-11-25',
+              capabilities: { tools: {}, tasks: caps },
+              serverInfo: { name: 'legacy', version: '1' },
+            }),
+          ];
+        case 'tools/list':
+          return [
+            result(m.id, {
+              tools: [
+                { name: 'slow', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } },
+                { name: 'quick', inputSchema: { type: 'object' } },
+              ],
+            }),
+          ];
+        case 'tools/call':
+          token = m.params._meta?.progressToken;
+          return [result(m.id, m.params.task ? { task: legacyTask('working') } : done('at once'))];
+        case 'tasks/get': {
+          const progress = { progressToken: token, progress: polls + 1, total: 9 };
+          return [
+            ...(token === undefined
+              ? []
+              : [{ jsonrpc: '2.0', method: 'notifications/progress', params: progress }]),
+            result(m.id, legacyTask(states[Math.min(polls++, states.length - 1)])),
+          ];
+        }
+        case 'tasks/result':
+          waiting = m.id;
+          return [{ jsonrpc: '2.0', id: 'ask-1', method: 'elicitation/create', params: ELICIT.params }];
+        case 'tasks/list':
+          return [result(m.id, { tasks: [legacyTask('working')] })];
+        case 'tasks/cancel':
+          return [result(m.id, legacyTask('cancelled'))];
+        default:
+          return m.id === undefined ? undefined : [error(m.id, -32601, 'no')];
+      }
+    });
+    return peer;
+  }
+  const legacyClient = () => client({ era: 'legacy' });
+
+  test('initialize declares tasks; a tool that allows one is called with `task`, followed through tasks/result', async () => {
+    const peer = legacyPeer(['working', 'input_required']);
+    const session = await within(legacyClient().connect(peer.connection), 10_000, 'connect');
+    try {
+      const init = sent(peer, 'initialize')[0];
+      assert.deepEqual(init.params.capabilities.tasks, {});
+      assert.equal(init.params.capabilities.extensions, undefined);
+      const statuses: string[] = [];
+      const progress: number[] = [];
+      const out = await within(
+        session.callTool(
+          'slow',
+          {},
+          {
+            ontask: (t) => statuses.push(t.status),
+            onprogress: (p) => progress.push(p.progress),
+          },
+        ),
+        10_000,
+        'callTool',
+      );
+      assert.deepEqual(out, done('Hello from a 2025 task'));
+      assert.deepEqual(statuses, ['working', 'input_required']);
+      assert.equal(sent(peer, 'tools/call')[0].params.task !== undefined, true);
+      assert.ok(
+        progress.length > 0 && progress[0] === 1,
+        'the task progress under the call token reaches onprogress',
+      );
+      const answer = peer.seen.find((m) => m.id === 'ask-1' && m.method === undefined);
+      assert.deepEqual(answer.result, { action: 'accept', content: { name: 'Ada for Name?' } });
+      assert.deepEqual(await session.callTool('quick', {}), done('at once'));
+      assert.equal(sent(peer, 'tools/call')[1].params.task, undefined, 'a tool without taskSupport: no task');
+      assert.deepEqual(
+        (await session.tasks.list()).tasks.map((t) => [t.taskId, t.ttlMs, t.pollIntervalMs]),
+        [['L-1', 60_000, 1]],
+      );
+      await assert.rejects(session.tasks.update('L-1', {}), /tasks\/update belongs to the Tasks extension/);
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('abort cancels when the server declared tasks.cancel', async () => {
+    const peer = legacyPeer(['working']);
+    const session = await within(legacyClient().connect(peer.connection), 10_000, 'connect');
+    try {
+      const abort = new AbortController();
+      const call = session.callTool('slow', {}, { signal: abort.signal, ontask: () => abort.abort() });
+      await assert.rejects(within(call, 10_000, 'callTool'), RequestCancelledError);
+      assert.deepEqual(
+        sent(peer, 'tasks/cancel').map((m) => m.params.taskId),
+        ['L-1'],
+      );
+    } finally {
+      await session.close();
+    }
+  });
+});

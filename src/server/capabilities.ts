@@ -1,0 +1,44 @@
+import { TASKS_EXTENSION } from '../protocol/tasks.js';
+import type { ServerCapabilities } from '../protocol/types.js';
+import type { Server } from './server.js';
+
+/**
+ * What a server announces at initialize, from what is registered: `tools`, `resources` (with `subscribe`),
+ * `prompts` (each with `listChanged`) once one of that kind is; `completions` once a completer is; `logging`
+ * unless disabled; `tasks` when it runs tasks; then the options' own `capabilities` on top.
+ */
+export function deriveCapabilities(server: Server): ServerCapabilities {
+  const capabilities: ServerCapabilities = {};
+  if (server.logging) capabilities.logging = {};
+  if (hasCompleters(server)) capabilities.completions = {};
+  if (server.promptEntries.size > 0) capabilities.prompts = { listChanged: true };
+  if (server.resourceEntries.size > 0 || server.templateEntries.size > 0) {
+    capabilities.resources = { subscribe: true, listChanged: true };
+  }
+  if (server.toolEntries.size > 0) capabilities.tools = { listChanged: true };
+  // 2025-11-25 (tasks, capabilities): what runs as a task, and that tasks/list and tasks/cancel are served.
+  if (server.tasks !== undefined) {
+    capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  }
+  return Object.freeze(Object.assign(capabilities, server.options.capabilities));
+}
+
+function hasCompleters(server: Server): boolean {
+  for (const prompt of server.promptEntries.values()) if (prompt.completers !== undefined) return true;
+  for (const template of server.templateEntries.values()) if (template.completers !== undefined) return true;
+  return false;
+}
+
+/**
+ * The same for `server/discover` (2026-07-28): tasks are the `io.modelcontextprotocol/tasks` extension there
+ * (SEP-2663), and the 2025 `tasks` capability goes, unless the author declared one and runs no tasks.
+ */
+export function modernCapabilities(legacy: ServerCapabilities, runsTasks: boolean): ServerCapabilities {
+  if (!runsTasks) return legacy;
+  const { tasks: _tasks, ...modern } = legacy;
+  modern.extensions = {
+    ...(legacy.extensions as Record<string, unknown> | undefined),
+    [TASKS_EXTENSION]: {},
+  };
+  return Object.freeze(modern);
+}

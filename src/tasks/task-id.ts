@@ -1,0 +1,9 @@
+import { randomBase64url } from '../util/base64.js';
+
+/** Random bytes in a task id: 128 bits, so that an id cannot be guessed (the principal check stands behind it). */
+const TASK_ID_BYTES = 16;
+
+/** A new task id: 128 bits from the runtime's CSPRNG, base64url (22 characters, safe in a header and a URL). */
+export function newTaskId(): string {
+  return randomBase64url(TASK_ID_BYTES);
+}
