@@ -696,7 +696,11 @@ describe('RedisCluster: Redis down', oneServer, () => {
       session = c.session;
       assert.equal(text(await session.callTool('echo', { message: 'before' })), 'Echo: before');
       await own.stop();
-      await until(() => d.nodes.every((n) => n.cluster.unavailable() !== undefined), 30_000, 'Redis seen down');
+      await until(
+        () => d.nodes.every((n) => n.cluster.unavailable() !== undefined),
+        30_000,
+        'Redis seen down',
+      );
       for (const node of d.nodes) {
         for (const res of [
           await post(mcp(node), call(1, 'echo', { message: 'x' }), { sessionId: c.connection.sessionId }),
@@ -730,7 +734,11 @@ describe('RedisCluster: Redis down', oneServer, () => {
         10_000,
         'the clusters to reconnect',
       );
-      await until(() => d.nodes.every((n) => n.handler.sessionCount === 0), 30_000, 'the lost session dropped');
+      await until(
+        () => d.nodes.every((n) => n.handler.sessionCount === 0),
+        30_000,
+        'the lost session dropped',
+      );
       // The client notices its session is gone and starts a new one; its calls then work on both processes.
       await session.callTool('echo', { message: 'after' }).catch(() => {});
       for (let i = 0; i < 4; i++) {
