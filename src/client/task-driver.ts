@@ -1,7 +1,7 @@
 import { McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
-import { TaskMethod } from '../protocol/tasks.js';
+import { isFinal, TaskMethod } from '../protocol/tasks.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
 import type { Clock } from '../session/clock.js';
@@ -9,7 +9,6 @@ import { RequestCancelledError, RequestTimeoutError } from '../session/errors.js
 import type { RequestOptions } from '../session/session.js';
 import {
   type ClientTaskOptions,
-  isFinal,
   readTask,
   type Task,
   TaskCancelledError,

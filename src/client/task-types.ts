@@ -1,9 +1,8 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { InputRequests } from '../protocol/modern-types.js';
+import type { TaskError, TaskState, TaskStatus } from '../protocol/tasks.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
 import type { RequestOptions } from '../session/session.js';
-import type { TaskError, TaskStatus } from '../tasks/task-store.js';
 
 export type { TaskError, TaskStatus };
 
@@ -12,24 +11,7 @@ export type { TaskError, TaskStatus };
  * 2025-11-25 says `ttl`, `pollInterval`). `inputRequests`, `result` and `error` come only from a modern
  * `tasks/get` (a legacy server hands input requests over the session and the result through `tasks/result`).
  */
-export interface Task {
-  readonly taskId: string;
-  readonly status: TaskStatus;
-  readonly statusMessage?: string;
-  /** ISO 8601. */
-  readonly createdAt: string;
-  readonly lastUpdatedAt: string;
-  /** How long the server keeps the task after its creation; `null`: no limit said. */
-  readonly ttlMs: number | null;
-  /** How often the server would like to be polled. */
-  readonly pollIntervalMs?: number;
-  /** While `input_required` (modern): what the server waits for, by key; answered with `tasks/update`. */
-  readonly inputRequests?: InputRequests;
-  /** When `completed` (modern): the tool call's result. */
-  readonly result?: CallToolResult;
-  /** When `failed` (modern): the JSON-RPC error the call ended with. */
-  readonly error?: TaskError;
-}
+export type Task = TaskState<CallToolResult>;
 
 /** What starting a tool call as a task gave: a task to follow, or (the server chose) the result at once. */
 export type TaskStart = { readonly task: Task } | { readonly result: CallToolResult };
@@ -97,11 +79,6 @@ const PAYLOAD: Readonly<Record<string, { field: string; want: string; valid: (v:
       typeof (v as TaskError).message === 'string',
   },
 };
-
-/** True for the statuses a task never leaves. */
-export function isFinal(status: TaskStatus): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
 
 /**
  * The task a tools/call answered with, if it answered with one: `resultType: "task"` and the task's fields

@@ -40,12 +40,48 @@ export const TaskMethod = {
   StatusNotification: 'notifications/tasks/status',
 } as const;
 
-export type TaskStatusName = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+/** Where a task is. The last three are final. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** Whether `status` is final: `completed`, `failed` or `cancelled`, which a task never leaves. */
+export function isFinal(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
+
+/** A JSON-RPC error, as a failed task carries it. */
+export interface TaskError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/**
+ * A task in the extension's terms, whoever holds it: the store (its record), a client (what it shows). `R` is the
+ * type of the result a completed task holds.
+ */
+export interface TaskState<R = Record<string, unknown>> {
+  readonly taskId: string;
+  readonly status: TaskStatus;
+  readonly statusMessage?: string;
+  /** ISO 8601. */
+  readonly createdAt: string;
+  readonly lastUpdatedAt: string;
+  /** How long the task is kept after its creation; `null`: no limit said. */
+  readonly ttlMs: number | null;
+  /** How often the server would like to be polled. */
+  readonly pollIntervalMs?: number;
+  /** While `input_required`: what the task waits for, by key; answered with `tasks/update`. */
+  readonly inputRequests?: InputRequests;
+  /** When `completed`: the tool call's result. */
+  readonly result?: R;
+  /** When `failed`: the JSON-RPC error the call ended with. */
+  readonly error?: TaskError;
+}
 
 /** A task as `tasks/get` and `notifications/tasks` carry it (2026: `DetailedTask`). */
 export interface ModernTask {
   taskId: string;
-  status: TaskStatusName;
+  status: TaskStatus;
   statusMessage?: string;
   createdAt: string;
   lastUpdatedAt: string;
@@ -53,14 +89,14 @@ export interface ModernTask {
   pollIntervalMs?: number;
   inputRequests?: InputRequests;
   result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: unknown };
+  error?: TaskError;
   [key: string]: unknown;
 }
 
 /** A task as 2025-11-25 carries it (`Task`: `ttl` and `pollInterval`, no result inlined). */
 export interface LegacyTask {
   taskId: string;
-  status: TaskStatusName;
+  status: TaskStatus;
   statusMessage?: string;
   createdAt: string;
   lastUpdatedAt: string;

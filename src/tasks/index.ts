@@ -6,7 +6,6 @@ export {
   applyChange,
   DEFAULT_MAX_TASK_TTL_MS,
   DEFAULT_TASK_PAGE_SIZE,
-  isFinal,
   RUNNER_STOPPED,
   RUNNER_STOPPED_MESSAGE,
 } from './task-record.js';

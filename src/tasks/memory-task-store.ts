@@ -1,4 +1,5 @@
 import type { InputResponses } from '../protocol/modern-types.js';
+import { isFinal } from '../protocol/tasks.js';
 import { type Clock, systemClock } from '../session/clock.js';
 import { ChangeListeners } from './change-listeners.js';
 import { invalidCursor, TaskStoreFullError } from './errors.js';
@@ -7,7 +8,6 @@ import {
   DEFAULT_MAX_TASK_TTL_MS,
   DEFAULT_TASK_PAGE_SIZE,
   effectiveTtl,
-  isFinal,
   newRecord,
   RUNNER_STOPPED,
 } from './task-record.js';

@@ -3,7 +3,6 @@ import type { NewTask, TaskChange, TaskError, TaskRecord, TaskStatus } from './t
 
 // What both stores share: the record's rules, the answer for a stopped runner, and the bounds' defaults.
 
-const FINAL: ReadonlySet<TaskStatus> = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
 const STATUSES: ReadonlySet<string> = new Set<TaskStatus>([
   'working',
   'input_required',
@@ -11,11 +10,6 @@ const STATUSES: ReadonlySet<string> = new Set<TaskStatus>([
   'failed',
   'cancelled',
 ]);
-
-/** Whether `status` is final: `completed`, `failed` or `cancelled`. */
-export function isFinal(status: TaskStatus): boolean {
-  return FINAL.has(status);
-}
 
 /** Default `maxTtlMs` of both stores: a day. A task asking for longer, or for no TTL, is kept this long. */
 export const DEFAULT_MAX_TASK_TTL_MS = 24 * 60 * 60 * 1000;

@@ -1,35 +1,14 @@
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
+import type { TaskError, TaskState, TaskStatus } from '../protocol/tasks.js';
 
-/** Where a task is (the Tasks extension, `io.modelcontextprotocol/tasks`). The last three are final. */
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
-
-/** A JSON-RPC error, as a failed task carries it. */
-export interface TaskError {
-  readonly code: number;
-  readonly message: string;
-  readonly data?: unknown;
-}
+export type { TaskError, TaskStatus };
 
 /** A task as the store holds it: what `tasks/get` answers, and whom it belongs to. */
-export interface TaskRecord {
+export interface TaskRecord extends TaskState {
   /** Unguessable (at least 128 random bits): knowing it is not enough, the principal must match too. */
   readonly taskId: string;
   /** Who created it; `undefined` when the transport authenticates no one. Only this principal finds it. */
   readonly principal: string | undefined;
-  readonly status: TaskStatus;
-  readonly statusMessage?: string;
-  /** ISO 8601. */
-  readonly createdAt: string;
-  readonly lastUpdatedAt: string;
-  /** How long the task is kept after its creation; `null`: until the store's own bound removes it. */
-  readonly ttlMs: number | null;
-  readonly pollIntervalMs?: number;
-  /** While `input_required`: what the handler waits for, by key. */
-  readonly inputRequests?: InputRequests;
-  /** When `completed`: the request's result (a `CallToolResult`). */
-  readonly result?: Record<string, unknown>;
-  /** When `failed`. */
-  readonly error?: TaskError;
 }
 
 /** What the creator of a task gives; the store adds the timestamps. */

@@ -1,6 +1,7 @@
 import { connectRedis, isRedisAddress, type RedisAddress } from '../../eventstore/redis-address.js';
 import type { RedisClient } from '../../eventstore/redis-client.js';
 import type { InputResponses } from '../../protocol/modern-types.js';
+import { isFinal } from '../../protocol/tasks.js';
 import { type Clock, systemClock } from '../../session/clock.js';
 import { ChangeListeners } from '../../tasks/change-listeners.js';
 import { invalidCursor, TaskStoreFullError } from '../../tasks/errors.js';
@@ -9,7 +10,6 @@ import {
   DEFAULT_MAX_TASK_TTL_MS,
   DEFAULT_TASK_PAGE_SIZE,
   effectiveTtl,
-  isFinal,
   newRecord,
   RUNNER_STOPPED,
 } from '../../tasks/task-record.js';

@@ -1,5 +1,5 @@
 import type { JsonRpcRequest, Params } from '../../jsonrpc/types.js';
-import { TaskMethod } from '../../protocol/tasks.js';
+import { isFinal, TaskMethod } from '../../protocol/tasks.js';
 import {
   type CreateMessageRequestParams,
   type CreateMessageResult,
@@ -12,7 +12,6 @@ import {
 } from '../../protocol/types.js';
 import { CapabilityError } from '../../session/errors.js';
 import type { RequestOptions } from '../../session/session.js';
-import { isFinal } from '../../tasks/task-record.js';
 import type { TaskStore } from '../../tasks/task-store.js';
 import { clientCallProblem } from '../client-capabilities.js';
 import { LegacyContext } from '../context.js';

@@ -1,9 +1,8 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { Params } from '../../jsonrpc/types.js';
 import type { InputResponses } from '../../protocol/modern-types.js';
-import { declaresTasks, TASKS_EXTENSION, TASKS_REQUIRED, TaskMethod } from '../../protocol/tasks.js';
+import { declaresTasks, isFinal, TASKS_EXTENSION, TASKS_REQUIRED, TaskMethod } from '../../protocol/tasks.js';
 import type { Result } from '../../protocol/types.js';
-import { isFinal } from '../../tasks/task-record.js';
 import type { TaskRecord, TaskStore } from '../../tasks/task-store.js';
 import type { ServerContext } from '../context.js';
 import type { MethodHandler } from '../methods.js';
