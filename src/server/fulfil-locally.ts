@@ -22,6 +22,26 @@ export interface RerunContext extends ServerContext {
 }
 
 /**
+ * What `handler` answered (`outcome`, direct or a promise), with an `inputRequired` answer served here by
+ * `fulfilLocally`: a legacy request's and a task's one path.
+ */
+export function withInputServed(
+  server: Server,
+  handler: MethodHandler,
+  params: Params,
+  ctx: RerunContext,
+  outcome: Result | InputRequired | Promise<Result | InputRequired>,
+): Result | Promise<Result> {
+  if (outcome instanceof InputRequired) return fulfilLocally(server, handler, params, ctx, outcome);
+  if (outcome instanceof Promise) {
+    return outcome.then((o) =>
+      o instanceof InputRequired ? fulfilLocally(server, handler, params, ctx, o) : o,
+    );
+  }
+  return outcome;
+}
+
+/**
  * Serves a handler's `inputRequired` on a legacy session (or in a task), where the server can ask the client itself: each
  * round's requests go out together as server-to-client requests (capability-checked, cancelled with the
  * request), and the handler runs again with the answers and its state, until it answers with a result.

@@ -2,8 +2,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import { Method, type Result } from '../protocol/types.js';
 import type { LegacyContext } from './context.js';
-import { fulfilLocally } from './fulfil-locally.js';
-import { InputRequired } from './input-required.js';
+import { withInputServed } from './fulfil-locally.js';
 import type { Server } from './server.js';
 import { startLegacyTask } from './tasks/legacy-task.js';
 import { legacyTaskMode } from './tasks/task-policy.js';
@@ -32,12 +31,5 @@ export function dispatchLegacy(
   ) {
     return startLegacyTask(server, handler, params, ctx);
   }
-  const outcome = handler(server, params, ctx);
-  if (outcome instanceof InputRequired) return fulfilLocally(server, handler, params, ctx, outcome);
-  if (outcome instanceof Promise) {
-    return outcome.then((o) =>
-      o instanceof InputRequired ? fulfilLocally(server, handler, params, ctx, o) : o,
-    );
-  }
-  return outcome;
+  return withInputServed(server, handler, params, ctx, handler(server, params, ctx));
 }

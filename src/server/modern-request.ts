@@ -19,6 +19,13 @@ import { modernTask } from './tasks/task-wire.js';
 
 const NO_PARAMS: Params = Object.freeze({});
 
+const ENDED_BEFORE_TASK = 'The request ended before its task was created';
+
+/** A task stored for a request that ended meanwhile: no one has its id, so it ends at once. */
+function abandon(run: TaskRun): void {
+  run.settle(Promise.reject(new Error(ENDED_BEFORE_TASK)));
+}
+
 /** Why a round's answer was abandoned: the handler's signal says so. */
 export class RoundEndedError extends Error {
   override name = 'RoundEndedError';
@@ -121,8 +128,7 @@ export class ModernCall implements ModernRound {
     this.mayStartTask = false;
     const run = await this.createTask();
     if (this.settled || this.running.aborted) {
-      // The request ended while the task was stored: no one has its id, so it ends at once.
-      run.settle(Promise.reject(new Error('The request ended before its task was created')));
+      abandon(run);
       return false;
     }
     this.task = run;
@@ -138,9 +144,8 @@ export class ModernCall implements ModernRound {
     const run = await this.createTask();
     this.settled = true;
     if (this.running.aborted) {
-      // The client went away while the task was stored: no one has its id, so it does not run.
-      run.settle(Promise.reject(new Error('The request ended before its task was created')));
-      throw new McpError(ErrorCode.RequestCancelled, 'The request ended before its task was created');
+      abandon(run);
+      throw new McpError(ErrorCode.RequestCancelled, ENDED_BEFORE_TASK);
     }
     this.task = run;
     const ctx = this.context(undefined, undefined, undefined);

@@ -1,7 +1,7 @@
 import type { Params } from '../../jsonrpc/types.js';
 import type { Result } from '../../protocol/types.js';
-import { fulfilLocally, type RerunContext } from '../fulfil-locally.js';
-import { InputRequired } from '../input-required.js';
+import { type RerunContext, withInputServed } from '../fulfil-locally.js';
+import type { InputRequired } from '../input-required.js';
 import type { MethodHandler } from '../methods.js';
 import type { Server } from '../server.js';
 import type { TaskRun } from './task-run.js';
@@ -31,7 +31,5 @@ export function runInTask(
         }
       }),
     );
-  run.settle(
-    outcome.then((o) => (o instanceof InputRequired ? fulfilLocally(server, handler, params, ctx, o) : o)),
-  );
+  run.settle(Promise.resolve(withInputServed(server, handler, params, ctx, outcome)));
 }
