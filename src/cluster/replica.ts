@@ -105,14 +105,25 @@ export class Replica implements SessionReplica {
     this.applyState(fromMessage(published));
   }
 
-  forward(message: JsonRpcMessage): boolean {
+  /**
+   * The process waiting for this message of the client, when it is another one: a response (or progress) to a
+   * request whose id names that process. Undefined for every other message.
+   */
+  elsewhere(message: JsonRpcMessage): string | undefined {
     let id: unknown;
     if (!('method' in message)) id = message.id;
     else if (message.method === Method.Progress && !('id' in message)) id = message.params?.progressToken;
-    else return false;
-    if (typeof id !== 'string') return false;
+    else return undefined;
+    if (typeof id !== 'string') return undefined;
     const node = id.slice(0, id.indexOf(':'));
-    if (node.length !== this.host.nodeId.length || node === this.host.nodeId) return false;
+    return node.length !== this.host.nodeId.length || node === this.host.nodeId ? undefined : node;
+  }
+
+  /** Sends the message to the process waiting for it, when that is another one (`elsewhere`); false when not. */
+  forward(message: JsonRpcMessage): boolean {
+    const node = this.elsewhere(message);
+    if (node === undefined) return false;
+    const id = 'method' in message ? message.params?.progressToken : message.id;
     this.host.sendTo(node, { k: 'forward', s: this.hash, m: message }).then(
       (listening) => {
         if (!listening) {

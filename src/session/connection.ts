@@ -27,6 +27,11 @@ export interface Receiver {
    * (accepted for 2025-03-26, refused for later versions) before running any of it.
    */
   batch(messages: JsonRpcMessage[], info?: MessageInfo): void;
+  /**
+   * Whether `id` names a request this side sent, answered or not. A response with any other id answers
+   * nothing: a transport that can still refuse the message carrying it (HTTP) does so.
+   */
+  asked?(id: RequestId): boolean;
   /** A non-fatal problem (e.g. malformed input that the transport already answered). */
   error(err: Error): void;
   /**

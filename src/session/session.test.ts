@@ -130,6 +130,27 @@ describe('Session', () => {
     assert.match(reply.error.message, /already in use/);
   });
 
+  test('asked: the ids this session sent, answered or not, and no other', async () => {
+    const plain = new Peer(new Recorder());
+    assert.equal(plain.asked(0), false);
+    plain.request('ping', undefined).catch(() => {});
+    assert.equal(plain.asked(0), true);
+    assert.equal(plain.asked(1), false);
+    assert.equal(plain.asked('0'), false);
+
+    const prefixed = new Peer(new Recorder());
+    prefixed.requestIdPrefix = 'n1:';
+    const first = prefixed.request('ping', undefined);
+    prefixed.request('ping', undefined).catch(() => {});
+    (prefixed as unknown as Receiver).message({ jsonrpc: '2.0', id: 'n1:0', result: {} });
+    await first;
+    // Answered (n1:0) and pending (n1:1) were asked; the rest never were.
+    assert.deepEqual(
+      ['n1:0', 'n1:1', 'n1:2', 'n1:', 'n1:-1', 'n1:1.0', 'n2:0', 0].map((id) => prefixed.asked(id)),
+      [true, true, false, false, false, false, false, false],
+    );
+  });
+
   test('responses travel with the id of the request they answer', async () => {
     const rec = new Recorder();
     new Peer(rec, async (_req, ctx) => {

@@ -124,6 +124,8 @@ const noop = () => {};
  * Subclasses supply `handleRequest` and `handleNotification`. Those live on the prototype and read
  * shared definitions, so a session holds only what differs per peer.
  */
+const DIGITS = /^\d{1,15}$/;
+
 export abstract class Session implements Receiver {
   /** The negotiated protocol version, once initialize has run. */
   protocolVersion: string | undefined;
@@ -368,6 +370,22 @@ export abstract class Session implements Receiver {
   }
 
   // ---- receiving (the Receiver contract) ----
+
+  asked(id: RequestId): boolean {
+    if (this.pending?.has(id)) return true;
+    const prefix = this.requestIdPrefix;
+    let n: number;
+    if (prefix === undefined) {
+      if (typeof id !== 'number') return false;
+      n = id;
+    } else {
+      if (typeof id !== 'string' || !id.startsWith(prefix) || !DIGITS.test(id.slice(prefix.length)))
+        return false;
+      n = Number(id.slice(prefix.length));
+    }
+    // Ids are issued in order: one below the next was sent, and its answer is late (timed out or cancelled).
+    return Number.isInteger(n) && n >= 0 && n < this.nextId;
+  }
 
   message(message: JsonRpcMessage, info?: MessageInfo): void {
     if ('method' in message) {

@@ -392,6 +392,25 @@ describe('LegacySseHandler: refusals, each with its status and a JSON-RPC error 
     }
   });
 
+  test('a response that answers no request of the session → 400 with -32600; nothing reaches the session', async () => {
+    const s = await serve();
+    try {
+      const { uri } = await openSession(s.port);
+      assert.equal((await send(s.port, 'POST', uri, initialize(1))).status, 202);
+      const stray = JSON.stringify({ jsonrpc: '2.0', id: 0, result: {} });
+      assertRefused(
+        await send(s.port, 'POST', uri, stray),
+        400,
+        -32600,
+        /the response with id 0 answers nothing; this session sent no request with that id/,
+      );
+      const unreadable = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'x' } });
+      assert.equal((await send(s.port, 'POST', uri, unreadable)).status, 202);
+    } finally {
+      await s.close();
+    }
+  });
+
   test('Content-Type other than application/json → 415', async () => {
     const s = await serve();
     try {

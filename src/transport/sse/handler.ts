@@ -11,6 +11,7 @@ import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { Server } from '../../server/server.js';
 import type { ServerSession } from '../../server/server-session.js';
 import { HTTPRejectionError } from '../streamable/errors.js';
+import { unaskedMessage } from '../unasked-response.js';
 import { SseServerConnection } from './server-connection.js';
 
 /** Sessions one handler serves at once unless configured otherwise (503 past it). */
@@ -252,6 +253,11 @@ export class LegacySseHandler {
     // The stream may have ended while the body arrived.
     if (connection.isClosed) {
       this.sessionGone(exchange);
+      return;
+    }
+    const unasked = connection.unasked(parsed);
+    if (unasked !== undefined) {
+      this.refuse(exchange, 400, unaskedMessage(unasked), { code: ErrorCode.InvalidRequest });
       return;
     }
     exchange.writeHead(202, ACCEPTED_HEADERS);

@@ -3,9 +3,10 @@ import { PostInfo } from '../../http/post-info.js';
 import { SseWriter, type SseWriterOptions } from '../../http/sse-writer.js';
 import { McpError } from '../../jsonrpc/errors.js';
 import type { Parsed } from '../../jsonrpc/parse.js';
-import type { JsonRpcMessage } from '../../jsonrpc/types.js';
+import type { JsonRpcMessage, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../session/connection.js';
 import { ConnectionClosedError } from '../../session/errors.js';
+import { unaskedResponse } from '../unasked-response.js';
 
 const RESOLVED = Promise.resolve();
 
@@ -101,6 +102,14 @@ export class SseServerConnection implements Connection {
       default:
         receiver.error(new McpError(parsed.error.code, parsed.error.message));
     }
+  }
+
+  /** The id of a response in `parsed` that answers no request of this session (`unaskedResponse`), if any. */
+  unasked(parsed: Parsed): RequestId | undefined {
+    const receiver = this.receiver;
+    if (receiver === undefined) return undefined;
+    if (parsed.kind === 'message') return unaskedResponse([parsed.message], receiver);
+    return parsed.kind === 'batch' ? unaskedResponse(parsed.messages, receiver) : undefined;
   }
 
   private readonly onResponseClosed = (): void => {

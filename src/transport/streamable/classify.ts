@@ -19,7 +19,7 @@ const LEGACY: PostEra = Object.freeze({ era: 'legacy' });
  * version says; the `MCP-Protocol-Version` header only cross-checks: a claim-less body sent with a modern
  * header is refused (-32602, its envelope is missing; initialize: -32020), not served as legacy. Everything
  * else (initialize, requests of a session, posted responses, batches) is legacy; a batch may not carry a
- * modern message (a modern body is one message).
+ * modern message (a modern body is one message). A response sent with a modern header answers nothing: refused.
  */
 export function classifyPost(
   body: Exclude<Parsed, { kind: 'invalid' }>,
@@ -37,7 +37,19 @@ export function classifyPost(
     };
   }
   const message = body.message;
-  if (!('method' in message)) return LEGACY;
+  if (!('method' in message)) {
+    if (versionHeader === undefined || eraOf(versionHeader) !== 'modern') return LEGACY;
+    return {
+      era: 'refused',
+      status: 400,
+      code: ErrorCode.InvalidRequest,
+      message:
+        `Invalid request: a JSON-RPC response was POSTed with MCP-Protocol-Version ${JSON.stringify(versionHeader.slice(0, 100))}, ` +
+        'but from 2026-07-28 on a server sends no requests (it asks through input_required results), so a client ' +
+        'has nothing to answer; POST requests and notifications only',
+      id: null,
+    };
+  }
   if (claimsModern(message)) return { era: 'modern', message };
   if (versionHeader === undefined || eraOf(versionHeader) === 'legacy') return LEGACY;
   const id = 'id' in message ? message.id : null;

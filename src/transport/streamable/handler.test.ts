@@ -76,7 +76,7 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
     );
   });
 
-  test('a notification or response alone gets 202 with no body', async () => {
+  test('a notification alone gets 202 with no body', async () => {
     const sessionId = await openSession(served.url);
     const res = await post(
       served.url,
@@ -85,9 +85,47 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
     );
     assert.equal(res.status, 202);
     assert.equal(await res.text(), '');
-    const answer = await post(served.url, { jsonrpc: '2.0', id: 99, result: {} }, { sessionId });
-    assert.equal(answer.status, 202);
-    assert.equal(await answer.text(), '');
+  });
+
+  test('a response gets 202 when it answers a request of the session, late or not; 400 -32600 when it answers nothing', async () => {
+    const sessionId = await openSession(served.url, '2025-11-25', { sampling: {} });
+    const call = new SseReader(await post(served.url, toolCall(7, 'ask'), { sessionId }));
+    const asked = (await call.nextMessage())!.message;
+    assert.equal(asked.method, 'sampling/createMessage');
+    const nothing = { jsonrpc: '2.0', id: 4242, result: {} };
+    await expectError(
+      await post(served.url, nothing, { sessionId }),
+      400,
+      -32600,
+      'the response with id 4242 answers nothing; this session sent no request with that id',
+    );
+    const answer = {
+      jsonrpc: '2.0',
+      id: asked.id,
+      result: { role: 'assistant', content: { type: 'text', text: 'yes' }, model: 'm' },
+    };
+    const answered = await post(served.url, answer, { sessionId });
+    assert.equal(answered.status, 202);
+    assert.equal(await answered.text(), '');
+    assert.equal((await call.nextMessage())!.message.result.content[0].text, 'sampled: yes');
+    // The same answer again is late, not unasked: accepted and dropped.
+    assert.equal((await post(served.url, answer, { sessionId })).status, 202);
+    // An error response with a null id (the client could not read something) answers nothing and is accepted.
+    const unreadable = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
+    assert.equal((await post(served.url, unreadable, { sessionId })).status, 202);
+  });
+
+  test('a response POSTed with a 2026-07-28 header is 400 -32600: that revision asks clients nothing', async () => {
+    await expectError(
+      await post(
+        served.url,
+        { jsonrpc: '2.0', id: 5, result: {} },
+        { headers: { 'mcp-protocol-version': '2026-07-28' } },
+      ),
+      400,
+      -32600,
+      'from 2026-07-28 on a server sends no requests (it asks through input_required results)',
+    );
   });
 
   test('Accept must list both media types for POST (406) and text/event-stream for GET', async () => {

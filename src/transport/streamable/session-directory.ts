@@ -81,6 +81,8 @@ export interface SessionReplica {
    * request, or progress about it): true when it was sent there and must not be delivered here.
    */
   forward(message: JsonRpcMessage): boolean;
+  /** The process `forward` would send this message to; undefined when it is for this one (or for none). */
+  elsewhere(message: JsonRpcMessage): string | undefined;
   /** The client cancelled a request that does not run in this process: the process running it must hear it. */
   cancel(notification: JsonRpcNotification): void;
   /** A response of this process now carries `stream`: a response elsewhere that carried it ends. */

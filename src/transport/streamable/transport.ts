@@ -14,6 +14,7 @@ import { acceptsBatches } from '../../protocol/versions.js';
 import type { ServerSession } from '../../server/server-session.js';
 import type { Clock } from '../../session/clock.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
+import { unaskedMessage, unaskedResponse } from '../unasked-response.js';
 import { type ConnOwner, StreamableServerConn } from './conn.js';
 import { reject } from './reject.js';
 import type { SessionDirectory, SessionReplica } from './session-directory.js';
@@ -198,6 +199,12 @@ export class StreamableServerTransport implements ConnOwner {
     if (replica !== undefined) replica.active();
 
     if (requests === 0) {
+      const elsewhere = replica && ((m: JsonRpcMessage) => replica.elsewhere(m) !== undefined);
+      const unasked = unaskedResponse(batch ?? [single!], receiver, elsewhere);
+      if (unasked !== undefined) {
+        this.refuse(exchange, 400, unaskedMessage(unasked), { code: ErrorCode.InvalidRequest });
+        return false;
+      }
       const info = new PostInfo(exchange, this.principalName);
       if (single !== undefined) {
         if (replica === undefined || !replica.forward(single)) {
