@@ -151,6 +151,22 @@ describe('Session', () => {
     );
   });
 
+  test('a response to no request is reported; a late one (after a timeout) is dropped quietly', async () => {
+    const clock = new ManualClock();
+    const rec = new Recorder();
+    const peer = new Peer(rec, undefined, { clock, requestTimeout: 10 });
+    const errors: Error[] = [];
+    peer.onerror = (e) => errors.push(e);
+    const timedOut = peer.request('slow', undefined);
+    clock.advance(10);
+    await assert.rejects(timedOut, RequestTimeoutError);
+    rec.receiver.message({ jsonrpc: '2.0', id: 0, result: {} });
+    assert.deepEqual(errors, []);
+    rec.receiver.message({ jsonrpc: '2.0', id: 9, result: {} });
+    assert.equal(errors.length, 1);
+    assert.match(errors[0].message, /Ignored a response with id 9: no request was sent with that id/);
+  });
+
   test('responses travel with the id of the request they answer', async () => {
     const rec = new Recorder();
     new Peer(rec, async (_req, ctx) => {

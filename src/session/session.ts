@@ -496,7 +496,17 @@ export abstract class Session implements Receiver {
       return;
     }
     const entry = this.settle(id);
-    if (entry === undefined) return; // late answer to a request already timed out or cancelled
+    if (entry === undefined) {
+      // A late answer (to a request that timed out or was cancelled) is dropped; one to nothing is reported.
+      if (!this.asked(id))
+        this.report(
+          new McpError(
+            ErrorCode.InvalidRequest,
+            `Ignored a response with id ${JSON.stringify(id)}: no request was sent with that id`,
+          ),
+        );
+      return;
+    }
     if ('error' in response) entry.reject(McpError.fromObject(response.error));
     else entry.resolve(response.result);
   }
