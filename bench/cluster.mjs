@@ -191,7 +191,23 @@ async function drive() {
       )
       .join('\n\n'),
   );
-  return runs.some((r) => r.result.error || r.result.errors) ? 1 : 0;
+  const faults = runs.flatMap((r) =>
+    faultsOf(r).map((f) => `${r.setup.build.name}, ${label(r.setup)}: ${f}`),
+  );
+  if (faults.length) console.error(`not every run worked:\n${faults.map((f) => `  - ${f}`).join('\n')}`);
+  return faults.length ? 1 : 0;
+}
+
+/** What keeps a run's row from being whole: an error, failed calls, a figure missing. None for a run that worked. */
+function faultsOf(run) {
+  const r = run.result;
+  if (r.error) return [`error: ${r.error}`];
+  const out = ['calls_per_s', 'p50_ms', 'p99_ms', 'client_cpu_pct']
+    .filter((k) => !Number.isFinite(r[k]))
+    .map((k) => `no ${k}`);
+  if (r.errors) out.push(`${r.errors} failed calls ${JSON.stringify(r.error_samples ?? [])}`);
+  if (!Number.isFinite(run.redis_commands_per_call)) out.push('no count of Redis commands');
+  return out;
 }
 
 const label = (s) =>

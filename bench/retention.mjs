@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// Where the RSS that stays after DELETE lives: starts the bench server (pinned to cpu 1, --expose-gc), opens
+// Where the RSS that stays after DELETE lives: starts the bench server (pinned to cpu 1 when there are two, --expose-gc), opens
 // `--warm` sessions, then `--rounds` times opens `--count` sessions and DELETEs them all, and after each step
 // forces a GC and prints the server's RSS with V8's young generation (new space) and old space; at the end it
 // waits `--idle` seconds and reads once more. A leak grows with every round; V8's own sizing grows once and
 // is given back when the process has been idle for a while.
 //
 //   npm run build && node bench/retention.mjs [--count 10000] [--rounds 3] [--idle 20] [--port 3960] [-- server flags]
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startBenchServer } from './lib/bench-server.mjs';
 import { pool, readRss, sleep } from './lib/stats.mjs';
@@ -24,7 +25,7 @@ const { server, open, stop } = await startBenchServer({
   port: a.port,
   nodeFlags: ['--expose-gc'],
   serverFlags,
-  pin: 1,
+  pin: availableParallelism() > 1 ? 1 : undefined,
 });
 const mib = (bytes) => (bytes / 1048576).toFixed(1);
 

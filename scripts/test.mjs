@@ -1,4 +1,5 @@
-// Runs every *.test.ts under src/ and test/ with node's own test runner (TypeScript through tsx).
+// Runs every *.test.ts under src/ and test/, and the benchmarks' own *.test.mjs under bench/lib/, with node's own
+// test runner (TypeScript through tsx).
 // Node 20's runner takes no globs, so the files are listed here.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -9,7 +10,7 @@ function collect(dir, out) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) collect(path, out);
-    else if (name.endsWith('.test.ts')) out.push(path);
+    else if (name.endsWith('.test.ts') || name.endsWith('.test.mjs')) out.push(path);
   }
   return out;
 }
@@ -27,7 +28,7 @@ function onPath(command) {
 }
 
 const only = process.argv.slice(2);
-const listed = only.length > 0 ? only : collect('test', collect('src', [])).sort();
+const listed = only.length > 0 ? only : collect('bench/lib', collect('test', collect('src', []))).sort();
 
 // The Redis tests start redis-servers of their own (they import test-support/redis-server, redis-backend or
 // redis-cluster-server). Without one on PATH they are left out, loudly, so that the suite passes on a machine

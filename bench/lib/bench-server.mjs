@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { endpoint, McpSession } from './mcp.mjs';
-import { pool, sleep } from './stats.mjs';
+import { pool } from './stats.mjs';
 
 /**
  * Starts the bench server on 127.0.0.1:`port` with `nodeFlags` for node and `serverFlags` for the server
@@ -17,14 +17,12 @@ export async function startBenchServer({ port, nodeFlags = [], serverFlags = [],
     port,
     ...serverFlags,
   ];
+  const stdio = ['ignore', 'pipe', 'inherit'];
   const server =
     pin === undefined
-      ? spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] })
-      : spawn('taskset', ['-c', String(pin), process.execPath, ...args], {
-          cwd,
-          stdio: ['ignore', 'ignore', 'inherit'],
-        });
-  await sleep(1000);
+      ? spawn(process.execPath, args, { cwd, stdio })
+      : spawn('taskset', ['-c', String(pin), process.execPath, ...args], { cwd, stdio });
+  await listening(server);
   const ep = endpoint(`http://127.0.0.1:${port}/mcp`, 33);
   const open = (n) =>
     pool(n, 32, async () => {
@@ -37,4 +35,18 @@ export async function startBenchServer({ port, nodeFlags = [], serverFlags = [],
     server.kill('SIGTERM');
   };
   return { server, ep, open, stop };
+}
+
+/** Resolves once the bench server says it listens (it may take a while on a busy machine); rejects if it exits. */
+function listening(server) {
+  return new Promise((resolve, reject) => {
+    let said = '';
+    server.stdout.on('data', (chunk) => {
+      said += chunk;
+      if (said.includes(' on http://')) resolve();
+    });
+    server.once('exit', (code, signal) =>
+      reject(new Error(`the bench server exited (${code ?? signal}) before it listened: ${said}`)),
+    );
+  });
 }

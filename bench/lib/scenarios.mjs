@@ -2,7 +2,7 @@
 
 import { closedLoop, MiB } from './closed-loop.mjs';
 import { endpoint, McpSession, PROTOCOL_VERSION } from './mcp.mjs';
-import { CpuMeter, Errors, pool, readRss, round, sleep, within } from './stats.mjs';
+import { CpuMeter, Errors, pool, readRss, round, sleep, summarize, within } from './stats.mjs';
 
 async function openSessions(ep, n, concurrency, errors) {
   const out = await pool(n, concurrency, async () => {
