@@ -195,10 +195,10 @@ describe('Client with our Server', () => {
     assert.deepEqual(logs, [['error', 'storage', { failed: 'disk' }]]);
   });
 
-  test('ping both ways', async () => {
+  test('ping both ways: each side answers an empty result', async () => {
     const { session, serverSession } = await setup(() => {});
-    await session.ping();
-    await serverSession.ping();
+    assert.deepEqual(await session.request('ping'), {});
+    assert.deepEqual(await serverSession.request('ping'), {});
   });
 
   test('roots: setRoots → list_changed → the server reads the new roots', async () => {

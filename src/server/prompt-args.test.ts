@@ -89,11 +89,20 @@ describe('a prompt whose arguments are listed inline', () => {
     assert.deepEqual(result, said('x in any language'));
   });
 
-  test('a list whose names are not known to the type checker gives a record of strings, as before', () => {
+  test('a list whose names are not known to the type checker gives a record of strings, as before', async () => {
     const server = new Server({ name: 's', version: '1' });
-    const names: { name: string; required?: boolean }[] = [{ name: 'a' }];
+    const names: { name: string; required?: boolean }[] = [{ name: 'anything' }];
     server.prompt({ name: 'open', arguments: names }, (args) => said(args.anything.toUpperCase()));
     server.prompt({ name: 'bare' }, (args) => said(Object.keys(args).join()));
+    const client = await connected(server);
+    assert.deepEqual(
+      await client.result('prompts/get', { name: 'open', arguments: { anything: 'loud' } }),
+      said('LOUD'),
+    );
+    assert.deepEqual(
+      await client.result('prompts/get', { name: 'bare', arguments: { a: '1', b: '2' } }),
+      said('a,b'),
+    );
   });
 });
 

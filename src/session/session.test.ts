@@ -88,8 +88,13 @@ describe('Session', () => {
   });
 
   test('answers ping with an empty result', async () => {
-    const { client } = pair();
-    await client.ping();
+    const rec = new Recorder();
+    new Peer(rec, () => {
+      throw new Error('ping must not reach the handler');
+    });
+    rec.receiver.message({ jsonrpc: '2.0', id: 'p', method: 'ping' });
+    await tick();
+    assert.deepEqual(rec.sent, [{ message: { jsonrpc: '2.0', id: 'p', result: {} }, related: 'p' }]);
   });
 
   test('a thrown McpError keeps its code; other errors become -32603 with the message only', async () => {
@@ -161,7 +166,7 @@ describe('Session', () => {
     clock.advance(10);
     await assert.rejects(timedOut, RequestTimeoutError);
     rec.receiver.message({ jsonrpc: '2.0', id: 0, result: {} });
-    assert.deepEqual(errors, []);
+    assert.equal(errors.length, 0);
     rec.receiver.message({ jsonrpc: '2.0', id: 9, result: {} });
     assert.equal(errors.length, 1);
     assert.match(errors[0].message, /Ignored a response with id 9: no request was sent with that id/);

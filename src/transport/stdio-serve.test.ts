@@ -131,8 +131,12 @@ describe('serveStdio: the legacy era', () => {
     const c = connect(testServer().server);
     c.send(initialize);
     await c.answer(1);
+    const session = c.service.session!;
+    assert.equal(session.isClosed, false);
     c.stdin.end();
     await c.service.ended;
+    assert.equal(session.isClosed, true);
+    assert.deepEqual(c.errors, []);
   });
 });
 
