@@ -19,6 +19,7 @@ import { type Channels, openChannels } from './channels.js';
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { ClusterEvents } from './event-bus.js';
 import { RedisListenLeases } from './listen-leases.js';
+import { Liveness } from './liveness.js';
 import { Replica, type ReplicaHost } from './replica.js';
 import { SharedRequestStateKeys, type SharedRequestStateKeysOptions } from './request-state-keys.js';
 import { type SessionRecord, SessionStore, sessionHash } from './session-store.js';
@@ -113,27 +114,24 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   private timer: unknown;
   private closed = false;
   readonly livenessMs: number;
-  /** What the liveness key of each process is named: this, and its id. */
-  private readonly alive: string;
-  private beatTimer: unknown;
-  /** Streams that responses here follow, and the process writing each. */
-  private readonly followed = new Map<Stream, string>();
-  /** Processes writing streams followed here whose liveness key was missing, since when (this clock's ms). */
-  private readonly missing = new Map<string, number>();
-  /** Processes found dead: their ids are never used again. */
-  private readonly dead = new Set<string>();
+  private readonly liveness: Liveness;
 
   constructor(options: RedisClusterOptions) {
     this.keyPrefix = options.keyPrefix ?? 'mcpwire';
     this.nodeId = randomBytes(8).toString('base64url');
     this.ownsClient = isRedisAddress(options.redis);
     this.client = isRedisAddress(options.redis) ? connectRedis(options.redis) : options.redis;
-    // One hash slot for every liveness key, so that one MGET reads those of several processes on a Redis Cluster.
-    this.alive = `${this.keyPrefix}:{alive}:`;
     this.livenessMs = options.livenessMs ?? DEFAULT_LIVENESS_MS;
     if (!Number.isSafeInteger(this.livenessMs) || this.livenessMs < 3) {
       throw new RangeError(`livenessMs must be an integer of at least 3, got ${options.livenessMs}`);
     }
+    this.liveness = new Liveness(
+      this.client,
+      this.keyPrefix,
+      this.nodeId,
+      this.livenessMs,
+      () => this.unavailable() === undefined,
+    );
     this.requestStateKeys =
       options.requestStateKeys &&
       new SharedRequestStateKeys(this.client, this.keyPrefix, options.requestStateKeys);
@@ -163,7 +161,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       if (connectedBefore) this.missed = true;
       connectedBefore = true;
       // Back at once: others that follow this process's streams must not take it for dead.
-      this.announceAlive();
+      this.liveness.announce();
       this.resyncIfMissed();
     });
   }
@@ -209,10 +207,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.closed = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.beatTimer !== undefined) this.clock.clearTimeout(this.beatTimer);
-    this.beatTimer = undefined;
-    // Streams this process still wrote end sooner for their followers elsewhere.
-    if (this.client.status === 'ready') await this.client.del(this.alive + this.nodeId).catch(ignore);
+    await this.liveness.stop();
     this.channels.close();
     this.events?.close();
     this.requestStateKeys?.stop();
@@ -255,7 +250,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     }
     this.touchEveryMs = Math.max(1, Math.floor(this.ttlMs / 10));
     this.timer = this.clock.setTimeout(this.sweep, this.touchEveryMs);
-    this.beat();
+    this.liveness.start(this.clock);
   }
 
   unavailable(): string | undefined {
@@ -385,7 +380,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   }
 
   follow(stream: Stream, writer: string): void {
-    this.followed.set(stream, writer);
+    this.liveness.follow(stream, writer);
   }
 
   // ---- internals ----
@@ -453,55 +448,6 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     }
   }
 
-  /** Refreshes this process's liveness key (while Redis answers; failures show as 503s already). */
-  private announceAlive(): void {
-    if (this.closed || this.client.status !== 'ready') return;
-    this.client.set(this.alive + this.nodeId, '1', 'PX', this.livenessMs).catch(ignore);
-  }
-
-  /** Three times per liveness period: this process is alive; are the writers of the streams followed here? */
-  private readonly beat = (): void => {
-    if (this.closed) return;
-    this.beatTimer = this.clock.setTimeout(this.beat, Math.floor(this.livenessMs / 3));
-    this.announceAlive();
-    // The streams followed now, by writer.
-    const followed = new Map<string, Stream[]>();
-    for (const [stream, node] of this.followed) {
-      if (stream.isFinished || !stream.held) {
-        this.followed.delete(stream);
-        continue;
-      }
-      const streams = followed.get(node);
-      if (streams === undefined) followed.set(node, [stream]);
-      else streams.push(stream);
-    }
-    for (const node of this.missing.keys()) if (!followed.has(node)) this.missing.delete(node);
-    for (const [node, streams] of followed) {
-      if (!this.dead.has(node)) continue;
-      followed.delete(node);
-      for (const stream of streams) stream.writerGone();
-    }
-    if (followed.size === 0 || this.unavailable() !== undefined) return;
-    const nodes = [...followed.keys()];
-    this.client.mget(nodes.map((node) => this.alive + node)).then((values) => {
-      const now = this.clock.now();
-      nodes.forEach((node, i) => {
-        if (values[i] !== null) {
-          this.missing.delete(node);
-          return;
-        }
-        // Missing at two checks a whole period apart: not a process that reconnects or is slow for a moment.
-        const since = this.missing.get(node);
-        if (since === undefined) this.missing.set(node, now);
-        else if (now - since >= this.livenessMs) {
-          this.missing.delete(node);
-          this.dead.add(node);
-          for (const stream of followed.get(node)!) stream.writerGone();
-        }
-      });
-    }, ignore);
-  };
-
   /** Keeps the records of busy replicas alive (a long request, an open GET stream): activity is not only requests. */
   private readonly sweep = (): void => {
     if (this.closed) return;
@@ -509,5 +455,3 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.timer = this.clock.setTimeout(this.sweep, this.touchEveryMs);
   };
 }
-
-const ignore = (): void => {};
