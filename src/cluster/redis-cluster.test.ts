@@ -130,21 +130,12 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       );
       assert.deepEqual(progress, [1, 2, 3]);
 
-      // logging/setLevel reaches one process; the logs of the next calls, on both, follow it.
-      // A request sent the moment the answer arrives may overtake the change on a loaded machine
-      // (README, "Guarantees and limits"): the calls wait until every process has it.
-      const levelEverywhere = (level: string) =>
-        until(
-          () => d.nodes.every((n) => [...n.server.sessions].every((s) => s.logLevel === level)),
-          30_000,
-          `level ${level} on every process`,
-        );
+      // logging/setLevel reaches one process; the logs of the next calls, sent the moment it is answered, on both,
+      // follow it: the answer left once the other process had applied it.
       await session.setLoggingLevel('warning');
-      await levelEverywhere('warning');
       await session.callTool('echo', { message: 'quiet 1' });
       await session.callTool('echo', { message: 'quiet 2' });
       await session.setLoggingLevel('info');
-      await levelEverywhere('info');
       await session.callTool('echo', { message: 'loud 1' });
       await session.callTool('echo', { message: 'loud 2' });
       for (const prefix of ['quiet', 'loud']) {

@@ -15,6 +15,7 @@ import type {
 } from '../transport/streamable/session-directory.js';
 import type { Stream } from '../transport/streamable/stream.js';
 import type { StreamableServerTransport } from '../transport/streamable/transport.js';
+import { type AckHost, ChangeAcks } from './change-acks.js';
 import { type Channels, openChannels } from './channels.js';
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { ClusterEvents } from './event-bus.js';
@@ -22,7 +23,7 @@ import { RedisListenLeases } from './listen-leases.js';
 import { Liveness } from './liveness.js';
 import { Replica, type ReplicaHost } from './replica.js';
 import { SharedRequestStateKeys, type SharedRequestStateKeysOptions } from './request-state-keys.js';
-import { type SessionRecord, SessionStore, sessionHash } from './session-store.js';
+import { type Changed, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
 
 /** Default `timeoutMs` of `whenReady`. */
 export const DEFAULT_READY_TIMEOUT_MS = 10_000;
@@ -79,7 +80,7 @@ interface Loaded extends SessionRecord {
  * again as soon as Redis is back: its connections reconnect on their own, and each replica then re-reads its record
  * and checks its streams against the store, for what was missed.
  */
-export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessions {
+export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, SharedSessions {
   readonly nodeId: string;
   readonly eventStore: RedisEventStore;
   readonly records: SessionStore;
@@ -115,6 +116,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   private closed = false;
   readonly livenessMs: number;
   private readonly liveness: Liveness;
+  /** Changes of state made here, waiting for the other processes that hold their session. */
+  private readonly acks: ChangeAcks;
 
   constructor(options: RedisClusterOptions) {
     this.keyPrefix = options.keyPrefix ?? 'mcpwire';
@@ -142,7 +145,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       3 * this.livenessMs,
       this.report,
     );
-    this.records = new SessionStore(this.client, this.keyPrefix, `${this.keyPrefix}:bus`);
+    this.records = new SessionStore(this.client, this.keyPrefix, `${this.keyPrefix}:bus`, this.nodeId);
+    this.acks = new ChangeAcks(this);
     this.eventStore = new RedisEventStore({
       ...options.eventStore,
       redis: this.client,
@@ -207,6 +211,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.closed = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    this.acks.close();
     await this.liveness.stop();
     this.channels.close();
     this.events?.close();
@@ -361,7 +366,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.host?.report(err);
   };
 
-  sendTo(node: string, m: ClusterMessage): Promise<boolean> {
+  sendTo(node: string, m: BusMessage): Promise<boolean> {
     const text = JSON.stringify(m);
     return this.roundTrip(`relay.${m.k}`, () => this.channels.sendTo(node, text));
   }
@@ -376,11 +381,24 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   }
 
   forget(replica: Replica): void {
-    if (this.replicas.get(replica.hash) === replica) this.replicas.delete(replica.hash);
+    if (this.replicas.get(replica.hash) !== replica) return;
+    this.replicas.delete(replica.hash);
+    // Changes stop waiting for this process (if this fails, it acknowledges them anyway: it holds no replica).
+    this.records.unregister(replica.hash).catch(ignore);
   }
 
   follow(stream: Stream, writer: string): void {
     this.liveness.follow(stream, writer);
+  }
+
+  acknowledged(hash: string, changed: Changed): Promise<void> {
+    return this.roundTrip('state.ack', () => this.acks.wait(hash, changed));
+  }
+
+  // ---- AckHost ----
+
+  living(nodes: readonly string[]): Promise<boolean[]> {
+    return this.liveness.living(nodes);
   }
 
   // ---- internals ----
@@ -416,13 +434,14 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       this.events?.receive(m);
       return;
     }
-    const replica = this.replicas.get(m.s);
-    if (replica !== undefined) {
-      replica.receive(m);
+    if (m.k === 'ack') {
+      this.acks.heard(m);
       return;
     }
-    const heard = this.loading.get(m.s);
-    if (heard !== undefined) heard.push(m);
+    const replica = this.replicas.get(m.s);
+    const heard = replica === undefined ? this.loading.get(m.s) : undefined;
+    if (replica !== undefined) replica.receive(m);
+    else if (heard !== undefined) heard.push(m);
     else if (m.k === 'forward') {
       this.report(
         new Error(
@@ -431,6 +450,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
         ),
       );
     }
+    // Applied, or queued for the replica being loaded (applied before it serves), or none here: the next load reads it.
+    if (m.k === 'state' && m.a !== undefined) this.acks.acknowledge(m);
   };
 
   /**
@@ -455,3 +476,5 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.timer = this.clock.setTimeout(this.sweep, this.touchEveryMs);
   };
 }
+
+const ignore = (): void => {};
