@@ -25,10 +25,11 @@ import cluster from 'node:cluster';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parseBuilds } from './lib/builds.mjs';
 import { redisCommand, redisCommands, sleep, startRedis, waitFor } from './lib/redis-server.mjs';
+import { median } from './lib/stats.mjs';
 
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -51,12 +52,8 @@ const { values: a } = parseArgs({
   },
 });
 
-/** The builds to measure: `[NAME=]DIR`, named after their folder's parent (the checkout) by default. */
-const builds = (a.dist ?? [here('../dist')]).map((spec) => {
-  const eq = spec.indexOf('=');
-  const dir = resolve(eq > 0 ? spec.slice(eq + 1) : spec);
-  return { name: eq > 0 ? spec.slice(0, eq) : basename(dirname(dir)), dir };
-});
+/** The builds to measure. */
+const builds = parseBuilds(a.dist, here('../dist'));
 const dist = (p) => pathToFileURL(`${builds[0].dir}/${p}`).href;
 
 // ---- the server: `--serve --port P [--redis URL] [--workers N] [--dist DIR]` ----
@@ -305,14 +302,6 @@ function table(all, build, o) {
   const runs = clean.length > 0 ? clean : all;
   const us = (r, pct) => (r.result.calls_per_s ? (pct / 100 / r.result.calls_per_s) * 1e6 : NaN);
   const f = (x, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '–');
-  const median = (xs) => {
-    const s = xs.filter(Number.isFinite).sort((x, y) => x - y);
-    return s.length === 0
-      ? NaN
-      : s.length % 2
-        ? s[(s.length - 1) / 2]
-        : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  };
   const spread = (xs, d = 0) =>
     xs.length > 1 ? `${f(median(xs), d)} [${f(Math.min(...xs), d)}–${f(Math.max(...xs), d)}]` : f(xs[0], d);
   const groups = new Map();

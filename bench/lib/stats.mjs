@@ -19,6 +19,13 @@ export function summarize(latencies, prefix = '') {
   };
 }
 
+/** The median of the finite numbers of `xs` (NaN when there is none). */
+export function median(xs) {
+  const s = xs.filter(Number.isFinite).sort((x, y) => x - y);
+  if (s.length === 0) return Number.NaN;
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
 export const round = (x, d = 1) =>
   x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 10 ** d) / 10 ** d;
 

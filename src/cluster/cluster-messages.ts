@@ -15,6 +15,19 @@ export interface StateMessage {
   readonly ll: LoggingLevel | false;
   /** Subscribed URIs (Lua's JSON encoder writes an empty list as `{}`). */
   readonly subs: string[] | Record<string, never>;
+  /**
+   * Sent by the process that made the change to one holding a replica (the bus's copy has none): that process
+   * waits for its `ack`, and answers the request that made the change once every holder sent one.
+   */
+  readonly a?: string;
+}
+
+/** To process `a` of a StateMessage: process `by` applied change `n` of the session (see ChangeAcks). */
+export interface AckMessage {
+  readonly k: 'ack';
+  readonly s: string;
+  readonly n: number;
+  readonly by: string;
 }
 
 /** Process `by` now holds the response that carries stream `x`. */
@@ -72,7 +85,7 @@ export type ClusterMessage =
   | ForwardMessage;
 
 /** Anything heard on the bus or a node channel. */
-export type BusMessage = ClusterMessage | EventMessage;
+export type BusMessage = ClusterMessage | AckMessage | EventMessage;
 
 /** The message in `text`, or undefined when it is not one (from a process of another version, say). */
 export function parseClusterMessage(text: string): BusMessage | undefined {
@@ -94,6 +107,10 @@ export function parseClusterMessage(text: string): BusMessage | undefined {
     case 'append':
     case 'forward':
       return m as ClusterMessage;
+    case 'ack': {
+      const { n, by } = m as { n?: unknown; by?: unknown };
+      return typeof n === 'number' && typeof by === 'string' ? (m as AckMessage) : undefined;
+    }
     default:
       return undefined;
   }

@@ -15,13 +15,15 @@ import type {
 } from '../transport/streamable/session-directory.js';
 import type { Stream } from '../transport/streamable/stream.js';
 import type { StreamableServerTransport } from '../transport/streamable/transport.js';
+import { type AckHost, ChangeAcks } from './change-acks.js';
 import { type Channels, openChannels } from './channels.js';
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { ClusterEvents } from './event-bus.js';
 import { RedisListenLeases } from './listen-leases.js';
+import { Liveness } from './liveness.js';
 import { Replica, type ReplicaHost } from './replica.js';
 import { SharedRequestStateKeys, type SharedRequestStateKeysOptions } from './request-state-keys.js';
-import { type SessionRecord, SessionStore, sessionHash } from './session-store.js';
+import { type Changed, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
 
 /** Default `timeoutMs` of `whenReady`. */
 export const DEFAULT_READY_TIMEOUT_MS = 10_000;
@@ -78,7 +80,7 @@ interface Loaded extends SessionRecord {
  * again as soon as Redis is back: its connections reconnect on their own, and each replica then re-reads its record
  * and checks its streams against the store, for what was missed.
  */
-export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessions {
+export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, SharedSessions {
   readonly nodeId: string;
   readonly eventStore: RedisEventStore;
   readonly records: SessionStore;
@@ -113,27 +115,26 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   private timer: unknown;
   private closed = false;
   readonly livenessMs: number;
-  /** What the liveness key of each process is named: this, and its id. */
-  private readonly alive: string;
-  private beatTimer: unknown;
-  /** Streams that responses here follow, and the process writing each. */
-  private readonly followed = new Map<Stream, string>();
-  /** Processes writing streams followed here whose liveness key was missing, since when (this clock's ms). */
-  private readonly missing = new Map<string, number>();
-  /** Processes found dead: their ids are never used again. */
-  private readonly dead = new Set<string>();
+  private readonly liveness: Liveness;
+  /** Changes of state made here, waiting for the other processes that hold their session. */
+  private readonly acks: ChangeAcks;
 
   constructor(options: RedisClusterOptions) {
     this.keyPrefix = options.keyPrefix ?? 'mcpwire';
     this.nodeId = randomBytes(8).toString('base64url');
     this.ownsClient = isRedisAddress(options.redis);
     this.client = isRedisAddress(options.redis) ? connectRedis(options.redis) : options.redis;
-    // One hash slot for every liveness key, so that one MGET reads those of several processes on a Redis Cluster.
-    this.alive = `${this.keyPrefix}:{alive}:`;
     this.livenessMs = options.livenessMs ?? DEFAULT_LIVENESS_MS;
     if (!Number.isSafeInteger(this.livenessMs) || this.livenessMs < 3) {
       throw new RangeError(`livenessMs must be an integer of at least 3, got ${options.livenessMs}`);
     }
+    this.liveness = new Liveness(
+      this.client,
+      this.keyPrefix,
+      this.nodeId,
+      this.livenessMs,
+      () => this.unavailable() === undefined,
+    );
     this.requestStateKeys =
       options.requestStateKeys &&
       new SharedRequestStateKeys(this.client, this.keyPrefix, options.requestStateKeys);
@@ -144,7 +145,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       3 * this.livenessMs,
       this.report,
     );
-    this.records = new SessionStore(this.client, this.keyPrefix, `${this.keyPrefix}:bus`);
+    this.records = new SessionStore(this.client, this.keyPrefix, `${this.keyPrefix}:bus`, this.nodeId);
+    this.acks = new ChangeAcks(this);
     this.eventStore = new RedisEventStore({
       ...options.eventStore,
       redis: this.client,
@@ -163,7 +165,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       if (connectedBefore) this.missed = true;
       connectedBefore = true;
       // Back at once: others that follow this process's streams must not take it for dead.
-      this.announceAlive();
+      this.liveness.announce();
       this.resyncIfMissed();
     });
   }
@@ -209,10 +211,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.closed = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.beatTimer !== undefined) this.clock.clearTimeout(this.beatTimer);
-    this.beatTimer = undefined;
-    // Streams this process still wrote end sooner for their followers elsewhere.
-    if (this.client.status === 'ready') await this.client.del(this.alive + this.nodeId).catch(ignore);
+    this.acks.close();
+    await this.liveness.stop();
     this.channels.close();
     this.events?.close();
     this.requestStateKeys?.stop();
@@ -255,7 +255,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     }
     this.touchEveryMs = Math.max(1, Math.floor(this.ttlMs / 10));
     this.timer = this.clock.setTimeout(this.sweep, this.touchEveryMs);
-    this.beat();
+    this.liveness.start(this.clock);
   }
 
   unavailable(): string | undefined {
@@ -366,7 +366,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
     this.host?.report(err);
   };
 
-  sendTo(node: string, m: ClusterMessage): Promise<boolean> {
+  sendTo(node: string, m: BusMessage): Promise<boolean> {
     const text = JSON.stringify(m);
     return this.roundTrip(`relay.${m.k}`, () => this.channels.sendTo(node, text));
   }
@@ -381,11 +381,24 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
   }
 
   forget(replica: Replica): void {
-    if (this.replicas.get(replica.hash) === replica) this.replicas.delete(replica.hash);
+    if (this.replicas.get(replica.hash) !== replica) return;
+    this.replicas.delete(replica.hash);
+    // Changes stop waiting for this process (if this fails, it acknowledges them anyway: it holds no replica).
+    this.records.unregister(replica.hash).catch(ignore);
   }
 
   follow(stream: Stream, writer: string): void {
-    this.followed.set(stream, writer);
+    this.liveness.follow(stream, writer);
+  }
+
+  acknowledged(hash: string, changed: Changed): Promise<void> {
+    return this.roundTrip('state.ack', () => this.acks.wait(hash, changed));
+  }
+
+  // ---- AckHost ----
+
+  living(nodes: readonly string[]): Promise<boolean[]> {
+    return this.liveness.living(nodes);
   }
 
   // ---- internals ----
@@ -421,13 +434,14 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       this.events?.receive(m);
       return;
     }
-    const replica = this.replicas.get(m.s);
-    if (replica !== undefined) {
-      replica.receive(m);
+    if (m.k === 'ack') {
+      this.acks.heard(m);
       return;
     }
-    const heard = this.loading.get(m.s);
-    if (heard !== undefined) heard.push(m);
+    const replica = this.replicas.get(m.s);
+    const heard = replica === undefined ? this.loading.get(m.s) : undefined;
+    if (replica !== undefined) replica.receive(m);
+    else if (heard !== undefined) heard.push(m);
     else if (m.k === 'forward') {
       this.report(
         new Error(
@@ -436,6 +450,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
         ),
       );
     }
+    // Applied, or queued for the replica being loaded (applied before it serves), or none here: the next load reads it.
+    if (m.k === 'state' && m.a !== undefined) this.acks.acknowledge(m);
   };
 
   /**
@@ -452,55 +468,6 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, SharedSessio
       );
     }
   }
-
-  /** Refreshes this process's liveness key (while Redis answers; failures show as 503s already). */
-  private announceAlive(): void {
-    if (this.closed || this.client.status !== 'ready') return;
-    this.client.set(this.alive + this.nodeId, '1', 'PX', this.livenessMs).catch(ignore);
-  }
-
-  /** Three times per liveness period: this process is alive; are the writers of the streams followed here? */
-  private readonly beat = (): void => {
-    if (this.closed) return;
-    this.beatTimer = this.clock.setTimeout(this.beat, Math.floor(this.livenessMs / 3));
-    this.announceAlive();
-    // The streams followed now, by writer.
-    const followed = new Map<string, Stream[]>();
-    for (const [stream, node] of this.followed) {
-      if (stream.isFinished || !stream.held) {
-        this.followed.delete(stream);
-        continue;
-      }
-      const streams = followed.get(node);
-      if (streams === undefined) followed.set(node, [stream]);
-      else streams.push(stream);
-    }
-    for (const node of this.missing.keys()) if (!followed.has(node)) this.missing.delete(node);
-    for (const [node, streams] of followed) {
-      if (!this.dead.has(node)) continue;
-      followed.delete(node);
-      for (const stream of streams) stream.writerGone();
-    }
-    if (followed.size === 0 || this.unavailable() !== undefined) return;
-    const nodes = [...followed.keys()];
-    this.client.mget(nodes.map((node) => this.alive + node)).then((values) => {
-      const now = this.clock.now();
-      nodes.forEach((node, i) => {
-        if (values[i] !== null) {
-          this.missing.delete(node);
-          return;
-        }
-        // Missing at two checks a whole period apart: not a process that reconnects or is slow for a moment.
-        const since = this.missing.get(node);
-        if (since === undefined) this.missing.set(node, now);
-        else if (now - since >= this.livenessMs) {
-          this.missing.delete(node);
-          this.dead.add(node);
-          for (const stream of followed.get(node)!) stream.writerGone();
-        }
-      });
-    }, ignore);
-  };
 
   /** Keeps the records of busy replicas alive (a long request, an open GET stream): activity is not only requests. */
   private readonly sweep = (): void => {

@@ -5,7 +5,7 @@ import type { SessionReplica } from '../transport/streamable/session-directory.j
 import type { Stream } from '../transport/streamable/stream.js';
 import type { StreamableServerTransport } from '../transport/streamable/transport.js';
 import type { ClusterMessage, StateMessage } from './cluster-messages.js';
-import type { SessionRecord, SessionStore, SharedState, StateChange } from './session-store.js';
+import type { Changed, SessionRecord, SessionStore, SharedState, StateChange } from './session-store.js';
 
 /** What a replica needs from the cluster it belongs to (see RedisCluster). */
 export interface ReplicaHost {
@@ -25,6 +25,11 @@ export interface ReplicaHost {
   sendTo(node: string, m: ClusterMessage): Promise<boolean>;
   /** Publishes `m` to every process; failures are reported. */
   broadcast(m: ClusterMessage): void;
+  /**
+   * Resolves once the other processes holding a replica of session `hash` (`changed.holders`) applied the change,
+   * or are gone, or a bound passed (see ChangeAcks). Never rejects.
+   */
+  acknowledged(hash: string, changed: Changed): Promise<void>;
   /** The replica closed: it hears no more messages. */
   forget(replica: Replica): void;
   /** A response here follows `stream`, which process `writer` writes: it ends if that process is gone. */
@@ -87,22 +92,25 @@ export class Replica implements SessionReplica {
   }
 
   async share(request: JsonRpcRequest): Promise<void> {
-    let published: StateMessage | undefined;
+    const host = this.host;
+    let changed: Changed | undefined;
     try {
-      const host = this.host;
-      published = await host.roundTrip('state.share', () =>
+      changed = await host.roundTrip('state.share', () =>
         host.records.change(this.hash, this.streamPrefix, stateChange(request), host.ttlMs),
       );
     } catch (err) {
       this.restore();
       throw err;
     }
-    if (published === undefined) {
+    if (changed === undefined) {
       this.restore();
       this.gone();
       throw new Error('the session has ended');
     }
-    this.applyState(fromMessage(published));
+    this.applyState(fromMessage(changed.state));
+    // Read-your-writes: the answer leaves once the other processes that hold the session have applied it, so that a
+    // request the client sends next sees it wherever it lands.
+    if (changed.holders.length > 0) await host.acknowledged(this.hash, changed);
   }
 
   /**

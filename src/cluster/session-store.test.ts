@@ -26,10 +26,10 @@ const session = {
   streamPrefix: 'abc.',
 };
 
-/** A store under a prefix of its own, and what its bus carries. */
+/** A store under a prefix of its own, serving process `node-a`, and what its bus carries. */
 async function isolated() {
   const prefix = `test-${randomUUID()}`;
-  const store = new SessionStore(client, prefix, `${prefix}:bus`);
+  const store = new SessionStore(client, prefix, `${prefix}:bus`, 'node-a');
   const heard: unknown[] = [];
   await listener.subscribe(store.bus);
   listener.on('message', (channel, text) => {
@@ -57,6 +57,43 @@ describe('SessionStore', () => {
     assert.equal(await store.load(sessionHash(randomUUID())), undefined, 'no record: undefined');
   });
 
+  test('a change names the other processes holding a replica: every one that created or loaded it before', async () => {
+    const { store } = await isolated();
+    const other = (node: string) => new SessionStore(client, store.keyPrefix, store.bus, node);
+    const [b, c] = [other('node-b'), other('node-c')];
+    const h = sessionHash(randomUUID());
+    await store.create(h, session, 60_000, 0);
+    const level = { op: 'level', level: 'info' } as const;
+    assert.deepEqual(
+      (await store.change(h, 'abc.', level, 60_000))!.holders,
+      [],
+      'only the creator holds it',
+    );
+    assert.deepEqual((await b.change(h, 'abc.', level, 60_000))!.holders, ['node-a']);
+    // Redis runs a load and a change one after the other: a process that loaded first is named (A waits for it to
+    // apply the change); one that loads after reads the change.
+    const before = await c.load(h);
+    const changed = await store.change(h, 'abc.', { op: 'level', level: 'debug' }, 60_000);
+    assert.equal(before!.state.logLevel, 'info');
+    assert.deepEqual(changed!.holders, ['node-c']);
+    await store.unregister(h, 'node-c');
+    const after = await b.load(h);
+    assert.equal(after!.state.logLevel, 'debug');
+    await c.load(h);
+    assert.deepEqual([...(await store.change(h, 'abc.', level, 60_000))!.holders].sort(), [
+      'node-b',
+      'node-c',
+    ]);
+    // A replica dropped (or a process found gone) is no longer waited for.
+    await b.unregister(h);
+    await store.unregister(h, 'node-c');
+    assert.deepEqual((await store.change(h, 'abc.', level, 60_000))!.holders, []);
+    assert.deepEqual((await c.change(h, 'abc.', level, 60_000))!.holders, ['node-a']);
+    const none = sessionHash(randomUUID());
+    assert.equal(await store.load(none), undefined);
+    assert.equal(await client.exists(store.key(none)), 0, 'loading no record makes none');
+  });
+
   test('a principal that is not a string equals nothing once loaded', async () => {
     const { store } = await isolated();
     const h = sessionHash(randomUUID());
@@ -77,14 +114,14 @@ describe('SessionStore', () => {
       store.change(h, 'abc.', { op: 'subscribe', uri: 'a://2' }, 60_000),
       store.change(h, 'abc.', { op: 'unsubscribe', uri: 'a://1' }, 60_000),
     ]);
-    const numbers = results.map((m) => m!.n);
+    const numbers = results.map((m) => m!.state.n);
     assert.deepEqual(
       numbers,
       [...numbers].sort((a, b) => a - b),
       'numbered in the order Redis made them',
     );
     assert.equal(new Set(numbers).size, 4);
-    const last = results[3]!;
+    const last = results[3]!.state;
     assert.equal(last.ll, 'warning');
     assert.deepEqual(last.subs, ['a://2']);
     assert.deepEqual((await store.load(h))!.state, {
@@ -93,10 +130,14 @@ describe('SessionStore', () => {
       subscriptions: ['a://2'],
     });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(heard, results, 'the bus carries each state, in order');
+    assert.deepEqual(
+      heard,
+      results.map((m) => m!.state),
+      'the bus carries each state, in order',
+    );
     // An empty list of subscriptions comes back as Lua encodes it: an empty object, read as none.
     const none = await store.change(h, 'abc.', { op: 'unsubscribe', uri: 'a://2' }, 60_000);
-    assert.deepEqual(none!.subs, {});
+    assert.deepEqual(none!.state.subs, {});
   });
 
   test('a change made after Redis lost later changes is numbered past every number given before', async () => {
@@ -106,11 +147,11 @@ describe('SessionStore', () => {
     const before = await store.change(h, 'abc.', { op: 'level', level: 'info' }, 60_000);
     const lost = await store.change(h, 'abc.', { op: 'level', level: 'debug' }, 60_000);
     // Redis restarts from a snapshot taken between the two: the record holds the first change's number.
-    await client.hset(store.key(h), 'n', String(before!.n), 'll', 'info');
+    await client.hset(store.key(h), 'n', String(before!.state.n), 'll', 'info');
     // A restart takes longer than this.
     await new Promise((resolve) => setTimeout(resolve, 5));
     const next = await store.change(h, 'abc.', { op: 'level', level: 'error' }, 60_000);
-    assert.ok(next!.n > lost!.n, 'a process that applied the lost change applies the next one');
+    assert.ok(next!.state.n > lost!.state.n, 'a process that applied the lost change applies the next one');
   });
 
   test('the subscriber index names the sessions a URI update must reach, and notify records it for them', async () => {
@@ -204,7 +245,7 @@ describe('SessionStore', () => {
 
   test('Redis unreachable: every call rejects with StoreUnavailableError', async () => {
     const down = createRedisClient('redis://127.0.0.1:1', { commandTimeoutMs: 200 });
-    const store = new SessionStore(down, 'x', 'x:bus');
+    const store = new SessionStore(down, 'x', 'x:bus', 'node-a');
     try {
       await assert.rejects(store.load('h'), StoreUnavailableError);
       await assert.rejects(store.touch('h', 'abc.', 1000, 0), StoreUnavailableError);

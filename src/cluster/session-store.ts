@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '../eventstore/redis-client.js';
-import { WRITE_FUNCTION } from '../eventstore/redis-event-scripts.js';
 import type { RedisEventStore } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
 import type { SharedSession } from '../transport/streamable/session-directory.js';
 import { sessionHash } from '../util/session-hash.js';
 import type { StateMessage } from './cluster-messages.js';
+import { CHANGE, HOLD, INDEX, LOAD, NOTIFY, REMOVE, type Script, TOUCH } from './session-scripts.js';
 
 /**
  * A session's key in Redis and in messages is `sessionHash` of its id: the keyspace and the channels never show a
@@ -22,6 +22,13 @@ export interface SharedState {
   readonly subscriptions: readonly string[];
 }
 
+/** What a change of state made: the state it published, and the other processes holding a replica of the session. */
+export interface Changed {
+  readonly state: StateMessage;
+  /** The processes the record lists as holding a replica, but the one that made the change. */
+  readonly holders: readonly string[];
+}
+
 /** A session as its record holds it. */
 export interface SessionRecord extends SharedSession {
   readonly state: SharedState;
@@ -34,142 +41,7 @@ export type StateChange =
   | { readonly op: 'level'; readonly level: LoggingLevel }
   | { readonly op: 'subscribe' | 'unsubscribe'; readonly uri: string };
 
-// Record fields: v protocol version, ci client info (JSON), cc client capabilities (JSON), p principal (po: one
-// that was not a string),
-// sp stream prefix, c created and t last activity (ms since the epoch), n the number of the last change of state,
-// ll log level, s:<uri> one per subscription, h:<stream id> the process holding that stream's response.
-//
-// Subscriber index: per URI, a sorted set `<prefix>:subscribers:<SHA-1 of the URI, hex>` of the sessions whose
-// record subscribes to it, each member `<hash>:<stream prefix>` (what a notification needs to name the keys of its
-// GET stream) scored with the time (its node's clock, ms) its record was last refreshed, so that
-// `resourceUpdated` finds them without scanning sessions. It may hold more than the records say (a session that
-// expired, a change cut off by a lost connection): the record decides, and a member whose record says otherwise is
-// removed when found. A record lives `ttl` after its last refresh; a member older than twice that is removed when
-// the URI's index is next written, and the set itself expires with its newest member.
-//
-// Every script touches one session's keys, all in its hash slot (`{hash}`), so that a Redis Cluster runs it on
-// one shard; the index of a URI is in a slot of its own, and kept by separate commands: a failure between two of
-// them leaves a member too many (harmless: the record decides), or fails the subscription that went unindexed.
-
-/** Lua: `clock()`, Redis's clock in ms. */
-const CLOCK_FUNCTION = `
-local function clock()
-  local time = redis.call('TIME')
-  return time[1] * 1000 + math.floor(time[2] / 1000)
-end
-`;
-
-/**
- * INDEX(index of a URI; member, ttl ms) → 1. Puts the member in the index, scored now, drops the members older
- * than twice the TTL (of sessions that ended without unsubscribing), and keeps the set that long.
- */
-const INDEX_LUA = `${CLOCK_FUNCTION}
-local now, ttl = clock(), tonumber(ARGV[2])
-redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 2 * ttl)
-redis.call('PEXPIRE', KEYS[1], 2 * ttl)
-return 1
-`;
-
-/** Lua: `subscriptions(record)`, the URIs the record subscribes to. */
-const SUBSCRIPTIONS_FUNCTION = `
-local function subscriptions(record)
-  local subs = {}
-  for _, field in ipairs(redis.call('HKEYS', record)) do
-    if string.sub(field, 1, 2) == 's:' then subs[#subs + 1] = string.sub(field, 3) end
-  end
-  return subs
-end
-`;
-
-/**
- * TOUCH(record; ttl ms, now) → the URIs the record subscribes to (whose index entries the caller refreshes), or
- * nil when the record is gone. Refreshes the record.
- */
-const TOUCH_LUA = `${SUBSCRIPTIONS_FUNCTION}
-if redis.call('PEXPIRE', KEYS[1], ARGV[1]) == 0 then return false end
-redis.call('HSET', KEYS[1], 't', ARGV[2])
-return subscriptions(KEYS[1])
-`;
-
-/**
- * CHANGE(record; op, arg, hash, bus) → the state message it published, or nil when the record is gone. Applies
- * one change, numbers it (n, growing), and publishes the whole resulting state, so that every process ends with
- * the latest state whatever order it hears of concurrent changes in (it keeps the highest n). The caller indexes a
- * subscription before, and unindexes an unsubscription after.
- */
-const CHANGE_LUA = `${CLOCK_FUNCTION}${SUBSCRIPTIONS_FUNCTION}
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local op, arg = ARGV[1], ARGV[2]
-if op == 'level' then
-  redis.call('HSET', KEYS[1], 'll', arg)
-elseif op == 'subscribe' then
-  redis.call('HSET', KEYS[1], 's:' .. arg, 1)
-else
-  redis.call('HDEL', KEYS[1], 's:' .. arg)
-end
--- Change numbers only grow, also across a Redis that restarted from an older state (which undoes the changes it
--- lost): the next one is numbered past the clock in ms, so no process ignores it for a number it already holds.
-local n = math.max(tonumber(redis.call('HGET', KEYS[1], 'n') or '0') + 1, clock())
-redis.call('HSET', KEYS[1], 'n', string.format('%d', n))
-local message = cjson.encode({k = 'state', s = ARGV[3], n = n, ll = redis.call('HGET', KEYS[1], 'll'),
-  subs = subscriptions(KEYS[1])})
-redis.call('PUBLISH', ARGV[4], message)
-return message
-`;
-
-/** HOLD(record; stream id, node, hash, bus) → 1, or 0 when the record is gone. Records and announces the holder. */
-const HOLD_LUA = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'h:' .. ARGV[1], ARGV[2])
-redis.call('PUBLISH', ARGV[4], cjson.encode({k = 'hold', s = ARGV[3], x = ARGV[1], by = ARGV[2]}))
-return 1
-`;
-
-/**
- * REMOVE(record; hash, bus) → {stream prefix, URI…} of the record, whose index entries the caller removes; {}
- * when there was none. Deletes it, and tells every process.
- */
-const REMOVE_LUA = `${SUBSCRIPTIONS_FUNCTION}
-local out = {}
-local sp = redis.call('HGET', KEYS[1], 'sp')
-if sp then
-  out = subscriptions(KEYS[1])
-  table.insert(out, 1, sp)
-  redis.call('DEL', KEYS[1])
-end
-redis.call('PUBLISH', ARGV[2], cjson.encode({k = 'closed', s = ARGV[1]}))
-return out
-`;
-
-/**
- * NOTIFY(record, events session, events GET stream; uri, data, ttl s, maxEvents, maxBytes, GET stream id) →
- * {index, holder}: the index of the event `data` became in the session's GET stream, and the process holding that
- * stream (which the caller tells); -1 when the record is gone or not subscribed to `uri`; -2 when no process ever
- * held the session's GET stream (so, as in one process, there is no stream to record it in); -3 when the stream
- * refused it.
- */
-const NOTIFY_LUA = `${WRITE_FUNCTION}
-local meta = redis.call('HMGET', KEYS[1], 's:' .. ARGV[1], 'h:' .. ARGV[6])
-if not meta[1] then return -1 end
-if not meta[2] then return -2 end
-local i = write(KEYS[2], KEYS[3], ARGV[6], {'o', 'a', ARGV[2]}, 1, ARGV[3], tonumber(ARGV[4]),
-  tonumber(ARGV[5]))[2]
-if i < 0 then return -3 end
-return {i, meta[2]}
-`;
-
-interface Script {
-  readonly lua: string;
-  readonly sha: string;
-}
-const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
-const INDEX = script(INDEX_LUA);
-const TOUCH = script(TOUCH_LUA);
-const CHANGE = script(CHANGE_LUA);
-const HOLD = script(HOLD_LUA);
-const REMOVE = script(REMOVE_LUA);
-const NOTIFY = script(NOTIFY_LUA);
+// The record's fields, the subscriber index and the scripts that keep them: session-scripts.ts.
 
 /**
  * What `notify` did with a resource update for one session: recorded it as event `index` of GET stream `stream`,
@@ -199,6 +71,8 @@ export class SessionStore {
     readonly keyPrefix: string,
     /** The channel every process of the cluster listens to. */
     readonly bus: string,
+    /** The process this store serves: the records list it among the processes holding a replica of the session. */
+    readonly node: string,
   ) {
     this.indexPrefix = `${keyPrefix}:subscribers:`;
   }
@@ -208,7 +82,7 @@ export class SessionStore {
     return `${this.keyPrefix}:session:{${h}}`;
   }
 
-  /** Writes the record of a session that just initialized. */
+  /** Writes the record of a session that just initialized (here: this process holds a replica). */
   async create(h: string, session: SharedSession, ttlMs: number, now: number): Promise<void> {
     const fields: Record<string, string> = {
       v: session.protocolVersion,
@@ -216,6 +90,7 @@ export class SessionStore {
       n: '0',
       c: String(now),
       t: String(now),
+      [`r:${this.node}`]: '1',
     };
     if (session.clientInfo !== undefined) fields.ci = JSON.stringify(session.clientInfo);
     if (session.clientCapabilities !== undefined) fields.cc = JSON.stringify(session.clientCapabilities);
@@ -231,15 +106,24 @@ export class SessionStore {
     }
   }
 
-  /** The record, or undefined when there is none (the session ended, expired, or never was). */
+  /**
+   * The record, or undefined when there is none (the session ended, expired, or never was). Registers this process
+   * as holding a replica, in the same step: a change made later waits for it (see `change`).
+   */
   async load(h: string): Promise<SessionRecord | undefined> {
-    let fields: Record<string, string>;
+    const flat = (await this.run(LOAD, [this.key(h)], this.node)) as string[];
+    const fields: Record<string, string> = {};
+    for (let i = 0; i < flat.length; i += 2) fields[flat[i]] = flat[i + 1];
+    return parseRecord(fields);
+  }
+
+  /** This process no longer holds a replica of session `h` (or `node` is gone): changes stop waiting for it. */
+  async unregister(h: string, node = this.node): Promise<void> {
     try {
-      fields = await this.client.hgetall(this.key(h));
+      await this.client.hdel(this.key(h), `r:${node}`);
     } catch (err) {
       throw redisFailure(err);
     }
-    return parseRecord(fields);
   }
 
   /**
@@ -254,23 +138,26 @@ export class SessionStore {
   }
 
   /**
-   * Applies `change` to session `h` (stream prefix `sp`) and publishes the resulting state; undefined when the
-   * record is gone. `ttlMs` is how long a record lives without a refresh (it bounds what the subscriber index
-   * keeps of sessions that expired).
+   * Applies `change` to session `h` (stream prefix `sp`), publishes the resulting state on the bus, and answers it
+   * with the other processes that hold a replica (the caller makes sure they applied it); undefined when the record
+   * is gone. `ttlMs` is how long a record lives without a refresh (it bounds what the subscriber index keeps of
+   * sessions that expired).
    */
-  async change(h: string, sp: string, change: StateChange, ttlMs: number): Promise<StateMessage | undefined> {
+  async change(h: string, sp: string, change: StateChange, ttlMs: number): Promise<Changed | undefined> {
     const arg = change.op === 'level' ? change.level : change.uri;
     // Sent at once, in call order: the changes of one session made here reach its record in the order they were
     // made. A subscription is indexed too before it is answered; if that fails, so does the request (the record's
     // next refresh indexes it).
     const indexed = change.op === 'subscribe' ? this.index(change.uri, indexMember(h, sp), ttlMs) : undefined;
-    const [reply] = await Promise.all([
-      this.run(CHANGE, [this.key(h)], change.op, arg, h, this.bus),
+    const [reply] = (await Promise.all([
+      this.run(CHANGE, [this.key(h)], change.op, arg, h, this.bus, this.node),
       indexed,
-    ]);
+    ])) as [[string, ...string[]] | null, unknown];
     // A member left behind (the command failed) goes with the first update that finds the record says otherwise.
     if (change.op === 'unsubscribe') this.unindex(change.uri, indexMember(h, sp)).catch(ignore);
-    return typeof reply === 'string' ? (JSON.parse(reply) as StateMessage) : undefined;
+    if (reply === null) return undefined;
+    const [state, ...holders] = reply;
+    return { state: JSON.parse(state) as StateMessage, holders };
   }
 
   /**

@@ -148,7 +148,7 @@ for (const mode of ['SSE answers', 'JSON answers'] as const) {
       await written(file, (s) => s.name === 'cluster relay.forward', 1, 'an answer relayed through Redis');
     });
 
-    test('legacy: Redis round trips are spans: the session shared, loaded, and a change of its state', async () => {
+    test('legacy: Redis round trips are spans: the session shared, loaded, and a change of its state, acknowledged', async () => {
       recording.reset();
       const session = await connectUrl(demoClient('legacy'), url);
       try {
@@ -173,12 +173,20 @@ for (const mode of ['SSE answers', 'JSON answers'] as const) {
         2,
         'a state.share span in each logging/setLevel trace',
       );
-      for (const share of shares) {
+      // Both processes hold the session (the balancer alternates): each change then waits for the other's
+      // acknowledgement, a span beside the change's.
+      const acks = await written(
+        file,
+        (s) => s.name === 'cluster state.ack' && traces.has(s.traceId),
+        2,
+        'a state.ack span in each logging/setLevel trace',
+      );
+      for (const span of [...shares, ...acks]) {
         const served = file
           .read()
-          .find((s) => s.spanId === share.parentSpanId && s.kind === SERVER && s.name === 'logging/setLevel');
+          .find((s) => s.spanId === span.parentSpanId && s.kind === SERVER && s.name === 'logging/setLevel');
         assert.ok(served, 'the round trip is a child of the request that made it');
-        assert.equal(share.kind, CLIENT);
+        assert.equal(span.kind, CLIENT);
       }
     });
 

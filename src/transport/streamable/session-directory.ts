@@ -73,7 +73,9 @@ export interface SessionReplica {
   active(): void;
   /**
    * A request that changes the session's state (logging/setLevel, resources/subscribe, resources/unsubscribe)
-   * succeeded here: the change reaches the other processes before its answer leaves, or this rejects.
+   * succeeded here: the change is shared, and the other processes holding the session have applied it (or are gone,
+   * or a bound passed), before its answer leaves, so that the client's next request sees it wherever it lands; or
+   * this rejects, and nothing changed.
    */
   share(request: JsonRpcRequest): Promise<void>;
   /**
