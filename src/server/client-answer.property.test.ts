@@ -87,8 +87,7 @@ describe('the handler never runs on an answer that does not fit', () => {
         const before = seen.length;
         const from = client.sent.length;
         const response = client.call('tools/call', { name: 'ask', arguments: { schema } });
-        const asked = await client.connection.next((s) => s.message.method === 'elicitation/create', from);
-        client.deliver({ jsonrpc: '2.0', id: asked.message.id, result });
+        await client.answer('elicitation/create', result, from);
         const { result: done, error } = await response;
         if (error === undefined) {
           assert.equal(done.isError, undefined, JSON.stringify(done));

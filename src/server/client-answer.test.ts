@@ -122,12 +122,7 @@ describe('answers on a 2025-11-25 session', () => {
     assert.equal((await refused).error.data.field, 'result.action');
     const from = client.sent.length;
     const declined = client.call('tools/call', { name: 'age', arguments: {} });
-    const request = await client.connection.next((s) => s.message.method === 'elicitation/create', from);
-    client.deliver({
-      jsonrpc: '2.0',
-      id: request.message.id,
-      result: { action: 'decline', content: { age: 'x' } },
-    });
+    await client.answer('elicitation/create', { action: 'decline', content: { age: 'x' } }, from);
     assert.equal((await declined).result.content[0].text, 'decline undefined');
     assert.deepEqual(after, ['age ran on with {"action":"decline"}']);
   });
@@ -137,9 +132,8 @@ describe('answers on a 2025-11-25 session', () => {
     const response = client.call('tools/call', { name: 'patient', arguments: {} });
     let from = 0;
     for (const content of [{ age: 4.5 }, { age: 30 }]) {
-      const asked = await client.connection.next((s) => s.message.method === 'elicitation/create', from);
+      const asked = await client.answer('elicitation/create', { action: 'accept', content }, from);
       from = client.sent.indexOf(asked) + 1;
-      client.deliver({ jsonrpc: '2.0', id: asked.message.id, result: { action: 'accept', content } });
     }
     assert.equal((await response).result.content[0].text, 'age 30 after 1 retries');
     assert.deepEqual(after, ['elicitation/create result.content.age: must be an integer']);
@@ -170,12 +164,7 @@ describe('answers on a 2025-11-25 session', () => {
     assert.deepEqual(after, []);
     const from = client.sent.length;
     const right = client.call('tools/call', { name: 'own', arguments: {} });
-    const asked = await client.connection.next((s) => s.message.method === 'elicitation/create', from);
-    client.deliver({
-      jsonrpc: '2.0',
-      id: asked.message.id,
-      result: { action: 'accept', content: { age: 9 } },
-    });
+    await client.answer('elicitation/create', { action: 'accept', content: { age: 9 } }, from);
     assert.equal((await right).result.content[0].text, '{"years":{"action":"accept","content":{"age":9}}}');
   });
 });
