@@ -1,3 +1,4 @@
+import { fieldFault, STRING_FORMATS } from '../protocol/elicitation-content.js';
 import type { ElicitResult, PrimitiveSchemaDefinition, StringSchema } from '../protocol/types.js';
 
 /** One value of an accepted form. */
@@ -59,7 +60,7 @@ function takes(schema: PrimitiveSchemaDefinition): string {
     default: {
       if (choicesOf(schema) !== undefined) return 'a number or a value above';
       const s = schema as StringSchema;
-      const what = s.format === undefined ? 'text' : FORMATS[s.format].name;
+      const what = s.format === undefined ? 'text' : STRING_FORMATS[s.format].name;
       return `${what}${range(s.minLength, s.maxLength, ' characters')}`;
     }
   }
@@ -70,29 +71,6 @@ function range(min: number | undefined, max: number | undefined, unit: string): 
   if (min !== undefined) return `, at least ${min}${unit}`;
   if (max !== undefined) return `, at most ${max}${unit}`;
   return '';
-}
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
-
-/** The string formats a form may ask for (spec: elicitation), as the person is told them and as checked. */
-const FORMATS: Record<
-  NonNullable<StringSchema['format']>,
-  { name: string; valid: (t: string) => boolean }
-> = {
-  email: { name: 'an email address', valid: (t) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(t) },
-  uri: { name: 'a URI', valid: (t) => URL.canParse(t) },
-  date: { name: 'a date (YYYY-MM-DD)', valid: (t) => DATE.test(t) && isCalendarDate(t) },
-  'date-time': {
-    name: 'a date and time (e.g. 2025-11-25T09:30:00Z)',
-    valid: (t) => DATE_TIME.test(t) && isCalendarDate(t.slice(0, 10)) && !Number.isNaN(Date.parse(t)),
-  },
-};
-
-function isCalendarDate(text: string): boolean {
-  const [, y, m, d] = DATE.exec(text)!.map(Number);
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
 const YES = new Set(['y', 'yes', 'true', '1']);
@@ -116,12 +94,7 @@ export function parseField(
     case 'integer': {
       const n = text === '' ? Number.NaN : Number(text);
       if (!Number.isFinite(n)) return { problem: `"${text}" is not a number` };
-      if (schema.type === 'integer' && !Number.isInteger(n)) return { problem: `${text} is not an integer` };
-      if (schema.minimum !== undefined && n < schema.minimum)
-        return { problem: `the least is ${schema.minimum}` };
-      if (schema.maximum !== undefined && n > schema.maximum)
-        return { problem: `the most is ${schema.maximum}` };
-      return { value: n };
+      return fits(schema, n);
     }
     case 'array': {
       const choices = choicesOf(schema)!;
@@ -133,11 +106,7 @@ export function parseField(
         if (picked.includes(value)) return { problem: `"${value}" is chosen twice` };
         picked.push(value);
       }
-      if (schema.minItems !== undefined && picked.length < schema.minItems)
-        return { problem: `choose at least ${schema.minItems}` };
-      if (schema.maxItems !== undefined && picked.length > schema.maxItems)
-        return { problem: `choose at most ${schema.maxItems}` };
-      return { value: picked };
+      return fits(schema, picked);
     }
     default: {
       const choices = choicesOf(schema);
@@ -145,9 +114,18 @@ export function parseField(
         const value = choose(choices, text);
         return value === undefined ? { problem: `"${text}" is none of the choices` } : { value };
       }
-      return checkString(schema as StringSchema, text);
+      return fits(schema, text);
     }
   }
+}
+
+/** `value` when it fits the field's schema as a server checks it (spec: elicitation), else what is wrong. */
+function fits(
+  schema: PrimitiveSchemaDefinition,
+  value: FieldValue,
+): { value: FieldValue } | { problem: string } {
+  const fault = fieldFault(schema, value);
+  return fault === undefined ? { value } : { problem: `it ${fault.problem}` };
 }
 
 /** The choice a word names: its value, else its number in the list, else its title (any case). */
@@ -157,29 +135,4 @@ function choose(choices: readonly Choice[], word: string): string | undefined {
   const n = /^\d+$/.test(word) ? Number(word) : 0;
   if (n >= 1 && n <= choices.length) return choices[n - 1].value;
   return choices.find((c) => c.title.toLowerCase() === word.toLowerCase())?.value;
-}
-
-/** Its length counts characters (code points), as JSON Schema does. */
-function checkString(schema: StringSchema, text: string): { value: string } | { problem: string } {
-  const length = [...text].length;
-  if (schema.minLength !== undefined && length < schema.minLength)
-    return { problem: `at least ${schema.minLength} characters, please` };
-  if (schema.maxLength !== undefined && length > schema.maxLength)
-    return { problem: `at most ${schema.maxLength} characters, please` };
-  if (schema.format !== undefined && !FORMATS[schema.format].valid(text))
-    return { problem: `that is not ${FORMATS[schema.format].name}` };
-  if (schema.pattern !== undefined && !matches(schema.pattern, text))
-    return { problem: `that does not match the pattern ${schema.pattern}` };
-  return { value: text };
-}
-
-/** A pattern the server gave that is no valid regular expression checks nothing. */
-function matches(pattern: string, text: string): boolean {
-  let re: RegExp;
-  try {
-    re = new RegExp(pattern, 'u');
-  } catch {
-    return true;
-  }
-  return re.test(text);
 }

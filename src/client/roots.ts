@@ -1,15 +1,13 @@
-import type { Root } from '../protocol/types.js';
+import { checkClientAnswer } from '../protocol/client-answers.js';
+import { Method, type Root } from '../protocol/types.js';
 
 /**
- * Throws a TypeError naming the first root that is not a `file://` URI, the only kind the spec
- * allows a client to expose, so a mistake surfaces where the roots are set rather than in a server.
+ * Throws a TypeError naming the first root that is not a `file://` URI (with an optional string name), the only
+ * kind the spec allows a client to expose, so a mistake surfaces where the roots are set rather than in a
+ * server: what a server checks a `roots/list` answer with.
  */
 export function checkRoots(roots: readonly Root[]): void {
   if (!Array.isArray(roots)) throw new TypeError('roots must be an array of { uri, name? }');
-  for (let i = 0; i < roots.length; i++) {
-    const uri = roots[i]?.uri;
-    if (typeof uri !== 'string' || !uri.startsWith('file://')) {
-      throw new TypeError(`roots[${i}].uri must be a file:// URI; got ${JSON.stringify(uri)}`);
-    }
-  }
+  const checked = checkClientAnswer(Method.RootsList, undefined, { roots });
+  if (!checked.ok) throw new TypeError(`${checked.at.slice(1)} ${checked.problem}`);
 }

@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
+import { checkClientAnswer } from '../protocol/client-answers.js';
 import {
   type CreateMessageRequestParams,
   type ElicitRequestFormParams,
@@ -17,9 +18,33 @@ import { applyElicitationDefaults } from './elicitation-defaults.js';
  * Answers what a server asks of this client (`roots/list`, `sampling/createMessage`,
  * `elicitation/create`) with the Client's handlers: as real requests on a legacy session, and as the
  * `inputRequests` of a modern round. A method or mode the client did not declare is refused with the
- * error naming the capability to declare.
+ * error naming the capability to declare. An answer the server would refuse (form content that does not fit
+ * the requested schema, a root that is no file:// URI) is never sent: it fails here, -32603 naming the field.
  */
 export function answerServer(
+  client: Client,
+  roots: readonly Root[],
+  method: string,
+  params: Params | undefined,
+  ctx: ClientContext,
+): Promise<Record<string, unknown>> | Record<string, unknown> {
+  const answer = answerWithHandlers(client, roots, method, params, ctx);
+  return answer instanceof Promise
+    ? answer.then((a) => checked(method, params, a))
+    : checked(method, params, answer);
+}
+
+function checked(method: string, params: Params | undefined, answer: unknown): Record<string, unknown> {
+  const result = checkClientAnswer(method, params, answer);
+  if (result.ok) return result.value;
+  throw new McpError(
+    ErrorCode.InternalError,
+    `This client's answer to ${method} is wrong, so it was not sent: result${result.at} ${result.problem}`,
+    { method, field: `result${result.at}` },
+  );
+}
+
+function answerWithHandlers(
   client: Client,
   roots: readonly Root[],
   method: string,

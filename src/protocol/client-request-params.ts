@@ -50,7 +50,8 @@ function samplingBlock(block: unknown): Problem {
   }
 }
 
-function samplingMessage(message: unknown): Problem {
+/** A message of a sampling conversation, or a CreateMessageResult (which is one, with its model). */
+export function samplingMessage(message: unknown): Problem {
   if (!isObject(message)) return ' must be an object';
   if (message.role !== 'user' && message.role !== 'assistant') return '.role must be "user" or "assistant"';
   const content = message.content;

@@ -1,3 +1,4 @@
+export { type CheckedAnswer, checkClientAnswer } from './client-answers.js';
 export * from './envelope.js';
 export * from './header-annotations.js';
 export * from './mcp-headers.js';

@@ -15,6 +15,16 @@ export interface InputRequest {
   params?: Params;
 }
 
+/**
+ * The methods of what a server asks of a client (`InputRequest`), whose answers it checks against the request
+ * (`checkClientAnswer`): real requests in the 2025 era, input requests in the 2026 era.
+ */
+export const INPUT_METHODS: ReadonlySet<string> = new Set([
+  Method.ElicitationCreate,
+  Method.SamplingCreateMessage,
+  Method.RootsList,
+]);
+
 /** The server's requests of one round, by key (unique within the request). */
 export type InputRequests = Record<string, InputRequest>;
 

@@ -19,6 +19,13 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** A key as a step of a path: `.name` when it reads as an identifier, `["odd key"]` otherwise. */
+export function keyPath(key: string): string {
+  return IDENTIFIER.test(key) ? '.' + key : '[' + JSON.stringify(key) + ']';
+}
+
 /** A JSON-RPC id or a progress token, named by `key`: a string or a safe integer. */
 export function idLike(key: string, v: unknown): Problem {
   if (typeof v === 'string' || Number.isSafeInteger(v)) return undefined;

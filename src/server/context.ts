@@ -25,6 +25,11 @@ import type { ServerSession } from './server-session.js';
  * and the handler runs again on the client's retry, its earlier calls answered from the sealed state in order
  * (so code before a call runs again on each round), and a call the request's capabilities do not allow is
  * answered -32021.
+ *
+ * Every answer is checked against the request it answers (an elicitation's content against its
+ * `requestedSchema`, the shapes of sampling and roots results) before a handler sees it. On a legacy session
+ * a wrong one rejects the call with InvalidClientAnswerError, which the handler may catch (and ask again);
+ * on a modern request the retry carrying it fails with that error (-32602) before the handler runs again.
  */
 export interface ServerContext {
   readonly server: Server;
@@ -40,7 +45,10 @@ export interface ServerContext {
   readonly meta: Record<string, unknown> | undefined;
   /** What the transport knows of the sender. */
   readonly transport: MessageInfo | undefined;
-  /** On the retry of an `inputRequired` round: the client's answers by key; undefined otherwise. */
+  /**
+   * On the retry of an `inputRequired` round: the client's answers to that round's `inputRequests` by key, each
+   * checked against its request (keys not asked are left out); undefined otherwise.
+   */
   readonly inputResponses: InputResponses | undefined;
   /** On the retry of an `inputRequired` round: the `state` that round returned, verified; undefined otherwise. */
   readonly requestState: unknown;

@@ -8,6 +8,7 @@ export {
   RequestTimeoutError,
 } from '../session/errors.js';
 export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
+export { InvalidClientAnswerError } from './client-answer.js';
 export type { ClientScope } from './client-scope.js';
 export type { Completer, CompletionArguments } from './completion.js';
 export type { ServerContext } from './context.js';

@@ -1,11 +1,4 @@
-import type { InputRequests } from '../protocol/modern-types.js';
-import { Method } from '../protocol/types.js';
-
-const INPUT_METHODS: ReadonlySet<string> = new Set([
-  Method.ElicitationCreate,
-  Method.SamplingCreateMessage,
-  Method.RootsList,
-]);
+import { INPUT_METHODS, type InputRequests } from '../protocol/modern-types.js';
 
 /**
  * A handler's answer that it needs the client first (a multi-round-trip request): what to ask, by key, and

@@ -16,10 +16,14 @@ const nameSchema = { type: 'object', properties: { name: { type: 'string' } }, r
 
 /** A server whose tools ask the client in the ways a handler can; `seen` records what the retry saw. */
 function makeServer(clock?: ManualClock) {
-  const seen: { inputResponses?: unknown; requestState?: unknown; signal?: AbortSignal } = {};
+  const seen: { inputResponses?: unknown; requestState?: unknown; signal?: AbortSignal; greetRuns: number } =
+    {
+      greetRuns: 0,
+    };
   let runs = 0;
   const server = new Server(INFO, clock === undefined ? {} : { clock, requestStateTtlMs: 1000 });
   server.tool({ name: 'greet', inputSchema: { type: 'object' } }, async (args, ctx) => {
+    seen.greetRuns++;
     const reply = await ctx.elicit({ message: 'Your name?', requestedSchema: nameSchema as never });
     return {
       content: [{ type: 'text', text: `Hello ${String(reply.content?.name)} ${JSON.stringify(args)}` }],
@@ -203,25 +207,33 @@ describe('ModernCall multi-round trips', () => {
     assert.deepEqual(done.content, [{ type: 'text', text: 'decline 1' }]);
   });
 
-  it('refuses an answer of the wrong shape with -32602 naming its key', async () => {
-    const { server } = makeServer();
-    const first = await firstRound(server);
-    const data = await refusedWith(
-      modern(
-        server,
-        'tools/call',
-        {
-          name: 'greet',
-          arguments: {},
-          requestState: first.requestState,
-          inputResponses: { 'mcpwire.0': { result: {} } },
-        },
-        { caps: ELICIT_CAPS },
-      ).run(),
-      ErrorCode.InvalidParams,
-    );
-    assert.deepEqual(data, { key: 'mcpwire.0' });
-  });
+  for (const [answer, field] of [
+    [{ result: {} }, 'inputResponses["mcpwire.0"].action'],
+    [{ action: 'accept', content: 'Ada' }, 'inputResponses["mcpwire.0"].content'],
+    [{ action: 'accept', content: {} }, 'inputResponses["mcpwire.0"].content.name'],
+    [{ action: 'accept', content: { name: 7 } }, 'inputResponses["mcpwire.0"].content.name'],
+  ] as const) {
+    it(`refuses ${JSON.stringify(answer)} with -32602 naming ${field}, before the handler runs`, async () => {
+      const { server, seen } = makeServer();
+      const first = await firstRound(server);
+      const data = await refusedWith(
+        modern(
+          server,
+          'tools/call',
+          {
+            name: 'greet',
+            arguments: {},
+            requestState: first.requestState,
+            inputResponses: { 'mcpwire.0': answer },
+          },
+          { caps: ELICIT_CAPS },
+        ).run(),
+        ErrorCode.InvalidParams,
+      );
+      assert.deepEqual(data, { method: 'elicitation/create', field });
+      assert.equal(seen.greetRuns, 1, 'the handler did not run on the wrong answer');
+    });
+  }
 
   it('fails a handler that changes its calls between rounds with a message saying so', async () => {
     const { server } = makeServer();

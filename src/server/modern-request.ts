@@ -92,9 +92,11 @@ export class ModernCall implements ModernRound {
     }
     const state = params.requestState === undefined ? undefined : this.openState(params.requestState);
     const responses = params.inputResponses as InputResponses | undefined;
+    // Answers are checked here, before the handler runs: a wrong one fails the retry (-32602), and the client
+    // may send it again corrected.
     const journal = new ReplayJournal(state, responses);
     this.journal = journal;
-    const ctx = this.context(journal, responses, state?.u);
+    const ctx = this.context(journal, journal.ownAnswers, state?.u);
     let outcome: ReturnType<typeof handler>;
     try {
       outcome = handler(server, params, ctx);
@@ -259,7 +261,7 @@ export class ModernCall implements ModernRound {
     }
     const result: Result = { resultType: 'input_required' };
     if (requests !== undefined) result.inputRequests = requests;
-    const state = journal.state(own?.state);
+    const state = journal.state(own?.state, own?.inputRequests);
     if (state !== undefined) result.requestState = this.server.requestStates.seal(state, this.binding());
     result._meta = this.server.serverInfoMeta;
     return result;

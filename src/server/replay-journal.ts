@@ -1,7 +1,7 @@
-import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
+import { questionOf } from '../protocol/client-answers.js';
 import type { InputRequest, InputRequests, InputResponses } from '../protocol/modern-types.js';
-import { Method } from '../protocol/types.js';
+import { answerOf, answersTo, responsePath } from './client-answer.js';
 
 /** The wire key of the n-th call a handler made to the client: stable across rounds, unique per request. */
 export const callKey = (n: number): string => `mcpwire.${n}`;
@@ -13,49 +13,60 @@ interface Answer {
 }
 
 /**
- * What travels in the sealed `requestState` between rounds: the answers so far by call number, the call
- * numbers the last round asked, and the handler's own state (`inputRequired({ state })`).
+ * What travels in the sealed `requestState` between rounds: the answers so far by call number, what the last
+ * round asked (by call number for the handler's calls to the client, by key for its own `inputRequests`: the
+ * method and the `questionOf` its params, which the answer is checked against), and the handler's own state
+ * (`inputRequired({ state })`).
  */
 export interface JournalState {
   a?: Record<string, Answer>;
-  /** Call number → method, of the calls the last round asked. */
-  p?: Record<string, string>;
+  /** Call number → what the last round asked by that call (a bare method in tokens of earlier releases). */
+  p?: Record<string, InputRequest | string>;
+  /** The handler's own `inputRequests` of the last round, reduced to what their answers are checked against. */
+  q?: InputRequests;
   u?: unknown;
 }
 
 /**
  * The record of a modern request's calls to the client across its rounds, so that the handler reads straight
  * through: the n-th call of this run is answered with the n-th answer of earlier rounds, and the calls it has
- * no answer for yet become the next round's `inputRequests`.
+ * no answer for yet become the next round's `inputRequests`. It also holds the answers to the handler's own
+ * `inputRequests` of the last round. Every answer is checked against what was asked, as the sealed state
+ * says (never as the client says): a client cannot make a handler read an answer to a question not asked.
  */
 export class ReplayJournal {
   /** Made on the first answer: most requests never ask the client anything. */
   private answers: Record<string, Answer> | undefined;
   private calls = 0;
   private asked: [number, InputRequest][] | undefined;
+  /** The answers to the handler's own `inputRequests` of the last round, by key: `ctx.inputResponses`. */
+  readonly ownAnswers: InputResponses | undefined;
 
-  /** Rebuilds the journal of the previous round: its answers, and the client's answers to what it asked. */
+  /**
+   * Rebuilds the journal of the previous round: its answers, and the client's answers to what it asked.
+   * Throws InvalidClientAnswerError (-32602) naming the field of the first answer that is wrong.
+   */
   constructor(state: JournalState | undefined, responses: InputResponses | undefined) {
     // The state was decoded for this request alone: its answers are extended in place.
     this.answers = state?.a;
+    this.ownAnswers = state?.q === undefined ? undefined : answersTo(state.q, responses);
     const asked = state?.p;
-    if (asked === undefined) return;
-    for (const [n, method] of Object.entries(asked)) {
+    if (asked === undefined || responses === undefined) return;
+    for (const [n, question] of Object.entries(asked)) {
       const key = callKey(Number(n));
-      const result = responses?.[key];
       // A missing answer is asked again (spec: MRTR, a new input_required, not an error).
-      if (result === undefined) continue;
-      checkResult(method, key, result);
+      if (!Object.hasOwn(responses, key)) continue;
+      const { method, params } =
+        typeof question === 'string' ? { method: question, params: undefined } : question;
       this.answers ??= {};
-      this.answers[n] = { m: method, r: result };
+      this.answers[n] = { m: method, r: answerOf(method, params, responses[key], responsePath(key)) };
     }
   }
 
   /**
    * The answer to the next call, or undefined when the client has not answered it yet (it is then recorded
    * to be asked). Throws when the handler calls another method at this point than it did in the round that
-   * asked (it must be deterministic). The constructor throws -32602 for an answer that is not a result of the
-   * method asked.
+   * asked (it must be deterministic).
    */
   next(method: string, params: Params | undefined): unknown {
     const n = this.calls++;
@@ -90,35 +101,28 @@ export class ReplayJournal {
     return requests;
   }
 
-  /** The state of the next round, or undefined when there is nothing to carry. */
-  state(userState: unknown): JournalState | undefined {
+  /**
+   * The state of the next round, with the handler's own state and requests (`inputRequired`), or undefined
+   * when there is nothing to carry.
+   */
+  state(userState: unknown, ownRequests: InputRequests | undefined): JournalState | undefined {
     const answered = this.answers !== undefined && Object.keys(this.answers).length > 0;
-    if (!answered && this.asked === undefined && userState === undefined) return undefined;
+    if (!answered && this.asked === undefined && ownRequests === undefined && userState === undefined) {
+      return undefined;
+    }
     const state: JournalState = {};
     if (answered) state.a = this.answers;
-    if (this.asked !== undefined) state.p = Object.fromEntries(this.asked.map(([n, r]) => [n, r.method]));
+    if (this.asked !== undefined) state.p = Object.fromEntries(this.asked.map(([n, r]) => [n, question(r)]));
+    if (ownRequests !== undefined) {
+      state.q = Object.fromEntries(Object.entries(ownRequests).map(([key, r]) => [key, question(r)]));
+    }
     if (userState !== undefined) state.u = userState;
     return state;
   }
 }
 
-const ELICIT_ACTIONS = new Set(['accept', 'decline', 'cancel']);
-
-/** A client's answer must be the bare result of the method asked (spec: InputResponses). */
-function checkResult(method: string, key: string, result: unknown): void {
-  const r = result as Record<string, unknown> | null;
-  let ok = typeof r === 'object' && r !== null && !Array.isArray(r);
-  if (ok) {
-    if (method === Method.ElicitationCreate) ok = ELICIT_ACTIONS.has(r!.action as string);
-    else if (method === Method.SamplingCreateMessage)
-      ok = typeof r!.role === 'string' && typeof r!.content === 'object';
-    else if (method === Method.RootsList) ok = Array.isArray(r!.roots);
-  }
-  if (!ok) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `Invalid params: inputResponses["${key}"] must be the result of ${method} (a bare result object, not a JSON-RPC response)`,
-      { key },
-    );
-  }
+/** A request reduced to what its answer is checked against. */
+function question(request: InputRequest): InputRequest {
+  const params = questionOf(request.method, request.params);
+  return params === undefined ? { method: request.method } : { method: request.method, params };
 }

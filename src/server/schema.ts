@@ -1,6 +1,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { keyPath } from '../protocol/param-checks.js';
 
 /** A JSON Schema, as a plain object. Published to clients exactly as given. */
 export type JsonSchemaObject = Record<string, unknown>;
@@ -346,8 +347,7 @@ function formatPath(root: string, segments: Iterable<PropertyKey | { readonly ke
   for (const segment of segments) {
     const key = typeof segment === 'object' ? segment.key : segment;
     if (typeof key === 'number' || (typeof key === 'string' && /^\d+$/.test(key))) path += `[${String(key)}]`;
-    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) path += `.${key}`;
-    else path += `[${typeof key === 'string' ? JSON.stringify(key) : String(key)}]`;
+    else path += typeof key === 'string' ? keyPath(key) : `[${String(key)}]`;
   }
   return path;
 }

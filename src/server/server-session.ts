@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
+import { INPUT_METHODS } from '../protocol/modern-types.js';
 import {
   type ClientCapabilities,
   type CreateMessageRequestParams,
@@ -25,6 +26,7 @@ import {
   Session,
 } from '../session/session.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { answerOf } from './client-answer.js';
 import { clientCallProblem } from './client-capabilities.js';
 import { atLeast, type ClientScope } from './client-scope.js';
 import { LegacyContext } from './context.js';
@@ -92,6 +94,21 @@ export class ServerSession extends Session implements ClientScope {
   /** @internal Starts reading from the connection; called by `Server.connect`. */
   override start(): void {
     super.start();
+  }
+
+  /**
+   * Sends a request to the client. The answer to `elicitation/create`, `sampling/createMessage` or `roots/list`
+   * is checked against the request first (whichever way it was sent: `elicit`, a context's `request`, a task's):
+   * a wrong one rejects with InvalidClientAnswerError.
+   */
+  override request<R = Record<string, unknown>>(
+    method: string,
+    params?: Params,
+    options?: RequestOptions,
+  ): Promise<R> {
+    const sent = super.request<Record<string, unknown>>(method, params, options);
+    if (!INPUT_METHODS.has(method)) return sent as Promise<R>;
+    return sent.then((result) => answerOf(method, params, result, 'result') as R);
   }
 
   /** Asks the client for its roots (needs the client's `roots` capability). */

@@ -113,9 +113,12 @@ export class FakeClient {
     );
   }
 
-  /** Waits for the server to send a request of `method`, and answers it with `result`. */
-  async answer(method: string, result: Record<string, unknown>): Promise<Sent> {
-    const request = await this.connection.next((s) => s.message.method === method && 'id' in s.message);
+  /**
+   * Waits for the server to send a request of `method` (the first one sent from index `from` on), and answers it
+   * with `result`, whatever that is.
+   */
+  async answer(method: string, result: unknown, from = 0): Promise<Sent> {
+    const request = await this.connection.next((s) => s.message.method === method && 'id' in s.message, from);
     this.deliver({ jsonrpc: '2.0', id: request.message.id, result });
     return request;
   }

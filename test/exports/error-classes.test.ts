@@ -18,7 +18,14 @@ const SESSION_ERRORS = [
 
 const EXPECTED: Record<string, string[]> = {
   client: ['McpError', 'ErrorCode', ...SESSION_ERRORS, 'SessionExpiredError', 'ResponseLostError'],
-  server: ['McpError', 'ErrorCode', ...SESSION_ERRORS, 'InputRequired', 'RoundEndedError'],
+  server: [
+    'McpError',
+    'ErrorCode',
+    ...SESSION_ERRORS,
+    'InputRequired',
+    'RoundEndedError',
+    'InvalidClientAnswerError',
+  ],
   transport: [
     'StreamableHTTPError',
     'SessionLostError',

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import {
   CallToolResultSchema,
   ElicitRequestSchema,
+  McpError,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
@@ -19,6 +20,8 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
   const clients: Client[] = [];
   const elicited: unknown[] = [];
   const statuses: { taskId: string; status: string }[] = [];
+  /** What the client answers the next elicitations with, before its usual answer. */
+  const answers: { action: 'accept'; content: Record<string, string | number> }[] = [];
 
   const connect = async (token: string) => {
     const client = new Client(
@@ -27,7 +30,7 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
     );
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       elicited.push(request.params);
-      return { action: 'accept', content: { name: 'Grace' } };
+      return answers.shift() ?? { action: 'accept', content: { name: 'Grace' } };
     });
     client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
       statuses.push({ taskId: n.params.taskId, status: n.params.status });
@@ -123,6 +126,21 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
         taskId,
       },
     );
+  });
+
+  test('input answered with content that does not fit: the task fails with -32602 naming the field', async () => {
+    answers.push({ action: 'accept', content: { name: 42 } });
+    const taskId = await start(ada, 'asks');
+    await assert.rejects(
+      ada.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
+      (err: unknown) => {
+        assert.ok(err instanceof McpError, String(err));
+        assert.equal(err.code, -32602);
+        assert.deepEqual(err.data, { method: 'elicitation/create', field: 'result.content.name' });
+        return true;
+      },
+    );
+    assert.equal((await ada.experimental.tasks.getTask(taskId)).status, 'failed');
   });
 
   test('tasks/cancel: the task is cancelled before the answer, its handler’s signal aborted; cancelling again is -32602', async () => {

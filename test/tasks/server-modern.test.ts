@@ -153,6 +153,40 @@ describe('Tasks extension, server side', () => {
     assert.deepEqual(done.result.content, [{ type: 'text', text: 'Hello, Ada!' }]);
   });
 
+  test('a tasks/update whose answer does not fit what the task asks is -32602 naming it; a corrected one is taken', async () => {
+    const { body } = await call('ada-token', 'tools/call', { name: 'asks', arguments: {} });
+    const taskId = body.result.taskId;
+    const waiting = await pollUntil('ada-token', taskId, (t) => t.status === 'input_required');
+    const [key] = Object.keys(waiting.inputRequests);
+    for (const [answer, at, problem] of [
+      [{ action: 'accept', content: { name: 7 } }, '.content.name', 'must be a string'],
+      [{ action: 'accept' }, '.content.name', 'is required'],
+      [
+        { action: 'accept', content: 'Ada' },
+        '.content',
+        "must be an object (the form's values by property name)",
+      ],
+    ] as const) {
+      const wrong = await call('ada-token', 'tasks/update', { taskId, inputResponses: { [key]: answer } });
+      const field = `inputResponses["${key}"]${at}`;
+      assert.deepEqual(wrong.body.error, {
+        code: -32602,
+        message: `Invalid answer to elicitation/create from the client: ${field} ${problem}`,
+        data: { method: 'elicitation/create', field },
+      });
+    }
+    // Nothing wrong reached the task: it still waits for the same question.
+    const still = await call('ada-token', 'tasks/get', { taskId });
+    assert.equal(still.body.result.status, 'input_required');
+    assert.deepEqual(Object.keys(still.body.result.inputRequests), [key]);
+    await call('ada-token', 'tasks/update', {
+      taskId,
+      inputResponses: { [key]: { action: 'accept', content: { name: 'Ada' } } },
+    });
+    const done = await pollUntil('ada-token', taskId, (t) => t.status === 'completed');
+    assert.deepEqual(done.result.content, [{ type: 'text', text: 'Hello, Ada!' }]);
+  });
+
   test('deferTask: an MRTR round first, then ctx.startTask() answers the retry with the task; plain without tasks', async () => {
     const first = await call('ada-token', 'tools/call', { name: 'deferred', arguments: {} });
     assert.equal(first.body.result.resultType, 'input_required');

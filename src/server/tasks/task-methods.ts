@@ -1,15 +1,18 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { Params } from '../../jsonrpc/types.js';
-import type { InputResponses } from '../../protocol/modern-types.js';
+import type { InputRequests, InputResponses } from '../../protocol/modern-types.js';
 import { declaresTasks, isFinal, TASKS_EXTENSION, TASKS_REQUIRED, TaskMethod } from '../../protocol/tasks.js';
 import type { Result } from '../../protocol/types.js';
 import type { TaskRecord, TaskStore } from '../../tasks/task-store.js';
+import { answersTo } from '../client-answer.js';
 import type { ServerContext } from '../context.js';
 import type { MethodHandler } from '../methods.js';
 import type { Server } from '../server.js';
 import { detailedTask, legacyTask, relatedTask } from './task-wire.js';
 
 const EMPTY: Result = Object.freeze({});
+const NOTHING_ASKED: InputRequests = Object.freeze({});
+const NO_ANSWERS: InputResponses = Object.freeze({});
 /** How long a 2025-11-25 tasks/cancel waits for the runner to record the cancellation before it answers. */
 const CANCEL_WAIT_MS = 10_000;
 /** How often a wait for a task's end looks again, for what sends no change (expiry). */
@@ -49,11 +52,15 @@ export const MODERN_TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
     declared(ctx);
     return detailedTask(await found(server, params, ctx));
   },
+  /** The answers are checked against what the task asks before they reach it: a wrong one is -32602. */
   async [TaskMethod.Update](server, params, ctx) {
     declared(ctx);
-    const taskId = params.taskId as string;
+    const record = await found(server, params, ctx);
     const responses = params.inputResponses as InputResponses;
-    if (!(await storeOf(server).respond(taskId, principalOf(ctx), responses))) throw notFound(taskId);
+    const answers = answersTo(record.inputRequests ?? NOTHING_ASKED, responses) ?? NO_ANSWERS;
+    if (!(await storeOf(server).respond(record.taskId, principalOf(ctx), answers))) {
+      throw notFound(record.taskId);
+    }
     return EMPTY;
   },
   async [TaskMethod.Cancel](server, params, ctx) {
