@@ -8,6 +8,7 @@ import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
 import { createRedisClient } from '../eventstore/redis-client.js';
 import type { JsonRpcMessage, JsonRpcNotification } from '../jsonrpc/types.js';
+import { SessionExpiredError } from '../session/errors.js';
 import { deploy, type Node } from '../test-support/cluster-deployment.js';
 import { get, initializeRequest, openSession, post, SseReader } from '../test-support/mcp-http.js';
 import { postModern } from '../test-support/modern-http.js';
@@ -656,8 +657,9 @@ describe('RedisCluster: Redis down', oneServer, () => {
         30_000,
         'the lost session dropped',
       );
-      // The client notices its session is gone and starts a new one; its calls then work on both processes.
-      await session.callTool('echo', { message: 'after' }).catch(() => {});
+      // The client notices its session is gone (404) and starts a new one: the call that found out fails as
+      // sent on a session that ended; the calls after it work on both processes.
+      await assert.rejects(session.callTool('echo', { message: 'after' }), SessionExpiredError);
       for (let i = 0; i < 4; i++) {
         assert.equal(text(await session.callTool('echo', { message: `after ${i}` })), `Echo: after ${i}`);
       }
