@@ -167,7 +167,7 @@ export class ServerSession extends Session implements ClientScope {
     ctx: RequestContext<this>,
   ): Promise<Record<string, unknown>> | Record<string, unknown> {
     if (request.method === Method.Initialize)
-      return this.initialize(request.params as unknown as InitializeRequestParams);
+      return this.initialize(request.params as unknown as InitializeRequestParams, ctx.transport?.principal);
     if (this.protocolVersion === undefined) {
       throw new McpError(ErrorCode.InvalidRequest, 'Server not initialized: send "initialize" first');
     }
@@ -187,13 +187,13 @@ export class ServerSession extends Session implements ClientScope {
     }
   }
 
-  private initialize(params: InitializeRequestParams): InitializeResult {
+  private initialize(params: InitializeRequestParams, principal: string | undefined): InitializeResult {
     if (this.protocolVersion !== undefined) {
       throw new McpError(ErrorCode.InvalidRequest, 'Invalid request: the session is already initialized');
     }
     const server = this.server;
     const protocolVersion = negotiateVersion(params.protocolVersion);
-    const capabilities = server.capabilities;
+    const capabilities = principal === undefined ? server.anonymousCapabilities : server.capabilities;
     this.protocolVersion = protocolVersion;
     this.clientCapabilities = params.capabilities;
     this.clientInfo = params.clientInfo;

@@ -6,7 +6,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
+  CreateTaskResultSchema,
   ElicitRequestSchema,
+  ListTasksResultSchema,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
@@ -43,10 +45,7 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
   const start = async (client: Client, name: string) => {
     const created = (await client.request(
       { method: 'tools/call', params: { name, arguments: {}, task: { ttl: 60_000 } } },
-      // The SDK's CreateTaskResult schema.
-      (
-        await import('@modelcontextprotocol/sdk/types.js')
-      ).CreateTaskResultSchema,
+      CreateTaskResultSchema,
     )) as { task: { taskId: string; status: string; ttl: number | null; pollInterval?: number } };
     assert.equal(created.task.status, 'working');
     assert.equal(created.task.ttl, 60_000);
@@ -170,5 +169,44 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
       (err: { code?: number }) => err.code === -32601,
     );
     await assert.rejects(start(ada, 'plain'), (err: { code?: number }) => err.code === -32601);
+  });
+});
+
+describe('2025-11-25 tasks/list, without authentication (the official SDK v1 client)', () => {
+  test('a server that authenticates no one neither announces nor serves tasks/list: every caller would list every other’s tasks', async () => {
+    const fx = await serveTaskServer({ anonymous: true });
+    const clients: Client[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const client = new Client({ name: 'anonymous', version: '1.0.0' }, { capabilities: { tasks: {} } });
+        await client.connect(new StreamableHTTPClientTransport(new URL(fx.url)));
+        clients.push(client);
+      }
+      const [first, second] = clients;
+      assert.deepEqual(first.getServerCapabilities()?.tasks, {
+        cancel: {},
+        requests: { tools: { call: {} } },
+      });
+      const created = (await first.request(
+        { method: 'tools/call', params: { name: 'gated', arguments: {}, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      )) as { task: { taskId: string } };
+      for (const client of clients) {
+        await assert.rejects(
+          client.request({ method: 'tasks/list', params: {} }, ListTasksResultSchema),
+          (err: { code?: number; message: string }) => {
+            assert.equal(err.code, -32601);
+            assert.match(err.message, /only to an authenticated caller.*Keep the ids/);
+            return true;
+          },
+        );
+      }
+      // The spec's fallback without authorization: the unguessable id is what keeps a task (documented).
+      assert.equal((await second.experimental.tasks.getTask(created.task.taskId)).status, 'working');
+      fx.gate.open();
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await fx.close();
+    }
   });
 });

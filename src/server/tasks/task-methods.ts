@@ -134,10 +134,19 @@ export const LEGACY_TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
       `Task ${JSON.stringify(record.taskId)} ended ${record.status}${record.statusMessage ? ` (${record.statusMessage})` : ''}: it has no result`,
     );
   },
+  /** Only to an authenticated caller: initialize announced `tasks.list` to no one else (see anonymousCapabilities). */
   async [TaskMethod.List](server, params, ctx) {
+    const principal = principalOf(ctx);
+    if (principal === undefined) {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        'tasks/list is served only to an authenticated caller: without a principal every caller would list ' +
+          "every other's tasks. Keep the ids of the tasks you start and read them with tasks/get",
+      );
+    }
     let page: Awaited<ReturnType<TaskStore['list']>>;
     try {
-      page = await storeOf(server).list(principalOf(ctx), params.cursor as string | undefined);
+      page = await storeOf(server).list(principal, params.cursor as string | undefined);
     } catch (err) {
       if (params.cursor === undefined) throw err;
       throw new McpError(
