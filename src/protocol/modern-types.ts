@@ -15,6 +15,17 @@ export interface InputRequest {
   params?: Params;
 }
 
+const INPUT_METHODS: ReadonlySet<string> = new Set([
+  Method.ElicitationCreate,
+  Method.SamplingCreateMessage,
+  Method.RootsList,
+]);
+
+/** Whether `method` is one a server may ask of the client as an input request (and a task, in either era). */
+export function isInputMethod(method: unknown): method is InputRequest['method'] {
+  return INPUT_METHODS.has(method as string);
+}
+
 /** The server's requests of one round, by key (unique within the request). */
 export type InputRequests = Record<string, InputRequest>;
 

@@ -110,6 +110,31 @@ for (const era of ['modern', 'legacy'] as const) {
     );
 
     test(
+      'a task that asks after its client went away asks the client that resumes it, on its new connection',
+      BOUND,
+      async () => {
+        const first = await connect('ada-token', {
+          elicitation: { form: () => Promise.reject(new Error('the first connection was asked')) },
+        });
+        const start = await within(first.tasks.start('asks', {}), MS, 'start');
+        assert.ok('task' in start, JSON.stringify(start));
+        await first.close();
+        const asked: string[] = [];
+        const second = await connect('ada-token', {
+          elicitation: {
+            form: (params) => {
+              asked.push(params.message);
+              return { action: 'accept', content: { name: 'Lin' } };
+            },
+          },
+        });
+        const result = await within(second.tasks.resume(start.task.taskId), MS, 'resume');
+        assert.deepEqual(result.content, [{ type: 'text', text: 'Hello, Lin!' }]);
+        assert.deepEqual(asked, ['Your name?']);
+      },
+    );
+
+    test(
       'another principal cannot read the task: the server answers as for an unknown id',
       BOUND,
       async () => {

@@ -12,6 +12,7 @@ import {
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
+import { until } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
 const BOUND_MS = 30_000;
@@ -80,17 +81,17 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
     const taskId = await start(ada, 'gated');
     assert.equal((await ada.experimental.tasks.getTask(taskId)).status, 'working');
     const result = ada.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    // notifications/tasks/status (2025-11-25, MAY) on the stream of the tasks/result: the task as the wait
+    // begins, then each change, up to the final state, before the result.
+    const hear = (status: string) =>
+      until(() => statuses.some((s) => s.taskId === taskId && s.status === status), BOUND_MS, status);
+    await hear('working');
     fx.gate.open();
     const done = await result;
     assert.equal(toolText(done), 'done');
     assert.deepEqual(done._meta?.['io.modelcontextprotocol/related-task'], { taskId });
+    await hear('completed');
     assert.equal((await ada.experimental.tasks.getTask(taskId)).status, 'completed');
-    // notifications/tasks/status (2025-11-25, MAY) on the session's own stream, up to the final state.
-    const deadline = Date.now() + BOUND_MS;
-    while (!statuses.some((s) => s.taskId === taskId && s.status === 'completed')) {
-      assert.ok(Date.now() < deadline, `no completed status notification: ${JSON.stringify(statuses)}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
   });
 
   test('callToolStream drives a task to its result', async () => {
@@ -122,6 +123,53 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
         taskId,
       },
     );
+  });
+
+  test('a client back on a new session is asked there, through its tasks/result, and the task goes on', async () => {
+    elicited.length = 0;
+    const taskId = await start(ada, 'asks');
+    // The same principal on another session: where it waits on the result is where the question goes.
+    const later = new Client(
+      { name: 'sdk-tasks-later', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} }, tasks: {} } },
+    );
+    const askedLater: unknown[] = [];
+    later.setRequestHandler(ElicitRequestSchema, (request) => {
+      askedLater.push(request.params);
+      return { action: 'accept', content: { name: 'Hopper' } };
+    });
+    await later.connect(
+      new StreamableHTTPClientTransport(new URL(fx.url), { requestInit: { headers: bearer('ada-token') } }),
+    );
+    clients.push(later);
+    const done = await later.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    assert.equal(toolText(done), 'Hello, Hopper!');
+    assert.equal(askedLater.length, 1);
+    assert.deepEqual(
+      (askedLater[0] as { _meta?: Record<string, unknown> })._meta?.['io.modelcontextprotocol/related-task'],
+      { taskId },
+    );
+    assert.deepEqual(elicited, [], 'the session that created the task was not asked');
+  });
+
+  test('an error the client answers with reaches the handler’s call: the task fails with it', async () => {
+    const taskId = await start(ada, 'asks');
+    const refusing = new Client(
+      { name: 'sdk-tasks-refusing', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} }, tasks: {} } },
+    );
+    refusing.setRequestHandler(ElicitRequestSchema, () => {
+      throw new Error('no one at the keyboard');
+    });
+    await refusing.connect(
+      new StreamableHTTPClientTransport(new URL(fx.url), { requestInit: { headers: bearer('ada-token') } }),
+    );
+    clients.push(refusing);
+    await assert.rejects(
+      refusing.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
+      (err: { message: string }) => /no one at the keyboard/.test(err.message),
+    );
+    assert.equal((await ada.experimental.tasks.getTask(taskId)).status, 'failed');
   });
 
   test('tasks/cancel: the task is cancelled before the answer, its handler’s signal aborted; cancelling again is -32602', async () => {

@@ -154,6 +154,25 @@ describe('Tasks extension, server side', () => {
     assert.deepEqual(done.result.content, [{ type: 'text', text: 'Hello, Ada!' }]);
   });
 
+  test('an answer that claims to be an error the server relayed is refused, -32602 naming the key', async () => {
+    const { body } = await call('ada-token', 'tools/call', { name: 'asks', arguments: {} });
+    const taskId = body.result.taskId;
+    const waiting = await pollUntil('ada-token', taskId, (t) => t.status === 'input_required');
+    const [key] = Object.keys(waiting.inputRequests);
+    const forged = await call('ada-token', 'tasks/update', {
+      taskId,
+      inputResponses: { [key]: { 'mcpwire/clientError': { code: -32603, message: 'x' } } },
+    });
+    assert.equal(forged.body.error.code, -32602);
+    assert.match(forged.body.error.message, new RegExp(`inputResponses\\.${key} has "mcpwire/clientError"`));
+    await call('ada-token', 'tasks/update', {
+      taskId,
+      inputResponses: { [key]: { action: 'accept', content: { name: 'Ada' } } },
+    });
+    const done = await pollUntil('ada-token', taskId, (t) => t.status === 'completed');
+    assert.deepEqual(done.result.content, [{ type: 'text', text: 'Hello, Ada!' }]);
+  });
+
   test('deferTask: an MRTR round first, then ctx.startTask() answers the retry with the task; plain without tasks', async () => {
     const first = await call('ada-token', 'tools/call', { name: 'deferred', arguments: {} });
     assert.equal(first.body.result.resultType, 'input_required');
