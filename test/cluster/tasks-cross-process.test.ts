@@ -142,6 +142,40 @@ describe('Tasks across mcpwire serve --redis processes', () => {
     }
   });
 
+  test('2026 era: a client following through process 2 a task process 1 runs hears its changes, polls an hour apart', async () => {
+    const taskId = await countdown(0, { from: 2, ask: true });
+    const requested: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      if (typeof init?.body === 'string') requested.push(JSON.parse(init.body).method);
+      return fetch(input, init);
+    };
+    const asked: string[] = [];
+    const client = new Client(
+      { name: 'cross-process-listen', version: '1' },
+      {
+        era: 'modern',
+        tasks: { minPollIntervalMs: 3_600_000, maxPollIntervalMs: 3_600_000 },
+        requestTimeout: BOUND_MS,
+        elicitation: {
+          form: (params) => {
+            asked.push(params.message);
+            return { action: 'accept', content: { go: true } };
+          },
+        },
+      },
+    );
+    const session = await connectUrl(client, `${cluster.processes[1].url}/mcp`, { fetch: counting });
+    try {
+      const result = await within(session.tasks.resume(taskId), BOUND_MS, 'the task, followed on its pushes');
+      assert.deepEqual(result.content, [{ type: 'text', text: 'Liftoff after 2 s' }]);
+      assert.deepEqual(asked, ['1 to go: keep counting?']);
+      // The resume's own read, and one once the listen stream covered the task: the rest was pushed.
+      assert.equal(requested.filter((m) => m === 'tasks/get').length, 2, requested.join(' '));
+    } finally {
+      await session.close();
+    }
+  });
+
   test('started through process 1, cancelled through process 2', async () => {
     const taskId = await countdown(0, { from: 3600 });
     assert.equal((await call(1, 'tasks/get', { taskId })).status, 'working');
