@@ -110,15 +110,17 @@ export async function driveTask(
     }
   };
 
-  /** Legacy: tasks/result answered; `ontask` hears the final status, as pushed or else polled once. */
+  /** Legacy: tasks/result answered; `ontask` hears the final status, as pushed or, if none was, polled once. */
   const tellFinal = async () => {
     if (ontask === undefined) return;
     const { pushed } = inbox.take();
+    if (pushed !== undefined) task = newer(task, pushed);
     try {
-      tell(pushed !== undefined && isFinal(pushed.status) ? pushed : await poll());
+      if (!isFinal(task.status)) task = newer(task, await poll());
     } catch {
-      // The result is in hand; a task the server already let go of has no status left to tell.
+      return; // The result is in hand; a task the server already let go of has no status left to tell.
     }
+    tell(task);
   };
 
   try {
