@@ -3,10 +3,8 @@ import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import { ManualClock } from '../session/manual-clock.js';
-import { memoryPeer } from '../test-support/memory-peer.js';
 import {
   cut,
-  discoverResult,
   error,
   type Hit,
   modern,
@@ -17,6 +15,7 @@ import {
   writeEvent,
 } from '../test-support/scripted-http.js';
 import {
+  acknowledge,
   done,
   ELICIT,
   FAST,
@@ -38,83 +37,73 @@ import type { Task } from './task-types.js';
  */
 
 const MS = 10_000;
-const ACK = 'notifications/subscriptions/acknowledged';
 const statusesOf = (seen: Task[]) => seen.map((t) => t.status);
+
+/**
+ * A peer that acknowledges each listen as asked, its n-th tools/call starting task `t-n`, and a session on it
+ * that never polls of its own accord; `push` sends a state on the newest listen stream.
+ */
+async function listening(states: Array<Record<string, unknown>>) {
+  const listens: any[] = [];
+  const peer = modernPeer(
+    (n) => ({ resultType: 'task', ...modernTask('working'), taskId: `t-${n}` }),
+    states,
+    (m) => {
+      listens.push(m);
+      return acknowledge(m);
+    },
+  );
+  const session = await within(
+    taskClient({ clock: new ManualClock(), tasks: NEVER }).connect(peer.connection),
+    MS,
+    'connect',
+  );
+  const push = (task: Record<string, unknown>) =>
+    peer.send(tagged(listens.at(-1).id, 'notifications/tasks', task));
+  /** Resolves once the client told the peer it closed the listen `m` (notifications/cancelled). */
+  const closed = (m: any, label: string) =>
+    until(
+      () => peer.seen.some((s) => s.method === 'notifications/cancelled' && s.params.requestId === m.id),
+      MS,
+      label,
+    );
+  return { peer, session, listens, push, closed };
+}
 
 describe('task notifications over a listen stream (2026-07-28)', () => {
   test('a task the stream covers is read once after the ack, then followed on its pushes: input answered, the result', async () => {
-    let listen: any;
-    const peer = modernPeer(
-      { resultType: 'task', ...modernTask('working') },
-      [modernTask('working', {}, 1)],
-      (m) => {
-        listen = m;
-        return [tagged(m.id, ACK, { notifications: m.params.notifications })];
-      },
-    );
-    const session = await within(
-      taskClient({ clock: new ManualClock(), tasks: NEVER }).connect(peer.connection),
-      MS,
-      'connect',
-    );
+    const { peer, session, listens, push, closed } = await listening([modernTask('working', {}, 1)]);
     try {
       const seen: Task[] = [];
       const call = session.callTool('slow', {}, { ontask: (t) => seen.push(t) });
       await until(() => sent(peer, 'tasks/get').length === 1, MS, 'the read after the ack');
-      assert.deepEqual(listen.params.notifications, { taskIds: ['t-1'] });
-      await peer.send(
-        tagged(
-          listen.id,
-          'notifications/tasks',
-          modernTask('input_required', { inputRequests: { who: ELICIT } }, 2),
-        ),
+      assert.deepEqual(
+        listens.map((l) => l.params.notifications),
+        [{ taskIds: ['t-1'] }],
       );
+      await push(modernTask('input_required', { taskId: 't-1', inputRequests: { who: ELICIT } }, 2));
       await until(() => sent(peer, 'tasks/update').length === 1, MS, 'the answer');
       assert.deepEqual(sent(peer, 'tasks/update')[0].params.inputResponses, {
         who: { action: 'accept', content: { name: 'Ada for Name?' } },
       });
-      await peer.send(
-        tagged(listen.id, 'notifications/tasks', modernTask('completed', { result: done('pushed') }, 3)),
-      );
+      await push(modernTask('completed', { taskId: 't-1', result: done('pushed') }, 3));
       assert.deepEqual(await within(call, MS, 'callTool'), done('pushed'));
       assert.deepEqual(statusesOf(seen), ['working', 'input_required', 'completed']);
       assert.equal(sent(peer, 'tasks/get').length, 1, 'no poll but the one the ack called for');
-      await until(
-        () =>
-          peer.seen.some((m) => m.method === 'notifications/cancelled' && m.params.requestId === listen.id),
-        MS,
-        'the stream closed once nothing is followed',
-      );
+      await closed(listens[0], 'the stream closed once nothing is followed');
     } finally {
       await session.close();
     }
   });
 
   test('a push older than what a poll read is not taken for the current state', async () => {
-    let listen: any;
-    const peer = modernPeer(
-      { resultType: 'task', ...modernTask('working') },
-      [modernTask('working', { statusMessage: 'half way' }, 5)],
-      (m) => {
-        listen = m;
-        return [tagged(m.id, ACK, { notifications: m.params.notifications })];
-      },
-    );
-    const session = await within(
-      taskClient({ clock: new ManualClock(), tasks: NEVER }).connect(peer.connection),
-      MS,
-      'connect',
-    );
+    const { session, push } = await listening([modernTask('working', { statusMessage: 'half way' }, 5)]);
     try {
       const seen: Task[] = [];
       const call = session.callTool('slow', {}, { ontask: (t) => seen.push(t) });
       await until(() => seen.length === 2, MS, 'the read after the ack');
-      await peer.send(
-        tagged(listen.id, 'notifications/tasks', modernTask('working', { statusMessage: 'stale' }, 4)),
-      );
-      await peer.send(
-        tagged(listen.id, 'notifications/tasks', modernTask('completed', { result: done('ok') }, 6)),
-      );
+      await push(modernTask('working', { taskId: 't-1', statusMessage: 'stale' }, 4));
+      await push(modernTask('completed', { taskId: 't-1', result: done('ok') }, 6));
       assert.deepEqual(await within(call, MS, 'callTool'), done('ok'));
       assert.deepEqual(
         seen.map((t) => t.statusMessage),
@@ -126,34 +115,7 @@ describe('task notifications over a listen stream (2026-07-28)', () => {
   });
 
   test('tasks followed at once share one stream: a new one names them all, and the old one closes after its ack', async () => {
-    const listens: any[] = [];
-    let calls = 0;
-    const task = (id: string, status: string, more: Record<string, unknown> = {}, second = 0) => ({
-      ...modernTask(status, more, second),
-      taskId: id,
-    });
-    const peer = memoryPeer((m) => {
-      switch (m.method) {
-        case 'server/discover':
-          return [result(m.id, discoverResult({ tools: {}, extensions: { [TASKS_EXTENSION]: {} } }))];
-        case 'tools/list':
-          return [result(m.id, { tools: [{ name: 'slow', inputSchema: { type: 'object' } }] })];
-        case 'tools/call':
-          return [result(m.id, { resultType: 'task', ...task(`t-${++calls}`, 'working') })];
-        case 'tasks/get':
-          return [result(m.id, { resultType: 'complete', ...task(m.params.taskId, 'working', {}, 1) })];
-        case 'subscriptions/listen':
-          listens.push(m);
-          return [tagged(m.id, ACK, { notifications: m.params.notifications })];
-        default:
-          return m.id === undefined ? undefined : [error(m.id, -32601, 'no')];
-      }
-    });
-    const session = await within(
-      taskClient({ clock: new ManualClock(), tasks: NEVER }).connect(peer.connection),
-      MS,
-      'connect',
-    );
+    const { peer, session, listens, push, closed } = await listening([modernTask('working', {}, 1)]);
     try {
       const first = session.callTool('slow', {});
       await until(() => sent(peer, 'tasks/get').length === 1, MS, 'the first task read');
@@ -163,18 +125,9 @@ describe('task notifications over a listen stream (2026-07-28)', () => {
         listens.map((l) => l.params.notifications.taskIds),
         [['t-1'], ['t-1', 't-2']],
       );
-      const [old, current] = listens;
-      await until(
-        () => peer.seen.some((m) => m.method === 'notifications/cancelled' && m.params.requestId === old.id),
-        MS,
-        'the old stream closed',
-      );
-      await peer.send(
-        tagged(current.id, 'notifications/tasks', task('t-2', 'completed', { result: done('2') }, 2)),
-      );
-      await peer.send(
-        tagged(current.id, 'notifications/tasks', task('t-1', 'completed', { result: done('1') }, 2)),
-      );
+      await closed(listens[0], 'the old stream closed');
+      await push(modernTask('completed', { taskId: 't-2', result: done('2') }, 2));
+      await push(modernTask('completed', { taskId: 't-1', result: done('1') }, 2));
       assert.deepEqual(await within(Promise.all([first, second]), MS, 'both calls'), [done('1'), done('2')]);
       assert.equal(sent(peer, 'tasks/get').length, 2, 'one read per task, when its stream was acknowledged');
     } finally {
@@ -201,7 +154,7 @@ describe('task notifications over a listen stream (2026-07-28)', () => {
     const peer = modernPeer(
       { resultType: 'task', ...modernTask('working') },
       [modernTask('completed', { result: done('polled') }, 1)],
-      (m) => [tagged(m.id, ACK, { notifications: {} })],
+      (m) => acknowledge({ ...m, params: { notifications: {} } }),
     );
     const session = await within(taskClient().connect(peer.connection), MS, 'connect');
     try {
@@ -256,7 +209,7 @@ describe('task notifications when the stream breaks (HTTP)', () => {
     let reopened: ServerResponse | undefined;
     const server = await taskServer(
       (n, hit, res) => {
-        openSse(res, [tagged(hit.message.id, ACK, { notifications: hit.message.params.notifications })]);
+        openSse(res, acknowledge(hit.message));
         if (n === 1) setTimeout(() => cut(res), 20);
         else reopened = res;
       },
@@ -291,7 +244,7 @@ describe('task notifications when the stream breaks (HTTP)', () => {
     let polls = 0;
     const server = await taskServer(
       (_n, hit, res) => {
-        openSse(res, [tagged(hit.message.id, ACK, { notifications: hit.message.params.notifications })]);
+        openSse(res, acknowledge(hit.message));
         setImmediate(() => cut(res));
       },
       () =>

@@ -56,6 +56,11 @@ export function taskClient(options: ClientOptions = {}): Client {
 /** The messages of `method` the peer got. */
 export const sent = (peer: { seen: any[] }, method: string) => peer.seen.filter((m) => m.method === method);
 
+/** A listen's acknowledgement that honours what it asked for. */
+export const acknowledge = (m: any) => [
+  tagged(m.id, 'notifications/subscriptions/acknowledged', { notifications: m.params.notifications }),
+];
+
 /** A notification of a listen stream: tagged with the id of the listen request. */
 export const tagged = (listenId: unknown, method: string, params: Record<string, unknown>) => ({
   jsonrpc: '2.0',
@@ -64,15 +69,17 @@ export const tagged = (listenId: unknown, method: string, params: Record<string,
 });
 
 /**
- * A 2026 peer whose tasks/get answers come from `states`, one a poll (the last repeats). Its answer to
- * `subscriptions/listen` is `listen`'s (default: -32601, no listen).
+ * A 2026 peer: its n-th tools/call (from 1) answers `first` (or `first(n)`), its tasks/get answers come from
+ * `states`, one a poll (the last repeats), for the task asked. Its answer to `subscriptions/listen` is `listen`'s
+ * (default: -32601, no listen).
  */
 export function modernPeer(
-  first: Record<string, unknown>,
+  first: Record<string, unknown> | ((call: number) => Record<string, unknown>),
   states: Array<Record<string, unknown>>,
   listen: (m: any) => Array<Record<string, unknown>> | undefined = (m) => [error(m.id, -32601, 'no')],
 ): MemoryPeer {
   let polls = 0;
+  let calls = 0;
   return memoryPeer((m) => {
     switch (m.method) {
       case 'server/discover':
@@ -80,10 +87,11 @@ export function modernPeer(
       case 'tools/list':
         return [result(m.id, { tools: [{ name: 'slow', inputSchema: { type: 'object' } }] })];
       case 'tools/call':
-        return [result(m.id, first)];
+        calls++;
+        return [result(m.id, typeof first === 'function' ? first(calls) : first)];
       case 'tasks/get': {
         const state = states[Math.min(polls++, states.length - 1)];
-        return [result(m.id, { resultType: 'complete', ...state })];
+        return [result(m.id, { resultType: 'complete', ...state, taskId: m.params.taskId })];
       }
       case 'tasks/update':
       case 'tasks/cancel':
