@@ -50,6 +50,7 @@ import { checkRoots } from './roots.js';
 import { answerServer } from './server-requests.js';
 import type { EraVerdict, EraWire, ModernStart, SessionEra } from './session-era.js';
 import { followToolCall, sendToolCall, type TaskSession } from './task-call.js';
+import type { TaskFeed } from './task-inbox.js';
 import type { TaskRequestOptions } from './task-types.js';
 import { ClientTasks } from './tasks.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -113,6 +114,8 @@ export class ClientSession extends Session {
   /** Tool calls as tasks, followed by hand: start, get, update, cancel, resume (and list, legacy). */
   readonly tasks: ClientTasks;
   private readonly taskSession: TaskSession;
+  /** What the server pushes of the tasks this session follows; made on the first one. */
+  private taskFeed: TaskFeed | undefined;
 
   /** @internal Made by Client.connect, which runs `handshake` before handing it out. */
   constructor(
@@ -144,6 +147,10 @@ export class ClientSession extends Session {
         fulfil(this.wire, requests, TaskMethod.Update, (key, method) =>
           this.inputContext(key, method, signal),
         ),
+      follow: (taskId) => {
+        this.taskFeed ??= this.spoken().taskFeed((err) => this.report(err));
+        return this.taskFeed.follow(taskId);
+      },
       onProgress: (listener) => this.on('progress', listener),
       lookup: async (name, options) => {
         this.require('tools', Method.ToolsCall);

@@ -7,8 +7,10 @@ import { validateInitializeResult } from '../protocol/validate.js';
 import { isLegacyVersion, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Client, ClientConnectOptions } from './client.js';
+import { LegacyTaskFeed } from './legacy-task-feed.js';
 import { Listen } from './listen.js';
 import type { EraWire, ServerDescription, SessionEra } from './session-era.js';
+import type { TaskFeed } from './task-inbox.js';
 
 /** The notifications a legacy listen passes on, by the filter flag that asks for them. */
 const LIST_FLAGS: ReadonlyArray<[string, keyof SubscriptionFilter]> = [
@@ -134,6 +136,10 @@ export class LegacyEra implements SessionEra {
       }
     });
     return listen;
+  }
+
+  taskFeed(report: (err: Error) => void): TaskFeed {
+    return new LegacyTaskFeed(this.onNotification, report);
   }
 
   /** The transport reached a fresh server session: initialize it, which announces this client anew. */

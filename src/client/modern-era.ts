@@ -15,8 +15,10 @@ import type { ClientContext } from './client-session.js';
 import { fulfil } from './input-rounds.js';
 import type { Listen } from './listen.js';
 import { type ListenRoutes, openModernListen } from './modern-listen.js';
+import { ModernTaskFeed } from './modern-task-feed.js';
 import { withEnvelope } from './request-envelope.js';
 import type { EraWire, ModernStart, ServerDescription, SessionEra } from './session-era.js';
+import type { TaskFeed } from './task-inbox.js';
 
 /** Rounds of `input_required` one request may take before the client gives up on it. */
 export const DEFAULT_MAX_INPUT_ROUNDS = 10;
@@ -242,6 +244,10 @@ export class ModernEra implements SessionEra {
 
   restart(): Promise<void> {
     return Promise.reject(new Error('A modern-era session has no server session to restart'));
+  }
+
+  taskFeed(report: (err: Error) => void): TaskFeed {
+    return new ModernTaskFeed((taskIds) => this.listen({ taskIds }, undefined), report);
   }
 }
 

@@ -5,6 +5,7 @@ import type { Era } from '../protocol/versions.js';
 import type { RequestOptions } from '../session/session.js';
 import type { ClientContext } from './client-session.js';
 import type { Listen } from './listen.js';
+import type { TaskFeed } from './task-inbox.js';
 
 /** What the server told this client about itself: from `initialize` (legacy) or `server/discover` (modern). */
 export interface ServerDescription {
@@ -62,6 +63,8 @@ export interface SessionEra {
   listen(filter: SubscriptionFilter, options: RequestOptions | undefined): Promise<Listen>;
   /** The transport reached a fresh server session (legacy only): begin again. */
   restart(): Promise<void>;
+  /** Where the session hears what the server pushes of the tasks it follows; one per session. */
+  taskFeed(report: (err: Error) => void): TaskFeed;
 }
 
 /** A discover result that names the version this client will speak: what a modern session starts from. */

@@ -13,6 +13,7 @@ import type { Clock } from '../session/clock.js';
 import type { RequestOptions } from '../session/session.js';
 import type { Client } from './client.js';
 import { driveTask, type TaskHost } from './task-driver.js';
+import type { TaskInbox } from './task-inbox.js';
 import { createdTask, type TaskRequestOptions } from './task-types.js';
 
 /** What tool calls as tasks need of their ClientSession. */
@@ -24,6 +25,8 @@ export interface TaskSession {
   /** A request as the session's era sends it. */
   request<R>(method: string, params: Params, options: RequestOptions | undefined): Promise<R>;
   fulfil(requests: InputRequests, signal: AbortSignal): Promise<InputResponses>;
+  /** An inbox for what the server pushes of `taskId` (the session's task feed). */
+  follow(taskId: string): TaskInbox;
   /** Progress no pending request claims, until the returned function is called. */
   onProgress(listener: (params: ProgressNotificationParams) => void): () => void;
   /** The capability check of tools/call, then what tools/list said of the tool. */
@@ -50,6 +53,7 @@ export function taskHost(session: TaskSession): TaskHost {
     era,
     request: (method, params, options) => session.request(method, params, options),
     fulfil: (requests, signal) => session.fulfil(requests, signal),
+    follow: (taskId) => session.follow(taskId),
     canCancel: era === 'modern' || tasks?.cancel !== undefined,
     clock: session.clock,
     maxTotalTimeout: session.maxTotalTimeout,

@@ -7,6 +7,7 @@ import type { Era } from '../protocol/versions.js';
 import type { Clock } from '../session/clock.js';
 import { RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
 import type { RequestOptions } from '../session/session.js';
+import { newer, type TaskInbox } from './task-inbox.js';
 import {
   type ClientTaskOptions,
   readTask,
@@ -22,6 +23,8 @@ export interface TaskHost {
   request<R>(method: string, params: Params, options: RequestOptions): Promise<R>;
   /** Fulfils a task's input requests with the Client's handlers (modern). */
   fulfil(requests: InputRequests, signal: AbortSignal): Promise<InputResponses>;
+  /** What the server pushes of the task, while it is followed. */
+  follow(taskId: string): TaskInbox;
   /** False when a legacy server did not declare `tasks.cancel`. */
   readonly canCancel: boolean;
   readonly clock: Clock;
@@ -35,19 +38,23 @@ export interface TaskHost {
 const CALL = 'tools/call';
 
 /**
- * Follows a task to its end and resolves with the tool call's result: polls `tasks/get` at the server's
- * `pollIntervalMs` (bounded by the client's limits), calls `ontask` when the status or message changes, and
- * on `input_required` answers with the Client's handlers: modern, each new key of `inputRequests` once, sent
- * with `tasks/update`; legacy, `tasks/result` is called (the server then sends its requests over the session,
- * which the handlers answer) and also gives the result once the task is final.
+ * Follows a task to its end and resolves with the tool call's result. It hears what the server pushes of the task
+ * (its inbox: 2026 `notifications/tasks` on the session's listen stream, 2025 `notifications/tasks/status`) and
+ * polls `tasks/get`: at the server's `pollIntervalMs` (bounded by the client's limits) while nothing pushes the
+ * task's changes, at the longest interval (`maxPollIntervalMs`) while something does, and once whenever pushes may
+ * have missed a change. It calls `ontask` when the status or message changes, and on `input_required` answers
+ * with the Client's handlers: modern, each new key of `inputRequests` once, sent with `tasks/update`. Legacy, it
+ * waits on `tasks/result` from the start (the server sends its requests on that stream, which the handlers
+ * answer, and answers it once the task is final): while it waits nothing needs polling but `ontask`.
  *
  * `completed` resolves with the result (legacy: what `tasks/result` answers, a tool error included),
  * `failed` rejects with the task's JSON-RPC error as an McpError, `cancelled` with TaskCancelledError.
  *
- * Time: `timeout` bounds each request (a poll answered is the server alive, as progress is for a plain
- * request), `maxTotalTimeout` the whole call from the start. When the caller gives up (its signal aborts,
- * the total time runs out, a handler fails) the task is cancelled with `tasks/cancel` before the rejection;
- * errors of the server or the connection leave it running, to be resumed by its id.
+ * Time: `timeout` bounds each poll (a poll answered is the server alive, as progress is for a plain request; a
+ * legacy `tasks/result` waits as long as the task runs), `maxTotalTimeout` the whole call from the start. When
+ * the caller gives up (its signal aborts, the total time runs out, a handler fails) the task is cancelled with
+ * `tasks/cancel` before the rejection; errors of the server or the connection leave it running, to be resumed
+ * by its id.
  */
 export async function driveTask(
   host: TaskHost,
@@ -59,37 +66,43 @@ export async function driveTask(
   const started = host.clock.now();
   const maxTotal = options.maxTotalTimeout ?? host.maxTotalTimeout;
   const answered = new Set<string>();
+  const inbox = host.follow(taskId);
   let task = first;
   let shown: string | undefined;
-  /** Legacy: the `tasks/result` in flight; it resolves undefined when it timed out (polling goes on). */
-  let waiter: Promise<CallToolResult | undefined> | undefined;
+  /** Legacy: the `tasks/result` in flight. */
+  let waiter: Promise<CallToolResult> | undefined;
   let giveUp = false;
 
   const remaining = () => maxTotal - (host.clock.now() - started);
-  const requestOptions = (): RequestOptions => {
+  const requestOptions = (timeout = options.timeout): RequestOptions => {
     const left = remaining();
     if (left <= 0) {
       giveUp = true;
       throw new RequestTimeoutError(CALL, maxTotal, 'maxTotalTimeout');
     }
-    return { signal, timeout: options.timeout, maxTotalTimeout: Number.isFinite(left) ? left : undefined };
+    return { signal, timeout, maxTotalTimeout: Number.isFinite(left) ? left : undefined };
   };
   const legacyResult = () => {
-    if (waiter !== undefined) return waiter;
-    waiter = host.request<CallToolResult>(TaskMethod.Result, { taskId }, requestOptions()).then(
-      (result) => result,
-      (err) => {
-        if (!(err instanceof RequestTimeoutError) || err.limit !== 'timeout') throw err;
-        waiter = undefined;
-        return undefined;
-      },
+    waiter ??= host.request<CallToolResult>(
+      TaskMethod.Result,
+      { taskId },
+      requestOptions(Number.POSITIVE_INFINITY),
     );
     // It may fail while a poll is awaited; the loop reads the failure when it next races it.
     waiter.catch(() => {});
     return waiter;
   };
+  const poll = async () =>
+    readTask(
+      await host.request<Record<string, unknown>>(TaskMethod.Get, { taskId }, requestOptions()),
+      host.era,
+      TaskMethod.Get,
+    );
 
   const tell = (current: Task) => {
+    const seen = `${current.status}\0${current.statusMessage ?? ''}`;
+    if (seen === shown) return;
+    shown = seen;
     try {
       ontask?.(current);
     } catch (err) {
@@ -97,60 +110,70 @@ export async function driveTask(
     }
   };
 
-  /** Legacy: tasks/result answered before a poll saw the end; one more poll, for `ontask` only. */
+  /** Legacy: tasks/result answered; `ontask` hears the final status, as pushed or, if none was, polled once. */
   const tellFinal = async () => {
     if (ontask === undefined) return;
+    const { pushed } = inbox.take();
+    if (pushed !== undefined) task = newer(task, pushed);
     try {
-      const raw = await host.request<Record<string, unknown>>(TaskMethod.Get, { taskId }, requestOptions());
-      const last = readTask(raw, host.era, TaskMethod.Get);
-      if (`${last.status}\0${last.statusMessage ?? ''}` !== shown) tell(last);
+      if (!isFinal(task.status)) task = newer(task, await poll());
     } catch {
-      // The result is in hand; a task the server already let go of has no status left to tell.
+      return; // The result is in hand; a task the server already let go of has no status left to tell.
     }
+    tell(task);
   };
 
   try {
     for (;;) {
-      const seen = `${task.status}\0${task.statusMessage ?? ''}`;
-      if (seen !== shown) {
-        shown = seen;
-        tell(task);
-      }
+      tell(task);
       if (task.status === 'cancelled') throw new TaskCancelledError(taskId, task.statusMessage);
       // Modern: what the status promises rides with the task, except on a CreateTaskResult (polled for it).
       if (host.era === 'modern') {
         if (task.result !== undefined) return task.result;
         if (task.error !== undefined) throw McpError.fromObject(task.error);
         if (task.inputRequests !== undefined) await answer(task, requestOptions());
-      } else if (isFinal(task.status)) {
-        const result = await legacyResult();
-        if (result !== undefined) return result;
-      } else if (task.status === 'input_required') {
-        legacyResult();
+      } else {
+        const waiting = legacyResult();
+        if (isFinal(task.status)) {
+          const result = await waiting;
+          await tellFinal();
+          return result;
+        }
       }
-      const pause = sleep(host.clock, Math.min(interval(host, task), Math.max(0, remaining())), signal);
-      let done: CallToolResult | undefined;
+      // A final state without its payload (a CreateTaskResult) is read at once; nothing will be pushed after it.
+      const every = isFinal(task.status)
+        ? 0
+        : inbox.live
+          ? host.limits.maxPollIntervalMs
+          : interval(host, task);
+      const pause = sleep(host.clock, Math.min(every, Math.max(0, remaining())), signal);
+      let woke: 'timer' | 'inbox' | CallToolResult;
       try {
-        done = waiter === undefined ? await pause.done : await Promise.race([pause.done, waiter]);
+        woke = await Promise.race([
+          pause.done.then(() => 'timer' as const),
+          inbox.arrival().then(() => 'inbox' as const),
+          ...(waiter === undefined ? [] : [waiter]),
+        ]);
       } finally {
         pause.stop();
       }
-      if (done !== undefined) {
+      if (typeof woke === 'object') {
         await tellFinal();
-        return done;
+        return woke;
       }
-      task = readTask(
-        await host.request<Record<string, unknown>>(TaskMethod.Get, { taskId }, requestOptions()),
-        host.era,
-        TaskMethod.Get,
-      );
+      const { pushed, reread } = inbox.take();
+      if (pushed !== undefined) task = newer(task, pushed);
+      if (woke === 'timer' || reread) task = newer(task, await poll());
     }
   } catch (err) {
+    if (err instanceof RequestTimeoutError && err.limit === 'maxTotalTimeout') giveUp = true;
     if (signal?.aborted || giveUp) {
       await cancel(host, taskId, options.timeout);
       if (signal?.aborted) throw new RequestCancelledError(CALL, signal.reason);
     }
     throw err;
+  } finally {
+    inbox.stop();
   }
 
   /** Modern: the input requests not answered yet, fulfilled and sent with tasks/update. */

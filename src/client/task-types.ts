@@ -20,7 +20,11 @@ export type TaskStart = { readonly task: Task } | { readonly result: CallToolRes
 export interface ClientTaskOptions {
   /** The least time between two polls, whatever the server asks. Default 100 ms. */
   minPollIntervalMs?: number;
-  /** The most time between two polls, whatever the server asks. Default 30 s. */
+  /**
+   * The most time between two polls, whatever the server asks; also the time between polls while the server
+   * pushes the task's changes (a listen stream's `notifications/tasks`, 2025's `notifications/tasks/status`),
+   * when polls are only a safety net. Default 30 s.
+   */
   maxPollIntervalMs?: number;
   /** Between polls when the server suggests nothing. Default 1 s. */
   defaultPollIntervalMs?: number;

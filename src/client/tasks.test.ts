@@ -4,70 +4,23 @@ import { McpError } from '../jsonrpc/errors.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import { RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
 import { ManualClock } from '../session/manual-clock.js';
-import { memoryPeer } from '../test-support/memory-peer.js';
-import { discoverResult, error, result } from '../test-support/scripted-http.js';
+import {
+  taskClient as client,
+  done,
+  ELICIT,
+  legacyPeer,
+  modernPeer,
+  modernTask,
+  sent,
+} from '../test-support/task-peers.js';
 import { until, within } from '../test-support/time-limit.js';
-import { Client, type ClientOptions } from './client.js';
 import { type Task, TaskCancelledError } from './task-types.js';
 
 /*
  * callTool and session.tasks against scripted servers of both eras (Tasks extension SEP-2663; 2025-11-25
- * experimental tasks): what goes on the wire, in which order, and what the caller gets.
+ * experimental tasks): what goes on the wire, in which order, and what the caller gets. These peers push
+ * nothing (their listen is -32601): the client polls.
  */
-
-const FAST = { minPollIntervalMs: 0, defaultPollIntervalMs: 1 };
-const ELICIT = {
-  method: 'elicitation/create',
-  params: { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
-};
-const stamp = { createdAt: '2026-12-02T10:00:00Z', lastUpdatedAt: '2026-12-02T10:00:00Z' };
-const modernTask = (status: string, more: Record<string, unknown> = {}) => ({
-  taskId: 't-1',
-  status,
-  ...stamp,
-  ttlMs: 60_000,
-  pollIntervalMs: 1,
-  ...more,
-});
-const done = (text: string) => ({ content: [{ type: 'text', text }] });
-
-function client(options: ClientOptions = {}) {
-  return new Client(
-    { name: 'tasks-test', version: '1' },
-    {
-      requestTimeout: 5000,
-      tasks: FAST,
-      elicitation: { form: (p) => ({ action: 'accept', content: { name: `Ada for ${p.message}` } }) },
-      ...options,
-    },
-  );
-}
-
-/** A modern peer whose tasks/get answers come from `states`, one a poll (the last repeats). */
-function modernPeer(first: Record<string, unknown>, states: Array<Record<string, unknown>>) {
-  let polls = 0;
-  return memoryPeer((m) => {
-    switch (m.method) {
-      case 'server/discover':
-        return [result(m.id, discoverResult({ tools: {}, extensions: { [TASKS_EXTENSION]: {} } }))];
-      case 'tools/list':
-        return [result(m.id, { tools: [{ name: 'slow', inputSchema: { type: 'object' } }] })];
-      case 'tools/call':
-        return [result(m.id, first)];
-      case 'tasks/get': {
-        const state = states[Math.min(polls++, states.length - 1)];
-        return [result(m.id, { resultType: 'complete', ...state })];
-      }
-      case 'tasks/update':
-      case 'tasks/cancel':
-        return [result(m.id, { resultType: 'complete' })];
-      default:
-        return m.id === undefined ? undefined : [error(m.id, -32601, 'no')];
-    }
-  });
-}
-
-const sent = (peer: { seen: any[] }, method: string) => peer.seen.filter((m) => m.method === method);
 
 describe('tasks, modern era (the extension)', () => {
   test('callTool follows a task: polls, answers input with the handlers once per key, resolves with the result', async () => {
@@ -313,68 +266,10 @@ describe('tasks, polling time (a manual clock)', () => {
 });
 
 describe('tasks, legacy era (2025-11-25 experimental)', () => {
-  const legacyTask = (status: string) => ({ taskId: 'L-1', status, ...stamp, ttl: 60_000, pollInterval: 1 });
-
-  /** A 2025 peer: a task on tools/call; on tasks/result it first asks the client to elicit, then answers. */
-  function legacyPeer(
-    states: string[],
-    caps: Record<string, unknown> = { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-  ) {
-    let polls = 0;
-    let waiting: unknown;
-    let token: unknown;
-    const peer = memoryPeer((m) => {
-      if (m.method === undefined && m.id === 'ask-1')
-        return [result(waiting, done('Hello from a 2025 task'))];
-      switch (m.method) {
-        case 'server/discover':
-          return [error(m.id, -32601, 'Method not found')];
-        case 'initialize':
-          return [
-            result(m.id, {
-              protocolVersion: '2025-11-25',
-              capabilities: { tools: {}, tasks: caps },
-              serverInfo: { name: 'legacy', version: '1' },
-            }),
-          ];
-        case 'tools/list':
-          return [
-            result(m.id, {
-              tools: [
-                { name: 'slow', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } },
-                { name: 'quick', inputSchema: { type: 'object' } },
-              ],
-            }),
-          ];
-        case 'tools/call':
-          token = m.params._meta?.progressToken;
-          return [result(m.id, m.params.task ? { task: legacyTask('working') } : done('at once'))];
-        case 'tasks/get': {
-          const progress = { progressToken: token, progress: polls + 1, total: 9 };
-          return [
-            ...(token === undefined
-              ? []
-              : [{ jsonrpc: '2.0', method: 'notifications/progress', params: progress }]),
-            result(m.id, legacyTask(states[Math.min(polls++, states.length - 1)])),
-          ];
-        }
-        case 'tasks/result':
-          waiting = m.id;
-          return [{ jsonrpc: '2.0', id: 'ask-1', method: 'elicitation/create', params: ELICIT.params }];
-        case 'tasks/list':
-          return [result(m.id, { tasks: [legacyTask('working')] })];
-        case 'tasks/cancel':
-          return [result(m.id, legacyTask('cancelled'))];
-        default:
-          return m.id === undefined ? undefined : [error(m.id, -32601, 'no')];
-      }
-    });
-    return peer;
-  }
   const legacyClient = () => client({ era: 'legacy' });
 
-  test('initialize declares tasks; a tool that allows one is called with `task`, followed through tasks/result', async () => {
-    const peer = legacyPeer(['working', 'input_required']);
+  test('initialize declares tasks; a tool that allows one is called with `task`, followed through tasks/result from the start', async () => {
+    const peer = legacyPeer(['completed']);
     const session = await within(legacyClient().connect(peer.connection), 10_000, 'connect');
     try {
       const init = sent(peer, 'initialize')[0];
@@ -395,7 +290,11 @@ describe('tasks, legacy era (2025-11-25 experimental)', () => {
         'callTool',
       );
       assert.deepEqual(out, done('Hello from a 2025 task'));
-      assert.deepEqual(statuses, ['working', 'input_required']);
+      // Waiting on tasks/result, the client need not poll (2025-11-25, getting tasks): one tasks/get, after the
+      // result, tells ontask the final status.
+      assert.deepEqual(statuses, ['working', 'completed']);
+      const order = peer.seen.map((m) => m.method).filter((m) => m === 'tasks/result' || m === 'tasks/get');
+      assert.deepEqual(order, ['tasks/result', 'tasks/get']);
       assert.equal(sent(peer, 'tools/call')[0].params.task !== undefined, true);
       assert.ok(
         progress.length > 0 && progress[0] === 1,

@@ -6,6 +6,8 @@
  */
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
+  /** What an HTTP server answers with: the request may be tried again. */
+  readonly httpStatus = 503;
   /** What failed, without the store's name: another store that met the error names itself with `as`. */
   readonly detail: string;
   /** `options.store` names what could not be reached (default `event store`; the cluster's `task store`…). */

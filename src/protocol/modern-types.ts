@@ -15,15 +15,19 @@ export interface InputRequest {
   params?: Params;
 }
 
-/**
- * The methods of what a server asks of a client (`InputRequest`), whose answers it checks against the request
- * (`checkClientAnswer`): real requests in the 2025 era, input requests in the 2026 era.
- */
-export const INPUT_METHODS: ReadonlySet<string> = new Set([
+const INPUT_METHODS: ReadonlySet<string> = new Set([
   Method.ElicitationCreate,
   Method.SamplingCreateMessage,
   Method.RootsList,
 ]);
+
+/**
+ * Whether `method` is one a server asks of a client (`InputRequest`), whose answer it checks against the request
+ * (`checkClientAnswer`): real requests in the 2025 era, input requests in the 2026 era, and a task's in either.
+ */
+export function isInputMethod(method: unknown): method is InputRequest['method'] {
+  return INPUT_METHODS.has(method as string);
+}
 
 /** The server's requests of one round, by key (unique within the request). */
 export type InputRequests = Record<string, InputRequest>;

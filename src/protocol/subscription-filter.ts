@@ -1,10 +1,12 @@
 import type { SubscriptionFilter } from './modern-types.js';
+import { declaresTasks } from './tasks.js';
 import type { ServerCapabilities } from './types.js';
 
 /**
  * The part of `filter` a server with `capabilities` can honour: list changes of the lists it announces as
- * changing, resource updates when it announces `subscribe`, and task states when it runs tasks. A server's listen ack sends it back (and its
- * stream carries nothing else); a client narrows a listen over a legacy session with it.
+ * changing, resource updates when it announces `subscribe`, and task states when it runs tasks (the 2025 `tasks`
+ * capability, or the Tasks extension a 2026 server/discover names). A server's listen ack sends it back (and its
+ * stream carries nothing else); a client narrows a listen with it before it sends one.
  */
 export function honouredFilter(
   filter: SubscriptionFilter,
@@ -22,7 +24,8 @@ export function honouredFilter(
     honoured.resourceSubscriptions = [...new Set(uris)];
   }
   const taskIds = filter.taskIds;
-  if (taskIds !== undefined && taskIds.length > 0 && capabilities.tasks)
+  if (taskIds !== undefined && taskIds.length > 0 && (capabilities.tasks || declaresTasks(capabilities))) {
     honoured.taskIds = [...new Set(taskIds)];
+  }
   return honoured;
 }

@@ -23,6 +23,18 @@ export function deriveCapabilities(server: Server): ServerCapabilities {
   return Object.freeze(Object.assign(capabilities, server.options.capabilities));
 }
 
+/**
+ * What initialize announces to a caller the transport did not authenticate: no `tasks.list`. Every such caller
+ * would be the same principal, so a list would show each the others' tasks (2025-11-25, tasks, security: a list
+ * holds only the tasks of the requestor's authorization context). Their tasks stay theirs by id alone.
+ */
+export function anonymousCapabilities(capabilities: ServerCapabilities): ServerCapabilities {
+  const tasks = capabilities.tasks as Record<string, unknown> | undefined;
+  if (tasks?.list === undefined) return capabilities;
+  const { list: _list, ...rest } = tasks;
+  return Object.freeze({ ...capabilities, tasks: rest });
+}
+
 function hasCompleters(server: Server): boolean {
   for (const prompt of server.promptEntries.values()) if (prompt.completers !== undefined) return true;
   for (const template of server.templateEntries.values()) if (template.completers !== undefined) return true;

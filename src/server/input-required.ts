@@ -1,4 +1,4 @@
-import { INPUT_METHODS, type InputRequests } from '../protocol/modern-types.js';
+import { type InputRequests, isInputMethod } from '../protocol/modern-types.js';
 
 /**
  * A handler's answer that it needs the client first (a multi-round-trip request): what to ask, by key, and
@@ -26,7 +26,7 @@ export function inputRequired(round: { inputRequests?: InputRequests; state?: un
     throw new Error('inputRequired needs inputRequests, state, or both');
   }
   for (const [key, request] of Object.entries(inputRequests ?? {})) {
-    if (!INPUT_METHODS.has(request?.method)) {
+    if (!isInputMethod(request?.method)) {
       throw new Error(
         `inputRequired: "${key}" asks for ${JSON.stringify(request?.method)}; only elicitation/create, sampling/createMessage and roots/list can be asked of a client`,
       );

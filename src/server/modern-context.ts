@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
-import { INPUT_METHODS, type InputRequest, type InputResponses } from '../protocol/modern-types.js';
+import { type InputRequest, type InputResponses, isInputMethod } from '../protocol/modern-types.js';
 import {
   type CreateMessageRequestParams,
   type CreateMessageResult,
@@ -137,7 +137,7 @@ export class ModernContext implements ServerContext {
         ),
       );
     }
-    if (!INPUT_METHODS.has(method)) {
+    if (!isInputMethod(method)) {
       return Promise.reject(
         new Error(`Cannot send ${method} to a 2026-07-28 client: it takes no requests from the server`),
       );

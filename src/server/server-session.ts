@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
-import { INPUT_METHODS } from '../protocol/modern-types.js';
+import { isInputMethod } from '../protocol/modern-types.js';
 import {
   type ClientCapabilities,
   type CreateMessageRequestParams,
@@ -107,7 +107,7 @@ export class ServerSession extends Session implements ClientScope {
     options?: RequestOptions,
   ): Promise<R> {
     const sent = super.request<Record<string, unknown>>(method, params, options);
-    if (!INPUT_METHODS.has(method)) return sent as Promise<R>;
+    if (!isInputMethod(method)) return sent as Promise<R>;
     return sent.then((result) => answerOf(method, params, result, 'result') as R);
   }
 
@@ -184,7 +184,7 @@ export class ServerSession extends Session implements ClientScope {
     ctx: RequestContext<this>,
   ): Promise<Record<string, unknown>> | Record<string, unknown> {
     if (request.method === Method.Initialize)
-      return this.initialize(request.params as unknown as InitializeRequestParams);
+      return this.initialize(request.params as unknown as InitializeRequestParams, ctx.transport?.principal);
     if (this.protocolVersion === undefined) {
       throw new McpError(ErrorCode.InvalidRequest, 'Server not initialized: send "initialize" first');
     }
@@ -204,13 +204,13 @@ export class ServerSession extends Session implements ClientScope {
     }
   }
 
-  private initialize(params: InitializeRequestParams): InitializeResult {
+  private initialize(params: InitializeRequestParams, principal: string | undefined): InitializeResult {
     if (this.protocolVersion !== undefined) {
       throw new McpError(ErrorCode.InvalidRequest, 'Invalid request: the session is already initialized');
     }
     const server = this.server;
     const protocolVersion = negotiateVersion(params.protocolVersion);
-    const capabilities = server.capabilities;
+    const capabilities = principal === undefined ? server.anonymousCapabilities : server.capabilities;
     this.protocolVersion = protocolVersion;
     this.clientCapabilities = params.capabilities;
     this.clientInfo = params.clientInfo;

@@ -16,7 +16,7 @@ import type { SessionOptions } from '../session/session.js';
 import '../telemetry/node.js';
 import { resolveTelemetry, type TelemetryOptions } from '../telemetry/resolve.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import { deriveCapabilities, modernCapabilities } from './capabilities.js';
+import { anonymousCapabilities, deriveCapabilities, modernCapabilities } from './capabilities.js';
 import type { LegacyContext } from './context.js';
 import { dispatchLegacy } from './legacy-dispatch.js';
 import { legacyMethods, type MethodTable } from './methods.js';
@@ -195,6 +195,7 @@ export class Server {
   /** @internal How tools run as tasks; undefined when the server runs none. */
   readonly tasks: TaskSettings | undefined;
   private capabilitiesCache: ServerCapabilities | undefined;
+  private anonymousCapabilitiesCache: ServerCapabilities | undefined;
   private modernCapabilitiesCache: ServerCapabilities | undefined;
   /** Registration order across all kinds; starts at 1 so that a cursor's 0 precedes everything. */
   private nextSeq = 1;
@@ -233,6 +234,12 @@ export class Server {
   get capabilities(): ServerCapabilities {
     this.capabilitiesCache ??= deriveCapabilities(this);
     return this.capabilitiesCache;
+  }
+
+  /** What initialize announces to a caller without a principal (`capabilities` without `tasks.list`). */
+  get anonymousCapabilities(): ServerCapabilities {
+    this.anonymousCapabilitiesCache ??= anonymousCapabilities(this.capabilities);
+    return this.anonymousCapabilitiesCache;
   }
 
   /** What `server/discover` announces: tasks as the 2026 extension, never 2025-11-25's `tasks` capability. */
@@ -343,6 +350,7 @@ export class Server {
 
   private changed(kind: number): void {
     this.capabilitiesCache = undefined;
+    this.anonymousCapabilitiesCache = undefined;
     this.modernCapabilitiesCache = undefined;
     // Only the sessions' own listener: nobody to tell.
     if (this.sessions.size === 0 && this.events.size === 1) return;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../session/manual-clock.js';
 import { taskStoreContract } from '../test-support/task-store-contract.js';
+import { TaskLimitError, TaskStoreFullError } from './errors.js';
 import { MemoryTaskStore } from './memory-task-store.js';
 
 const clock = new ManualClock();
@@ -30,9 +31,37 @@ test('the sweep frees expired tasks from memory, on its own timer', async () => 
   assert.equal(local.pending, 0, 'close stops it');
 });
 
+test('the store bound: past maxTasks over every principal, the oldest final task is freed, else TaskStoreFullError', async () => {
+  const store = new MemoryTaskStore({ clock: new ManualClock(), maxTasks: 3, maxTasksPerPrincipal: 2 });
+  const a = await store.create({ taskId: 'a', principal: 'p', ttlMs: 60_000 });
+  await store.create({ taskId: 'b', principal: 'q', ttlMs: 60_000 });
+  await store.create({ taskId: 'c', principal: 'r', ttlMs: 60_000 });
+  await assert.rejects(store.create({ taskId: 'd', principal: 's', ttlMs: 60_000 }), (err: unknown) => {
+    assert.ok(err instanceof TaskStoreFullError);
+    assert.equal(err.httpStatus, 503);
+    assert.match(err.message, /maximum of 3 tasks/);
+    return true;
+  });
+  await store.update(a.taskId, { status: 'completed', result: {} });
+  await store.create({ taskId: 'd', principal: 's', ttlMs: 60_000 });
+  assert.equal(await store.get('a', 'p'), undefined, "p's final task made room for s");
+  assert.equal(store.size, 3);
+  await store.close();
+});
+
+test('anonymous callers are one principal: their bound is shared', async () => {
+  const store = new MemoryTaskStore({ clock: new ManualClock(), maxTasksPerPrincipal: 2 });
+  await store.create({ taskId: 'x', principal: undefined, ttlMs: 60_000 });
+  await store.create({ taskId: 'y', principal: undefined, ttlMs: 60_000 });
+  await assert.rejects(store.create({ taskId: 'z', principal: undefined, ttlMs: 60_000 }), TaskLimitError);
+  await store.create({ taskId: 'z', principal: 'named', ttlMs: 60_000 });
+  await store.close();
+});
+
 test('options are checked', () => {
   for (const bad of [0, -1, 1.5, Number.NaN]) {
     assert.throws(() => new MemoryTaskStore({ maxTasks: bad }), RangeError);
+    assert.throws(() => new MemoryTaskStore({ maxTasksPerPrincipal: bad }), RangeError);
     assert.throws(() => new MemoryTaskStore({ maxTtlMs: bad }), RangeError);
   }
 });

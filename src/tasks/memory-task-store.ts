@@ -2,10 +2,11 @@ import type { InputResponses } from '../protocol/modern-types.js';
 import { isFinal } from '../protocol/tasks.js';
 import { type Clock, systemClock } from '../session/clock.js';
 import { ChangeListeners } from './change-listeners.js';
-import { invalidCursor, TaskStoreFullError } from './errors.js';
+import { invalidCursor, TaskLimitError, TaskStoreFullError } from './errors.js';
 import {
   applyChange,
   DEFAULT_MAX_TASK_TTL_MS,
+  DEFAULT_MAX_TASKS_PER_PRINCIPAL,
   DEFAULT_TASK_PAGE_SIZE,
   effectiveTtl,
   newRecord,
@@ -16,6 +17,8 @@ import type { NewTask, TaskChange, TaskPage, TaskRecord, TaskSignal, TaskStore }
 export interface MemoryTaskStoreOptions {
   /** The most tasks held; at the bound the oldest final task is freed, and with none final `create` refuses. Default 10 000. */
   maxTasks?: number;
+  /** The most tasks of one principal; at the bound its oldest final task is freed. Default 1000. */
+  maxTasksPerPrincipal?: number;
   /** The longest a task is kept, which is also how long a task without a TTL is kept. Default a day. */
   maxTtlMs?: number;
   /** How often expired tasks are freed (they are never answered once expired, swept or not). Default a minute. */
@@ -46,6 +49,9 @@ interface Index {
   gone: number;
 }
 
+/** The entries of `index` still held. */
+const heldBy = (index: Index | undefined) => (index === undefined ? 0 : index.entries.length - index.gone);
+
 const positive = (name: string, value: number) => {
   if (!(Number.isSafeInteger(value) && value > 0)) {
     throw new RangeError(`${name} must be a positive integer, got ${value}`);
@@ -57,12 +63,14 @@ const CURSOR = /^m(\d{1,15})$/;
 
 /**
  * A TaskStore in this process's memory: the runner of every task is this process, so tasks live and end with it
- * (`close` fails those still running). Bounded by `maxTasks` (the oldest final task is freed first; with every
- * task still running, `create` rejects with TaskStoreFullError) and by each task's TTL (at most `maxTtlMs`);
- * expired tasks are never answered, and a timer that does not keep the process alive frees them.
+ * (`close` fails those still running). Bounded per principal by `maxTasksPerPrincipal` (its oldest final task is
+ * freed first; with all of its tasks still running, `create` rejects with TaskLimitError), in all by `maxTasks`
+ * (the same, over every principal, with TaskStoreFullError) and by each task's TTL (at most `maxTtlMs`); expired
+ * tasks are never answered, and a timer that does not keep the process alive frees them.
  */
 export class MemoryTaskStore implements TaskStore {
   readonly maxTasks: number;
+  readonly maxTasksPerPrincipal: number;
   readonly maxTtlMs: number;
   readonly pageSize: number;
   private readonly sweepIntervalMs: number;
@@ -77,6 +85,10 @@ export class MemoryTaskStore implements TaskStore {
 
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.maxTasks = positive('maxTasks', options.maxTasks ?? 10_000);
+    this.maxTasksPerPrincipal = positive(
+      'maxTasksPerPrincipal',
+      options.maxTasksPerPrincipal ?? DEFAULT_MAX_TASKS_PER_PRINCIPAL,
+    );
     this.maxTtlMs = positive('maxTtlMs', options.maxTtlMs ?? DEFAULT_MAX_TASK_TTL_MS);
     this.sweepIntervalMs = positive('sweepIntervalMs', options.sweepIntervalMs ?? 60_000);
     this.pageSize = positive('pageSize', options.pageSize ?? DEFAULT_TASK_PAGE_SIZE);
@@ -98,7 +110,7 @@ export class MemoryTaskStore implements TaskStore {
       throw new RangeError('A task with this id exists already: ids must be unique');
     }
     if (held !== undefined) this.remove(held);
-    if (this.tasks.size >= this.maxTasks) this.makeRoom(now);
+    this.makeRoom(now, record.principal);
     const entry: Entry = {
       record,
       seq: ++this.seq,
@@ -238,15 +250,29 @@ export class MemoryTaskStore implements TaskStore {
     return now >= entry.expiresAt;
   }
 
-  /** Frees the oldest task that is final or expired, or refuses when every task still runs. */
-  private makeRoom(now: number): void {
-    for (const entry of this.tasks.values()) {
-      if (isFinal(entry.record.status) || this.expired(entry, now)) {
+  /**
+   * Room for one more task of `principal`: at its bound, its oldest task that is final or expired is freed (else
+   * TaskLimitError); then at the store's, the oldest such task of anyone (else TaskStoreFullError).
+   */
+  private makeRoom(now: number, principal: string | undefined): void {
+    const index = this.byPrincipal.get(principal);
+    if (heldBy(index) >= this.maxTasksPerPrincipal && !this.freeOne(index!.entries, now)) {
+      throw new TaskLimitError(this.maxTasksPerPrincipal);
+    }
+    if (this.tasks.size >= this.maxTasks && !this.freeOne(this.tasks.values(), now)) {
+      throw new TaskStoreFullError(this.maxTasks);
+    }
+  }
+
+  /** Frees the first of `entries` (oldest first) that is final or expired; false when every one still runs. */
+  private freeOne(entries: Iterable<Entry>, now: number): boolean {
+    for (const entry of entries) {
+      if (!entry.gone && (isFinal(entry.record.status) || this.expired(entry, now))) {
         this.remove(entry);
-        return;
+        return true;
       }
     }
-    throw new TaskStoreFullError(this.maxTasks);
+    return false;
   }
 
   private remove(entry: Entry): void {

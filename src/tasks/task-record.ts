@@ -14,6 +14,12 @@ const STATUSES: ReadonlySet<string> = new Set<TaskStatus>([
 /** Default `maxTtlMs` of both stores: a day. A task asking for longer, or for no TTL, is kept this long. */
 export const DEFAULT_MAX_TASK_TTL_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * Default `maxTasksPerPrincipal` of both stores. Since a principal's final tasks are freed for its new ones, it is
+ * also how many of its tasks may run at once (the spec asks receivers to bound and document that).
+ */
+export const DEFAULT_MAX_TASKS_PER_PRINCIPAL = 1000;
+
 /** Default `pageSize` of `list`. */
 export const DEFAULT_TASK_PAGE_SIZE = 50;
 

@@ -55,12 +55,18 @@ export interface TaskPage {
  *   process it runs, at least once while the watch is open; answered input keys are not delivered again.
  * - Changes: every change of a task's status (create, update, the runner found stopped) reaches every
  *   `onChange` listener of every process sharing the store, for `notifications/tasks`.
- * - Expiry: a task is gone `ttlMs` after its creation; the store also bounds how many it holds, and frees the
- *   oldest final tasks first.
+ * - Expiry: a task is gone `ttlMs` after its creation.
+ * - Bound per principal: a principal holds at most `maxTasksPerPrincipal` tasks (anonymous callers, `undefined`,
+ *   are one principal). At the bound, `create` frees that principal's oldest final task; when none of its tasks is
+ *   final it rejects with `TaskLimitError` and stores nothing. Another principal's tasks are never freed for it. A
+ *   store may bound its total too (`TaskStoreFullError`, after the principal's bound is checked).
  *
  * Every method may reject with `StoreUnavailableError` when the store cannot be reached.
  */
 export interface TaskStore {
+  /** The most tasks one principal holds (see "Bound per principal"). */
+  readonly maxTasksPerPrincipal: number;
+
   /** Stores a new `working` task, run by this process. Rejects if the id is taken. */
   create(task: NewTask): Promise<TaskRecord>;
 

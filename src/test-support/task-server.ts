@@ -39,13 +39,13 @@ export interface TaskServer<S extends TaskStore = MemoryTaskStore> {
 
 /**
  * A server that runs tools as tasks from a `MemoryTaskStore`, served at 127.0.0.1 behind bearer tokens of
- * `TASK_TOKENS`. Tools: `gated` (optional task; waits for `gate` or its signal), `needs_task` (required),
+ * `TASK_TOKENS` (with `anonymous`, behind none: every caller is the same, anonymous principal). Tools: `gated` (optional task; waits for `gate` or its signal), `needs_task` (required),
  * `asks` (optional; elicits a name, then greets), `deferred` (optional, `deferTask`: elicits by MRTR, then
  * `ctx.startTask()`, then waits for `gate`), `plain` (forbidden). Tasks are kept in `options.store` when given
  * (closed with the server), else in a new `MemoryTaskStore`.
  */
 export async function serveTaskServer<S extends TaskStore = MemoryTaskStore>(
-  options: { clock?: Clock; ttlMs?: number; server?: ServerOptions; store?: S } = {},
+  options: { clock?: Clock; ttlMs?: number; server?: ServerOptions; store?: S; anonymous?: boolean } = {},
 ): Promise<TaskServer<S>> {
   const store = options.store ?? (new MemoryTaskStore({ clock: options.clock }) as TaskStore as S);
   const errors: Error[] = [];
@@ -97,7 +97,10 @@ export async function serveTaskServer<S extends TaskStore = MemoryTaskStore>(
     authorizationServers: ['https://auth.example.com'],
     verifier: { verify: (token) => TASK_TOKENS[token] },
   });
-  handler = new StreamableHTTPHandler(server, { auth: resource, onerror: (e) => errors.push(e) });
+  handler = new StreamableHTTPHandler(server, {
+    ...(options.anonymous ? {} : { auth: resource }),
+    onerror: (e) => errors.push(e),
+  });
   const h = handler;
   return Object.assign(fixture, {
     url: served.url,

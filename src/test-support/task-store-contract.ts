@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { McpError } from '../jsonrpc/errors.js';
-import { TaskStoreFullError } from '../tasks/errors.js';
+import { TaskLimitError } from '../tasks/errors.js';
 import { newTaskId } from '../tasks/task-id.js';
 import { RUNNER_STOPPED_MESSAGE } from '../tasks/task-record.js';
 import type { TaskRecord, TaskSignal, TaskStore } from '../tasks/task-store.js';
@@ -11,11 +11,8 @@ import { fuzzRuns } from './fuzz.js';
 
 /** How the contract suite makes stores and lets time pass for them. */
 export interface TaskStoreFixture {
-  /**
-   * A fresh store. Stores of one fixture share what they hold when `shared` (as processes sharing Redis); with
-   * `maxTasks`, the bound the store keeps (per principal, for a store that bounds per principal).
-   */
-  make(options?: { maxTasks?: number; pageSize?: number }): Promise<TaskStore>;
+  /** A fresh store. Stores of one fixture share what they hold when `shared` (as processes sharing Redis). */
+  make(options?: { maxTasksPerPrincipal?: number; pageSize?: number }): Promise<TaskStore>;
   /** Whether two stores of the fixture see the same tasks: then the cross-store clauses run. */
   readonly shared: boolean;
   /** Lets `ms` pass as the stores' clocks (or Redis's) see it. */
@@ -51,7 +48,7 @@ const settle = (ms = 200) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export function taskStoreContract(name: string, fixture: TaskStoreFixture): void {
   const opened: TaskStore[] = [];
-  const make = async (options?: { maxTasks?: number; pageSize?: number }) => {
+  const make = async (options?: { maxTasksPerPrincipal?: number; pageSize?: number }) => {
     const store = await fixture.make(options);
     opened.push(store);
     return store;
@@ -319,9 +316,12 @@ export function taskStoreContract(name: string, fixture: TaskStoreFixture): void
       assert.equal(long.ttlMs, task.ttlMs);
     });
 
-    test('bound: at the bound the oldest final task is freed; with none final, create refuses', async () => {
-      const store = await make({ maxTasks: 3 });
-      const who = principal();
+    test('bound per principal: its oldest final task is freed for a new one; with none final, TaskLimitError', async () => {
+      const store = await make({ maxTasksPerPrincipal: 3 });
+      assert.equal(store.maxTasksPerPrincipal, 3);
+      const [who, neighbour] = [principal(), principal()];
+      const theirs = await start(store, neighbour);
+      await store.update(theirs.taskId, { status: 'completed', result: {} });
       const [a, b, c] = [await start(store, who), await start(store, who), await start(store, who)];
       await store.update(c.taskId, { status: 'completed', result: {} });
       await store.update(b.taskId, { status: 'failed', error: { code: 1, message: 'x' } });
@@ -331,9 +331,28 @@ export function taskStoreContract(name: string, fixture: TaskStoreFixture): void
       assert.equal((await store.get(c.taskId, who))?.status, 'completed');
       await start(store, who); // frees c
       assert.equal(await store.get(c.taskId, who), undefined);
-      await assert.rejects(start(store, who), TaskStoreFullError);
+      await assert.rejects(start(store, who), (err: unknown) => {
+        assert.ok(err instanceof TaskLimitError, String(err));
+        assert.equal(err.maxTasksPerPrincipal, 3);
+        assert.equal(err.httpStatus, 429);
+        assert.match(err.message, /maximum of 3 tasks .* none of them has finished.*tasks\/cancel/);
+        return true;
+      });
       assert.equal((await store.get(d.taskId, who))?.status, 'working');
-      assert.equal((await store.list(who)).tasks.length, 3);
+      assert.equal((await store.list(who)).tasks.length, 3, 'the refused task was not stored');
+      assert.equal(
+        (await store.get(theirs.taskId, neighbour))?.status,
+        'completed',
+        "another principal's final task is never freed for this one",
+      );
+      for (let i = 0; i < 2; i++) await start(store, neighbour); // its own bound, untouched by the first's
+      assert.equal((await store.list(neighbour)).tasks.length, 3);
+      await store.update(a.taskId, { status: 'cancelled' });
+      assert.equal(
+        (await start(store, who)).status,
+        'working',
+        'once one of its tasks ends, it may start another',
+      );
     });
 
     test('list: newest first, page by page, each task once, only the principal’s', async () => {

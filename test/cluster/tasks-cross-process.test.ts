@@ -1,10 +1,12 @@
 // Tasks across `mcpwire serve --redis` processes (issue 16 part 5): a task started through one process is polled,
 // answered and cancelled through another, its changes reach a listen stream on another, it outlives its client's
-// connection, and a process killed with SIGKILL leaves its task failed (saying why, and told to listeners on the
-// other) rather than working forever.
+// connection (a 2025 task asks its question on the session the client came back on, through another process), and
+// a process killed with SIGKILL leaves its task failed (saying why, and told to listeners on the other) rather than
+// working forever.
 // Each request goes to the process the test names, no proxy between. Needs `npm run build` and redis-server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Client } from '../../src/client/client.js';
 import { TASKS_EXTENSION } from '../../src/protocol/tasks.js';
 import { RUNNER_STOPPED_MESSAGE } from '../../src/tasks/task-record.js';
 import { jsonBody, SseReader } from '../../src/test-support/mcp-http.js';
@@ -12,6 +14,7 @@ import { postModern } from '../../src/test-support/modern-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type RedisBackend, startRedisBackend } from '../../src/test-support/redis-backend.js';
 import { within } from '../../src/test-support/time-limit.js';
+import { connectUrl } from '../../src/transport/connect-url.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: {} };
 const BOUND_MS = 60_000;
@@ -103,6 +106,74 @@ describe('Tasks across mcpwire serve --redis processes', () => {
     }
     assert.ok(heard.includes('input_required'), heard.join());
     await reader.cancel();
+  });
+
+  test('2025 era: a task started on a session through process 1 asks its question on the session its client came back on, through process 2', async () => {
+    const client = (asked: string[]) =>
+      new Client(
+        { name: 'cross-process-tasks', version: '1' },
+        {
+          era: 'legacy',
+          tasks: true,
+          requestTimeout: BOUND_MS,
+          elicitation: {
+            form: (params) => {
+              asked.push(params.message);
+              return { action: 'accept', content: { go: true } };
+            },
+          },
+        },
+      );
+    const askedFirst: string[] = [];
+    const first = await connectUrl(client(askedFirst), `${cluster.processes[0].url}/mcp`);
+    const start = await first.tasks.start('countdown', { from: 2, ask: true });
+    assert.ok('task' in start, JSON.stringify(start));
+    await first.close();
+    const askedSecond: string[] = [];
+    const second = await connectUrl(client(askedSecond), `${cluster.processes[1].url}/mcp`);
+    try {
+      assert.equal(second.era, 'legacy');
+      const result = await within(second.tasks.resume(start.task.taskId), BOUND_MS, 'the resumed task');
+      assert.deepEqual(result.content, [{ type: 'text', text: 'Liftoff after 2 s' }]);
+      assert.deepEqual(askedSecond, ['1 to go: keep counting?']);
+      assert.deepEqual(askedFirst, []);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('2026 era: a client following through process 2 a task process 1 runs hears its changes, polls an hour apart', async () => {
+    const taskId = await countdown(0, { from: 2, ask: true });
+    const requested: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      if (typeof init?.body === 'string') requested.push(JSON.parse(init.body).method);
+      return fetch(input, init);
+    };
+    const asked: string[] = [];
+    const client = new Client(
+      { name: 'cross-process-listen', version: '1' },
+      {
+        era: 'modern',
+        tasks: { minPollIntervalMs: 3_600_000, maxPollIntervalMs: 3_600_000 },
+        requestTimeout: BOUND_MS,
+        elicitation: {
+          form: (params) => {
+            asked.push(params.message);
+            return { action: 'accept', content: { go: true } };
+          },
+        },
+      },
+    );
+    const session = await connectUrl(client, `${cluster.processes[1].url}/mcp`, { fetch: counting });
+    try {
+      const result = await within(session.tasks.resume(taskId), BOUND_MS, 'the task, followed on its pushes');
+      assert.deepEqual(result.content, [{ type: 'text', text: 'Liftoff after 2 s' }]);
+      assert.deepEqual(asked, ['1 to go: keep counting?']);
+      // The resume's own read, and one once the listen stream covered the task: the rest was pushed.
+      assert.equal(requested.filter((m) => m === 'tasks/get').length, 2, requested.join(' '));
+    } finally {
+      await session.close();
+    }
   });
 
   test('started through process 1, cancelled through process 2', async () => {

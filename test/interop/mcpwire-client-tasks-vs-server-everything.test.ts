@@ -1,7 +1,8 @@
 // Our client's 2025-11-25 tasks against @modelcontextprotocol/server-everything (the official reference server,
 // official SDK v1) over stdio: its `simulate-research-query` tool must run as a task; callTool asks for one,
-// polls tasks/get, answers the clarification it asks through tasks/result with our elicitation handler, and
-// resolves with the report. Peers no one here wrote.
+// waits on tasks/result (where the server asks its clarification, which our elicitation handler answers), hears
+// the statuses the server pushes (`notifications/tasks/status`), and resolves with the report. Polls are set an
+// hour apart: the call ends when the task does, on what the server sends. Peers no one here wrote.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -17,6 +18,8 @@ const MS = 60_000;
 describe('mcpwire Client tasks ↔ server-everything (stdio, 2025-11-25)', () => {
   let session: ClientSession;
   const asked: ElicitRequestFormParams[] = [];
+  /** The methods of the requests our client sent. */
+  const requested: string[] = [];
 
   before(async () => {
     assert.ok(
@@ -26,7 +29,7 @@ describe('mcpwire Client tasks ↔ server-everything (stdio, 2025-11-25)', () =>
     const client = new Client(
       { name: 'mcpwire-tasks-interop', version: '0.1.0' },
       {
-        tasks: { minPollIntervalMs: 50 },
+        tasks: { minPollIntervalMs: 3_600_000, maxPollIntervalMs: 3_600_000 },
         requestTimeout: MS,
         elicitation: {
           form: (params) => {
@@ -41,6 +44,11 @@ describe('mcpwire Client tasks ↔ server-everything (stdio, 2025-11-25)', () =>
       args: [EVERYTHING, 'stdio'],
       closeGraceMs: 1000,
     });
+    const send = connection.send.bind(connection);
+    connection.send = (message, ...rest) => {
+      if ('method' in message && 'id' in message) requested.push(message.method);
+      return send(message, ...rest);
+    };
     session = await within(client.connect(connection, { timeout: MS }), MS, 'connect');
   });
 
@@ -62,6 +70,7 @@ describe('mcpwire Client tasks ↔ server-everything (stdio, 2025-11-25)', () =>
     timeout: 2 * MS,
   }, async () => {
     const seen: Task[] = [];
+    requested.length = 0;
     const result = await within(
       session.callTool(
         'simulate-research-query',
@@ -77,9 +86,11 @@ describe('mcpwire Client tasks ↔ server-everything (stdio, 2025-11-25)', () =>
     assert.match(text, /# Research Report: python/);
     assert.equal(seen[0].status, 'working');
     assert.equal(seen.at(-1)!.status, 'completed');
-    // It waits in input_required until tasks/result, which the client calls on seeing it: always seen.
+    // Pushed by the server: the client polls no sooner than an hour.
     const waiting = seen.find((t) => t.status === 'input_required');
     assert.match(waiting?.statusMessage ?? '', /clarification/i, JSON.stringify(seen));
+    assert.ok(requested.includes('tasks/result'), requested.join(' '));
+    assert.ok(requested.filter((m) => m === 'tasks/get').length <= 1, requested.join(' '));
     assert.equal(seen[0].ttlMs, 300_000);
     assert.equal(asked.length, 1, 'the clarification was asked once');
     assert.match(text, /Clarification\*\*: programming/);

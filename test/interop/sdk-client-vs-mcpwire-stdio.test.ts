@@ -108,7 +108,8 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       tools: { listChanged: true },
-      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      // stdio authenticates no one: no tasks/list, which would show every caller the others' tasks.
+      tasks: { cancel: {}, requests: { tools: { call: {} } } },
     });
     assert.match(client.getInstructions() ?? '', /^A demonstration server/);
     const initialize = transport.received[0] as unknown as { result: { protocolVersion: string } };

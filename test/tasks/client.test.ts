@@ -20,6 +20,16 @@ for (const era of ['modern', 'legacy'] as const) {
     let fx: TaskServer;
     const sessions: ClientSession[] = [];
 
+    /** The JSON-RPC methods this test's clients POSTed, in order. */
+    const posted: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      if (typeof init?.body === 'string') {
+        try {
+          posted.push(JSON.parse(init.body).method);
+        } catch {}
+      }
+      return fetch(input, init);
+    };
     const connect = async (token = 'ada-token', options: ClientOptions = {}) => {
       const client = new Client(
         { name: 'task-client', version: '1' },
@@ -31,7 +41,11 @@ for (const era of ['modern', 'legacy'] as const) {
           ...options,
         },
       );
-      const session = await within(connectUrl(client, fx.url, { headers: bearer(token) }), MS, 'connect');
+      const session = await within(
+        connectUrl(client, fx.url, { headers: bearer(token), fetch: counting }),
+        MS,
+        'connect',
+      );
       sessions.push(session);
       return session;
     };
@@ -64,6 +78,35 @@ for (const era of ['modern', 'legacy'] as const) {
         assert.equal(statuses[0], 'working');
         assert.equal(statuses.at(-1), 'completed');
         assert.deepEqual(fx.errors, []);
+      },
+    );
+
+    test(
+      'the server pushes the task’s changes: with polls an hour apart the call still ends as soon as the task does',
+      BOUND,
+      async () => {
+        const session = await connect('ada-token', {
+          tasks: { minPollIntervalMs: 3_600_000, maxPollIntervalMs: 3_600_000 },
+        });
+        posted.length = 0;
+        const statuses: string[] = [];
+        const asks = await within(
+          session.callTool('asks', {}, { ontask: (t) => statuses.push(t.status) }),
+          MS,
+          'callTool asks',
+        );
+        assert.deepEqual(asks.content, [{ type: 'text', text: 'Hello, Ada!' }]);
+        assert.equal(statuses.at(-1), 'completed');
+        const gated = session.callTool('gated', {}, { ontask: (t) => statuses.push(t.status) });
+        await until(() => statuses.at(-1) === 'working', MS, 'the gated task');
+        fx.gate.open();
+        assert.deepEqual((await within(gated, MS, 'callTool gated')).content, [
+          { type: 'text', text: 'done' },
+        ]);
+        // 2026: one read per task once the listen stream covers it; 2025: none, tasks/result and its statuses.
+        const polls = posted.filter((m) => m === 'tasks/get').length;
+        assert.equal(polls, era === 'modern' ? 2 : 0, posted.join(' '));
+        if (era === 'modern') assert.ok(posted.includes('subscriptions/listen'));
       },
     );
 
@@ -106,6 +149,31 @@ for (const era of ['modern', 'legacy'] as const) {
         const result = await within(resumed, MS, 'resume');
         assert.deepEqual(result.content, [{ type: 'text', text: 'done' }]);
         assert.equal(seen.at(-1), 'completed');
+      },
+    );
+
+    test(
+      'a task that asks after its client went away asks the client that resumes it, on its new connection',
+      BOUND,
+      async () => {
+        const first = await connect('ada-token', {
+          elicitation: { form: () => Promise.reject(new Error('the first connection was asked')) },
+        });
+        const start = await within(first.tasks.start('asks', {}), MS, 'start');
+        assert.ok('task' in start, JSON.stringify(start));
+        await first.close();
+        const asked: string[] = [];
+        const second = await connect('ada-token', {
+          elicitation: {
+            form: (params) => {
+              asked.push(params.message);
+              return { action: 'accept', content: { name: 'Lin' } };
+            },
+          },
+        });
+        const result = await within(second.tasks.resume(start.task.taskId), MS, 'resume');
+        assert.deepEqual(result.content, [{ type: 'text', text: 'Hello, Lin!' }]);
+        assert.deepEqual(asked, ['Your name?']);
       },
     );
 

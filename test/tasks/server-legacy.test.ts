@@ -6,11 +6,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CallToolResultSchema,
+  CreateTaskResultSchema,
   ElicitRequestSchema,
+  ListTasksResultSchema,
   McpError,
   TaskStatusNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
+import { until } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
 const BOUND_MS = 30_000;
@@ -46,10 +49,7 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
   const start = async (client: Client, name: string) => {
     const created = (await client.request(
       { method: 'tools/call', params: { name, arguments: {}, task: { ttl: 60_000 } } },
-      // The SDK's CreateTaskResult schema.
-      (
-        await import('@modelcontextprotocol/sdk/types.js')
-      ).CreateTaskResultSchema,
+      CreateTaskResultSchema,
     )) as { task: { taskId: string; status: string; ttl: number | null; pollInterval?: number } };
     assert.equal(created.task.status, 'working');
     assert.equal(created.task.ttl, 60_000);
@@ -84,17 +84,17 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
     const taskId = await start(ada, 'gated');
     assert.equal((await ada.experimental.tasks.getTask(taskId)).status, 'working');
     const result = ada.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    // notifications/tasks/status (2025-11-25, MAY) on the stream of the tasks/result: the task as the wait
+    // begins, then each change, up to the final state, before the result.
+    const hear = (status: string) =>
+      until(() => statuses.some((s) => s.taskId === taskId && s.status === status), BOUND_MS, status);
+    await hear('working');
     fx.gate.open();
     const done = await result;
     assert.equal(toolText(done), 'done');
     assert.deepEqual(done._meta?.['io.modelcontextprotocol/related-task'], { taskId });
+    await hear('completed');
     assert.equal((await ada.experimental.tasks.getTask(taskId)).status, 'completed');
-    // notifications/tasks/status (2025-11-25, MAY) on the session's own stream, up to the final state.
-    const deadline = Date.now() + BOUND_MS;
-    while (!statuses.some((s) => s.taskId === taskId && s.status === 'completed')) {
-      assert.ok(Date.now() < deadline, `no completed status notification: ${JSON.stringify(statuses)}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
   });
 
   test('callToolStream drives a task to its result', async () => {
@@ -139,6 +139,53 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
         assert.deepEqual(err.data, { method: 'elicitation/create', field: 'result.content.name' });
         return true;
       },
+    );
+    assert.equal((await ada.experimental.tasks.getTask(taskId)).status, 'failed');
+  });
+
+  test('a client back on a new session is asked there, through its tasks/result, and the task goes on', async () => {
+    elicited.length = 0;
+    const taskId = await start(ada, 'asks');
+    // The same principal on another session: where it waits on the result is where the question goes.
+    const later = new Client(
+      { name: 'sdk-tasks-later', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} }, tasks: {} } },
+    );
+    const askedLater: unknown[] = [];
+    later.setRequestHandler(ElicitRequestSchema, (request) => {
+      askedLater.push(request.params);
+      return { action: 'accept', content: { name: 'Hopper' } };
+    });
+    await later.connect(
+      new StreamableHTTPClientTransport(new URL(fx.url), { requestInit: { headers: bearer('ada-token') } }),
+    );
+    clients.push(later);
+    const done = await later.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    assert.equal(toolText(done), 'Hello, Hopper!');
+    assert.equal(askedLater.length, 1);
+    assert.deepEqual(
+      (askedLater[0] as { _meta?: Record<string, unknown> })._meta?.['io.modelcontextprotocol/related-task'],
+      { taskId },
+    );
+    assert.deepEqual(elicited, [], 'the session that created the task was not asked');
+  });
+
+  test('an error the client answers with reaches the handler’s call: the task fails with it', async () => {
+    const taskId = await start(ada, 'asks');
+    const refusing = new Client(
+      { name: 'sdk-tasks-refusing', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} }, tasks: {} } },
+    );
+    refusing.setRequestHandler(ElicitRequestSchema, () => {
+      throw new Error('no one at the keyboard');
+    });
+    await refusing.connect(
+      new StreamableHTTPClientTransport(new URL(fx.url), { requestInit: { headers: bearer('ada-token') } }),
+    );
+    clients.push(refusing);
+    await assert.rejects(
+      refusing.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
+      (err: { message: string }) => /no one at the keyboard/.test(err.message),
     );
     assert.equal((await ada.experimental.tasks.getTask(taskId)).status, 'failed');
   });
@@ -188,5 +235,44 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
       (err: { code?: number }) => err.code === -32601,
     );
     await assert.rejects(start(ada, 'plain'), (err: { code?: number }) => err.code === -32601);
+  });
+});
+
+describe('2025-11-25 tasks/list, without authentication (the official SDK v1 client)', () => {
+  test('a server that authenticates no one neither announces nor serves tasks/list: every caller would list every other’s tasks', async () => {
+    const fx = await serveTaskServer({ anonymous: true });
+    const clients: Client[] = [];
+    try {
+      for (let i = 0; i < 2; i++) {
+        const client = new Client({ name: 'anonymous', version: '1.0.0' }, { capabilities: { tasks: {} } });
+        await client.connect(new StreamableHTTPClientTransport(new URL(fx.url)));
+        clients.push(client);
+      }
+      const [first, second] = clients;
+      assert.deepEqual(first.getServerCapabilities()?.tasks, {
+        cancel: {},
+        requests: { tools: { call: {} } },
+      });
+      const created = (await first.request(
+        { method: 'tools/call', params: { name: 'gated', arguments: {}, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      )) as { task: { taskId: string } };
+      for (const client of clients) {
+        await assert.rejects(
+          client.request({ method: 'tasks/list', params: {} }, ListTasksResultSchema),
+          (err: { code?: number; message: string }) => {
+            assert.equal(err.code, -32601);
+            assert.match(err.message, /only to an authenticated caller.*Keep the ids/);
+            return true;
+          },
+        );
+      }
+      // The spec's fallback without authorization: the unguessable id is what keeps a task (documented).
+      assert.equal((await second.experimental.tasks.getTask(created.task.taskId)).status, 'working');
+      fx.gate.open();
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+      await fx.close();
+    }
   });
 });

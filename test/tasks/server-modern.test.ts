@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { TASKS_EXTENSION } from '../../src/protocol/tasks.js';
 import { ManualClock } from '../../src/session/manual-clock.js';
+import { MemoryTaskStore } from '../../src/tasks/memory-task-store.js';
 import { jsonBody, post, SseReader } from '../../src/test-support/mcp-http.js';
 import { modernHeaders, modernMessage, postModern } from '../../src/test-support/modern-http.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
@@ -153,7 +154,7 @@ describe('Tasks extension, server side', () => {
     assert.deepEqual(done.result.content, [{ type: 'text', text: 'Hello, Ada!' }]);
   });
 
-  test('a tasks/update whose answer does not fit what the task asks is -32602 naming it; a corrected one is taken', async () => {
+  test('a tasks/update whose answer does not fit what the task asks, or claims to be an error the server relayed, is -32602 naming it; a corrected one is taken', async () => {
     const { body } = await call('ada-token', 'tools/call', { name: 'asks', arguments: {} });
     const taskId = body.result.taskId;
     const waiting = await pollUntil('ada-token', taskId, (t) => t.status === 'input_required');
@@ -175,6 +176,12 @@ describe('Tasks extension, server side', () => {
         data: { method: 'elicitation/create', field },
       });
     }
+    const forged = await call('ada-token', 'tasks/update', {
+      taskId,
+      inputResponses: { [key]: { 'mcpwire/clientError': { code: -32603, message: 'x' } } },
+    });
+    assert.equal(forged.body.error.code, -32602);
+    assert.match(forged.body.error.message, new RegExp(`inputResponses\\.${key} has "mcpwire/clientError"`));
     // Nothing wrong reached the task: it still waits for the same question.
     const still = await call('ada-token', 'tasks/get', { taskId });
     assert.equal(still.body.result.status, 'input_required');
@@ -347,6 +354,54 @@ describe('Tasks extension, expiry', () => {
       clock.advance(60_000);
       assert.equal(fx.store.size, 0);
     } finally {
+      await fx.close();
+    }
+  });
+});
+
+describe('Tasks extension, the bound per principal', () => {
+  test('past maxTasksPerPrincipal running tasks a tools/call is 429 with -32603 saying what to do; others are not bound by it', async () => {
+    const fx = await serveTaskServer({ store: new MemoryTaskStore({ maxTasksPerPrincipal: 2 }) });
+    let id = 1;
+    const callGated = async (token: string) => {
+      const response = await postModern(
+        fx.url,
+        id++,
+        'tools/call',
+        { name: 'gated', arguments: {} },
+        { capabilities: WITH_TASKS, headers: bearer(token) },
+      );
+      return { status: response.status, body: await jsonBody(response) };
+    };
+    try {
+      for (let i = 0; i < 2; i++) assert.equal((await callGated('ada-token')).body.result.resultType, 'task');
+      const refused = await callGated('ada-token');
+      assert.equal(refused.status, 429);
+      assert.equal(refused.body.error.code, -32603);
+      assert.match(refused.body.error.message, /maximum of 2 tasks.*Wait for one to end, or cancel one/);
+      assert.equal(
+        (await callGated('bob-token')).body.result.resultType,
+        'task',
+        'bob has a bound of his own',
+      );
+      assert.deepEqual(
+        fx.errors.map((e) => e.name),
+        ['TaskLimitError'],
+        'the refusal reaches onerror, for metrics',
+      );
+      fx.gate.open();
+      const deadline = Date.now() + BOUND_MS;
+      for (;;) {
+        const again = await callGated('ada-token');
+        if (again.status === 200) {
+          assert.equal(again.body.result.resultType, 'task');
+          break;
+        }
+        assert.ok(Date.now() < deadline, 'ada could never start a task again once hers ended');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    } finally {
+      fx.gate.open();
       await fx.close();
     }
   });

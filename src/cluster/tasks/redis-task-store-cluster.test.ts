@@ -21,7 +21,7 @@ taskStoreContract('RedisTaskStore on a Redis Cluster', {
   make: async (options) => {
     const store = new RedisTaskStore({
       redis: client,
-      maxTasksPerPrincipal: options?.maxTasks,
+      maxTasksPerPrincipal: options?.maxTasksPerPrincipal,
       pageSize: options?.pageSize,
     });
     await store.whenListening();

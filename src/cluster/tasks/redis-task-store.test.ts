@@ -32,7 +32,7 @@ taskStoreContract('RedisTaskStore', {
   make: async (options) => {
     const made = new RedisTaskStore({
       redis: client,
-      maxTasksPerPrincipal: options?.maxTasks,
+      maxTasksPerPrincipal: options?.maxTasksPerPrincipal,
       pageSize: options?.pageSize,
     });
     await made.whenListening();

@@ -4,10 +4,11 @@ import type { InputResponses } from '../../protocol/modern-types.js';
 import { isFinal } from '../../protocol/tasks.js';
 import { type Clock, systemClock } from '../../session/clock.js';
 import { ChangeListeners } from '../../tasks/change-listeners.js';
-import { invalidCursor, TaskStoreFullError } from '../../tasks/errors.js';
+import { invalidCursor, TaskLimitError } from '../../tasks/errors.js';
 import {
   applyChange,
   DEFAULT_MAX_TASK_TTL_MS,
+  DEFAULT_MAX_TASKS_PER_PRINCIPAL,
   DEFAULT_TASK_PAGE_SIZE,
   effectiveTtl,
   newRecord,
@@ -40,7 +41,10 @@ export interface RedisTaskStoreOptions {
   redis: RedisClient | RedisAddress;
   /** Start of every key and channel the store uses. Default 'mcpwire:tasks'. */
   keyPrefix?: string;
-  /** The most tasks of one principal; at the bound its oldest final task is freed. Default 10 000. */
+  /**
+   * The most tasks of one principal; at the bound its oldest final task is freed, and with none final `create`
+   * rejects with TaskLimitError. Default 1000.
+   */
   maxTasksPerPrincipal?: number;
   /** The longest a task is kept, which is also how long one without a TTL is kept. Default a day. */
   maxTtlMs?: number;
@@ -107,7 +111,10 @@ export class RedisTaskStore implements TaskStore {
 
   constructor(options: RedisTaskStoreOptions) {
     this.keyPrefix = options.keyPrefix ?? 'mcpwire:tasks';
-    this.maxTasksPerPrincipal = positive('maxTasksPerPrincipal', options.maxTasksPerPrincipal ?? 10_000);
+    this.maxTasksPerPrincipal = positive(
+      'maxTasksPerPrincipal',
+      options.maxTasksPerPrincipal ?? DEFAULT_MAX_TASKS_PER_PRINCIPAL,
+    );
     this.maxTtlMs = positive('maxTtlMs', options.maxTtlMs ?? DEFAULT_MAX_TASK_TTL_MS);
     this.leaseMs = positive('leaseMs', options.leaseMs ?? DEFAULT_TASK_LEASE_MS);
     this.pageSize = positive('pageSize', options.pageSize ?? DEFAULT_TASK_PAGE_SIZE);
@@ -150,7 +157,7 @@ export class RedisTaskStore implements TaskStore {
       [all, exp, fin],
       [h, String(ttl), String(this.maxTasksPerPrincipal), String(this.maxTtlMs)],
     )) as [0] | [1, string, ...string[]];
-    if (indexed[0] === 0) throw new TaskStoreFullError(this.maxTasksPerPrincipal);
+    if (indexed[0] === 0) throw new TaskLimitError(this.maxTasksPerPrincipal);
     const [, member, ...freed] = indexed;
     if (freed.length > 0) {
       await this.redis.command((c) => c.unlink(...freed.map((m) => this.keys.task(memberHash(m)))));

@@ -1,5 +1,5 @@
 import type { JsonRpcRequest, Params } from '../../jsonrpc/types.js';
-import { isFinal, TaskMethod } from '../../protocol/tasks.js';
+import { type InputRequest, isInputMethod } from '../../protocol/modern-types.js';
 import {
   type CreateMessageRequestParams,
   type CreateMessageResult,
@@ -11,8 +11,6 @@ import {
   type Result,
 } from '../../protocol/types.js';
 import { CapabilityError } from '../../session/errors.js';
-import type { RequestOptions } from '../../session/session.js';
-import type { TaskStore } from '../../tasks/task-store.js';
 import { clientCallProblem } from '../client-capabilities.js';
 import { LegacyContext } from '../context.js';
 import type { MethodHandler } from '../methods.js';
@@ -21,13 +19,14 @@ import type { ServerSession } from '../server-session.js';
 import { runInTask } from './run-in-task.js';
 import { legacyTtl } from './task-options.js';
 import { TaskRun } from './task-run.js';
-import { legacyTask, relatedTask } from './task-wire.js';
+import { legacyTask } from './task-wire.js';
 
 /**
  * The context of a 2025-11-25 task's handler: it runs after its `tools/call` was answered, so what it sends is
- * related to no request (it goes on the session's standalone stream); its requests to the client carry the
- * task in `_meta` (`io.modelcontextprotocol/related-task`) and hold the task `input_required` while they are out;
- * `tasks/cancel` aborts its signal.
+ * related to no request (it goes on the session's standalone stream); what it asks of the client becomes the
+ * task's `input_required` state, sent by whoever waits on its `tasks/result`, on that stream (InputRelay), so that
+ * a client that came back on another session, or through another process, is asked there; `tasks/cancel` aborts
+ * its signal.
  */
 class LegacyTaskContext extends LegacyContext {
   constructor(
@@ -51,49 +50,32 @@ class LegacyTaskContext extends LegacyContext {
     return this.session.log(level, data, logger);
   }
 
-  override request<R = Record<string, unknown>>(
-    method: string,
-    params?: Params,
-    options?: RequestOptions,
-  ): Promise<R> {
+  override request<R = Record<string, unknown>>(method: string, params?: Params): Promise<R> {
+    if (!isInputMethod(method)) {
+      return Promise.reject(
+        new Error(
+          `A task asks the client only for elicitation, sampling or roots, not ${method}: it has no request of its own to send it with`,
+        ),
+      );
+    }
+    // Checked against what the session that created the task declared: fails at once, as a request would.
     const problem = clientCallProblem(this.session.clientCapabilities, method, params);
     if (problem !== undefined) return Promise.reject(new CapabilityError(problem));
-    const meta = {
-      ...(params?._meta as Record<string, unknown> | undefined),
-      ...relatedTask(this.run.taskId),
-    };
-    return this.run.whileAsking(() => super.request<R>(method, { ...params, _meta: meta }, options));
+    const request = (params === undefined ? { method } : { method, params }) as InputRequest;
+    return this.run.ask(request) as Promise<R>;
   }
 
-  override listRoots(options?: RequestOptions): Promise<ListRootsResult> {
-    return this.request(Method.RootsList, undefined, options);
+  override listRoots(): Promise<ListRootsResult> {
+    return this.request(Method.RootsList);
   }
 
-  override createMessage(
-    params: CreateMessageRequestParams,
-    options?: RequestOptions,
-  ): Promise<CreateMessageResult> {
-    return this.request(Method.SamplingCreateMessage, params as unknown as Params, options);
+  override createMessage(params: CreateMessageRequestParams): Promise<CreateMessageResult> {
+    return this.request(Method.SamplingCreateMessage, params as unknown as Params);
   }
 
-  override elicit(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult> {
-    return this.request(Method.ElicitationCreate, params as unknown as Params, options);
+  override elicit(params: ElicitRequestParams): Promise<ElicitResult> {
+    return this.request(Method.ElicitationCreate, params as unknown as Params);
   }
-
-  /** Cancelled with the task, not with the request that created it (which was answered). */
-  protected override related(options: RequestOptions = {}): RequestOptions {
-    const signal = options.signal ? AbortSignal.any([options.signal, this.signal]) : this.signal;
-    return { ...options, signal };
-  }
-}
-
-/** Sends the session `notifications/tasks/status` on each change of its task, until the task is final (2025-11-25, MAY). */
-function tellStatus(store: TaskStore, session: ServerSession, taskId: string): void {
-  const stop = store.onChange((task) => {
-    if (task.taskId !== taskId) return;
-    if (isFinal(task.status)) stop();
-    session.notifySafely(TaskMethod.StatusNotification, legacyTask(task));
-  });
 }
 
 /**
@@ -115,7 +97,6 @@ export async function startLegacyTask(
     server.report,
   );
   const request: JsonRpcRequest = { jsonrpc: '2.0', id: ctx.requestId, method: ctx.method, params };
-  tellStatus(settings.store, ctx.session, run.taskId);
   runInTask(run, server, handler, params, new LegacyTaskContext(ctx.session, request, run, ctx.transport));
   return { task: legacyTask(run.record) };
 }

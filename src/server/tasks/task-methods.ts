@@ -8,6 +8,7 @@ import { answersTo } from '../client-answer.js';
 import type { ServerContext } from '../context.js';
 import type { MethodHandler } from '../methods.js';
 import type { Server } from '../server.js';
+import { InputRelay, refuseClientError } from './input-relay.js';
 import { detailedTask, legacyTask, relatedTask } from './task-wire.js';
 
 const EMPTY: Result = Object.freeze({});
@@ -57,6 +58,7 @@ export const MODERN_TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
     declared(ctx);
     const record = await found(server, params, ctx);
     const responses = params.inputResponses as InputResponses;
+    refuseClientError(responses);
     const answers = answersTo(record.inputRequests ?? NOTHING_ASKED, responses) ?? NO_ANSWERS;
     if (!(await storeOf(server).respond(record.taskId, principalOf(ctx), answers))) {
       throw notFound(record.taskId);
@@ -73,7 +75,8 @@ export const MODERN_TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
 
 /**
  * The task once it is final, or as it is when `boundMs` ran out; undefined when it is gone. Listens before it
- * reads, so a change between the two is not missed.
+ * reads, so a change between the two is not missed. `observe` sees the task as each read finds it, and `fresh` as
+ * it was at the start and after each change heard.
  */
 function untilFinal(
   store: TaskStore,
@@ -81,8 +84,10 @@ function untilFinal(
   principal: string | undefined,
   signal: AbortSignal,
   boundMs?: number,
+  observe?: (record: TaskRecord, fresh: boolean) => void,
 ): Promise<TaskRecord | undefined> {
   if (isFinal(first.status)) return Promise.resolve(first);
+  observe?.(first, true);
   return new Promise((resolve, reject) => {
     let latest: TaskRecord | undefined = first;
     let finished = false;
@@ -98,12 +103,16 @@ function untilFinal(
     const look = (): void => {
       if (finished) return;
       store.get(first.taskId, principal).then((record) => {
+        if (finished) return;
         latest = record;
         if (record === undefined || isFinal(record.status)) done(record);
+        else observe?.(record, false);
       }, reject);
     };
     const stop = store.onChange((task) => {
-      if (task.taskId === first.taskId && isFinal(task.status)) look();
+      if (task.taskId !== first.taskId) return;
+      observe?.(task, true);
+      if (isFinal(task.status)) look();
     });
     const recheck = setInterval(look, RECHECK_MS);
     recheck.unref?.();
@@ -119,10 +128,20 @@ export const LEGACY_TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
   async [TaskMethod.Get](server, params, ctx) {
     return legacyTask(await found(server, params, ctx));
   },
-  /** Waits for the task's end, then answers exactly what the request would have (2025-11-25, result retrieval). */
+  /**
+   * Waits for the task's end, then answers exactly what the request would have (2025-11-25, result retrieval).
+   * Meanwhile what the task asks of the client, and each change of it, goes on this request's stream (InputRelay).
+   */
   async [TaskMethod.Result](server, params, ctx) {
+    const store = storeOf(server);
     const first = await found(server, params, ctx);
-    const record = await untilFinal(storeOf(server), first, principalOf(ctx), ctx.signal);
+    const relay = new InputRelay(store, ctx, server.report);
+    let record: TaskRecord | undefined;
+    try {
+      record = await untilFinal(store, first, principalOf(ctx), ctx.signal, undefined, relay.observe);
+    } finally {
+      relay.stop();
+    }
     if (record === undefined) throw notFound(first.taskId);
     if (record.status === 'completed' && record.result !== undefined) {
       const meta = {
@@ -141,10 +160,19 @@ export const LEGACY_TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
       `Task ${JSON.stringify(record.taskId)} ended ${record.status}${record.statusMessage ? ` (${record.statusMessage})` : ''}: it has no result`,
     );
   },
+  /** Only to an authenticated caller: initialize announced `tasks.list` to no one else (see anonymousCapabilities). */
   async [TaskMethod.List](server, params, ctx) {
+    const principal = principalOf(ctx);
+    if (principal === undefined) {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        'tasks/list is served only to an authenticated caller: without a principal every caller would list ' +
+          "every other's tasks. Keep the ids of the tasks you start and read them with tasks/get",
+      );
+    }
     let page: Awaited<ReturnType<TaskStore['list']>>;
     try {
-      page = await storeOf(server).list(principalOf(ctx), params.cursor as string | undefined);
+      page = await storeOf(server).list(principal, params.cursor as string | undefined);
     } catch (err) {
       if (params.cursor === undefined) throw err;
       throw new McpError(

@@ -6,6 +6,7 @@ import { RunningRequest } from '../../session/session.js';
 import { newTaskId } from '../../tasks/task-id.js';
 import type { TaskChange, TaskRecord, TaskSignal, TaskStore } from '../../tasks/task-store.js';
 import { InputRequired } from '../input-required.js';
+import { relayedError } from './input-relay.js';
 import type { TaskSettings } from './task-options.js';
 
 interface Waiting {
@@ -16,7 +17,8 @@ interface Waiting {
 
 /**
  * A task this process runs: what its handler asks of the client becomes the task's `input_required` state,
- * answered by `tasks/update` from any connection (through the store's signals); a `tasks/cancel` aborts the
+ * answered from any connection through the store's signals (2026: `tasks/update`; 2025: the answers to the
+ * requests a `tasks/result` relayed, or the error the client gave instead); a `tasks/cancel` aborts the
  * handler's signal and ends the task `cancelled` at once; the handler's result or JSON-RPC error ends it
  * `completed` or `failed`. Writes to the store go one after the other, in the order they were made.
  */
@@ -78,16 +80,6 @@ export class TaskRun {
     });
   }
 
-  /** `input_required` while `call` (a legacy session's request to the client) is out, `working` after. */
-  async whileAsking<T>(call: () => Promise<T>): Promise<T> {
-    this.write({ status: 'input_required', statusMessage: 'Waiting for the client' });
-    try {
-      return await call();
-    } finally {
-      if (!this.final) this.write({ status: 'working' });
-    }
-  }
-
   /** Ends the task with how its handler ended: a result (an `InputRequired` left unserved is a failure) or an error. */
   settle(outcome: Promise<Result | InputRequired>): void {
     outcome.then(
@@ -120,7 +112,9 @@ export class TaskRun {
       // Keys never asked, or answered already, are ignored (SEP-2663, tasks/update).
       if (waiting === undefined) continue;
       this.waiting.delete(key);
-      waiting.resolve(answer);
+      const error = relayedError(answer);
+      if (error === undefined) waiting.resolve(answer);
+      else waiting.reject(error);
       answered = true;
     }
     if (answered && !this.flushQueued) this.flush();

@@ -1,4 +1,3 @@
-import { StoreUnavailableError } from '../../../eventstore/store-unavailable-error.js';
 import type { HTTPExchange } from '../../../http/exchange.js';
 import { PostInfo } from '../../../http/post-info.js';
 import { formatSseEvent } from '../../../http/sse-event.js';
@@ -107,14 +106,7 @@ export class ModernPost implements ModernOutlet {
   private fail(err: unknown): void {
     if (!(err instanceof McpError)) this.host.report(err);
     const error = toErrorObject(err);
-    // Spec 2026-07-28: a missing client capability is a 400; other handler errors travel in-band. A store that
-    // cannot be reached (a task's, in Redis) is a 503 as everywhere else: the request may be tried again.
-    const status =
-      err instanceof StoreUnavailableError
-        ? 503
-        : error.code === ErrorCode.MissingRequiredClientCapability
-          ? 400
-          : 200;
+    const status = statusOf(err, error.code);
     this.observed?.end(undefined, error, status);
     this.answer(errorResponse(this.request.id, error), status);
   }
@@ -133,4 +125,15 @@ export class ModernPost implements ModernOutlet {
     this.exchange.writeHead(status, JSON_HEADERS);
     this.exchange.end(body);
   }
+}
+
+/**
+ * The status of a response that carries only `err`. Spec 2026-07-28: a missing client capability is a 400; other
+ * handler errors travel in-band, on 200, unless the error names its own status (`httpStatus`): a store out of
+ * reach is 503 as everywhere else (StoreUnavailableError), a task refused for the caller's bound 429 (TaskLimitError).
+ */
+function statusOf(err: unknown, code: number): number {
+  const named = (err as { httpStatus?: unknown } | null | undefined)?.httpStatus;
+  if (typeof named === 'number') return named;
+  return code === ErrorCode.MissingRequiredClientCapability ? 400 : 200;
 }
