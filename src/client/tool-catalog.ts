@@ -64,7 +64,10 @@ export class ToolCatalog {
 
   /** The tool's entry, reading the whole list first when it is not known and no list was read yet. */
   async lookup(name: string, options: RequestOptions | undefined): Promise<Known | undefined> {
-    if (!this.known.has(name) && !this.listed) await this.learn(options);
+    // A list change heard while listing voids that listing (a server may add tools as the session starts, as
+    // server-everything does): list again, a few times at most.
+    for (let tries = 0; tries < 3 && !this.known.has(name) && !this.listed; tries++)
+      await this.learn(options);
     return this.known.get(name);
   }
 
