@@ -93,8 +93,13 @@ describe('2025-11-25 tasks, with the official SDK v1 client', () => {
     const done = await result;
     assert.equal(toolText(done), 'done');
     assert.deepEqual(done._meta?.['io.modelcontextprotocol/related-task'], { taskId });
-    await hear('completed');
+    const told = () => statuses.filter((s) => s.taskId === taskId).map((s) => s.status);
+    assert.equal(told().at(-1), 'completed', 'the end was told before the result');
     assert.equal((await ada.experimental.tasks.getTask(taskId)).status, 'completed');
+    // A tasks/result sent after the end also tells it first, whether a change or a read found it.
+    statuses.length = 0;
+    await ada.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    assert.deepEqual(told(), ['completed']);
   });
 
   test('callToolStream drives a task to its result', async () => {

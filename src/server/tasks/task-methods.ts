@@ -76,7 +76,7 @@ export const MODERN_TASK_METHODS: Readonly<Record<string, MethodHandler>> = {
 /**
  * The task once it is final, or as it is when `boundMs` ran out; undefined when it is gone. Listens before it
  * reads, so a change between the two is not missed. `observe` sees the task as each read finds it, and `fresh` as
- * it was at the start and after each change heard.
+ * it was at the start, after each change heard, and at its end (once, however it was found).
  */
 function untilFinal(
   store: TaskStore,
@@ -86,14 +86,17 @@ function untilFinal(
   boundMs?: number,
   observe?: (record: TaskRecord, fresh: boolean) => void,
 ): Promise<TaskRecord | undefined> {
-  if (isFinal(first.status)) return Promise.resolve(first);
   observe?.(first, true);
+  if (isFinal(first.status)) return Promise.resolve(first);
   return new Promise((resolve, reject) => {
     let latest: TaskRecord | undefined = first;
     let finished = false;
+    let toldFinal = false;
     const done = (record: TaskRecord | undefined): void => {
       if (finished) return;
       finished = true;
+      // A read may find the end before its change is heard: the end is told all the same, before the answer.
+      if (record !== undefined && isFinal(record.status) && !toldFinal) observe?.(record, true);
       stop();
       clearInterval(recheck);
       if (bound !== undefined) clearTimeout(bound);
@@ -111,6 +114,7 @@ function untilFinal(
     };
     const stop = store.onChange((task) => {
       if (task.taskId !== first.taskId) return;
+      if (isFinal(task.status)) toldFinal = true;
       observe?.(task, true);
       if (isFinal(task.status)) look();
     });
