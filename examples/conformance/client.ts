@@ -7,8 +7,8 @@
 // work is done and the session is closed, 1 when anything failed (the reason goes to stderr).
 
 import { Client } from '../../src/client/client.js';
-import { connectUrl } from '../../src/transport/connect-url.js';
-import { OAuthClient, type OAuthClientInformation } from '../../src/transport/oauth/index.js';
+import { connectUrl } from '../../src/client/negotiation/connect-url.js';
+import { OAuthClient, type OAuthClientInformation } from '../../src/client/oauth/index.js';
 import { SCENARIOS_2026, scenarioOptions } from './client-2026.js';
 import { expectSuccess, log, report, type Scenario } from './client-scenario.js';
 

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { MemoryEventStore } from '../../src/eventstore/memory-event-store.js';
 import { defaultLoopbackPolicy } from '../../src/http/guards.js';
-import { StreamableHTTPHandler } from '../../src/transport/streamable/handler.js';
+import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import { createFixtureServer } from './fixture-server.js';
 
 const HOST = '127.0.0.1';

@@ -3,8 +3,8 @@
 // default) is the one that applies then, so raise it to mcpwire's 4 MiB.
 import express from 'express';
 import { createDemoServer } from '../../src/demo/demo-server.js';
-import { LegacySseHandler } from '../../src/transport/sse/handler.js';
-import { StreamableHTTPHandler } from '../../src/transport/streamable/handler.js';
+import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
+import { LegacySseHandler } from '../../src/server/sse/legacy-sse-handler.js';
 
 export function createApp(): { app: express.Express; close(): Promise<void> } {
   const server = createDemoServer();

@@ -5,8 +5,8 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import type { NodeListener } from '../../src/http/node-adapter.js';
-import { LegacySseHandler } from '../../src/transport/sse/handler.js';
-import { StreamableHTTPHandler } from '../../src/transport/streamable/handler.js';
+import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
+import { LegacySseHandler } from '../../src/server/sse/legacy-sse-handler.js';
 
 /** A fastify route handler that gives the request, and the body fastify parsed, to `listener`. */
 function route(listener: NodeListener) {

@@ -3,7 +3,7 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createDemoServer } from '../../src/demo/demo-server.js';
-import { StreamableHTTPHandler } from '../../src/transport/streamable/handler.js';
+import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 
 export function createApp(): { app: Hono; close(): Promise<void> } {
   const mcp = new StreamableHTTPHandler(createDemoServer());

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OAuthClient } from '../transport/oauth/oauth-client.js';
-import { OAuthError } from '../transport/oauth/oauth-error.js';
+import { OAuthClient } from '../client/oauth/oauth-client.js';
+import { OAuthError } from '../client/oauth/oauth-error.js';
 import type { OAuthTokenFile } from './oauth-token-file.js';
 
 /** How long `mcpwire call` waits for the person to finish signing in. */

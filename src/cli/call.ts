@@ -1,11 +1,11 @@
 import { basename } from 'node:path';
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
+import { connectStdio } from '../client/negotiation/connect-stdio.js';
+import { connectUrl } from '../client/negotiation/connect-url.js';
 import type { TaskRequestOptions } from '../client/task-types.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import { type LoggingLevel, Method } from '../protocol/types.js';
-import { connectStdio } from '../transport/connect-stdio.js';
-import { connectUrl } from '../transport/connect-url.js';
 import type { CallAction, CallArgs } from './call-args.js';
 import { cliElicitation } from './call-elicitation.js';
 import { type CliSignIn, cliSignIn } from './call-oauth.js';

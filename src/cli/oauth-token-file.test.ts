@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { OAuthState } from '../transport/oauth/oauth-client.js';
+import type { OAuthState } from '../client/oauth/oauth-client.js';
 import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 
 const SERVER = new URL('https://mcp.example.com/mcp');

@@ -7,7 +7,7 @@ import type {
   OAuthState,
   OAuthStore,
   OAuthTokens,
-} from '../transport/oauth/oauth-client.js';
+} from '../client/oauth/oauth-client.js';
 
 /** What one file holds: whose sign-in it is, the redirect URI it was registered with, the OAuthClient's state. */
 interface Saved {

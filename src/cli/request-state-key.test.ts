@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { bindingOf, RequestStateSealer } from '../server/request-state.js';
+import { bindingOf, RequestStateSealer } from '../server/modern/request-state.js';
 import { REQUEST_STATE_SECRET_ENV, requestStateKeysFromEnv } from './request-state-key.js';
 
 const OLD = 'o'.repeat(32);

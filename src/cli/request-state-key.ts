@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { RequestStateKey } from '../server/request-state.js';
+import type { RequestStateKey } from '../server/modern/request-state.js';
 
 /**
  * The environment variable that gives `mcpwire serve` the secrets sealing 2026-07-28 `requestState`: every

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
+import type { Connection, Receiver } from '../peer/connection.js';
+import { SessionExpiredError } from '../peer/errors.js';
+import { createMemoryPair } from '../peer/memory.js';
+import type { ServerSession } from '../server/legacy/server-session.js';
 import { Server } from '../server/server.js';
-import type { ServerSession } from '../server/server-session.js';
-import type { Connection, Receiver } from '../session/connection.js';
-import { SessionExpiredError } from '../session/errors.js';
-import { createMemoryPair } from '../transport/memory.js';
 import { Client } from './client.js';
 
 /**

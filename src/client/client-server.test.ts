@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import type { Connection } from '../peer/connection.js';
+import { CapabilityError, RequestCancelledError, RequestTimeoutError } from '../peer/errors.js';
+import { createMemoryPair } from '../peer/memory.js';
 import type { Root } from '../protocol/types.js';
+import type { ServerSession } from '../server/legacy/server-session.js';
 import type { StandardSchemaV1 } from '../server/schema.js';
 import { Server, type ServerOptions } from '../server/server.js';
-import type { ServerSession } from '../server/server-session.js';
-import type { Connection } from '../session/connection.js';
-import { CapabilityError, RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
-import { ManualClock } from '../session/manual-clock.js';
-import { createMemoryPair } from '../transport/memory.js';
+import { ManualClock } from '../util/manual-clock.js';
 import { Client, type ClientOptions } from './client.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));

@@ -1,5 +1,8 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
+import type { Connection } from '../peer/connection.js';
+import { CapabilityError } from '../peer/errors.js';
+import { type RequestContext, type RequestOptions, Session } from '../peer/jsonrpc-peer.js';
 import { MetaKey } from '../protocol/envelope.js';
 import { READ_ONLY_METHODS, type SubscriptionFilter } from '../protocol/modern-types.js';
 import { TaskMethod } from '../protocol/tasks.js';
@@ -32,9 +35,6 @@ import {
   type Tool,
 } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
-import type { Connection } from '../session/connection.js';
-import { CapabilityError } from '../session/errors.js';
-import { type RequestContext, type RequestOptions, Session } from '../session/session.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { type Client, type ClientConnectOptions, DEFAULT_PROBE_TIMEOUT_MS } from './client.js';
 import { Events, type Listener } from './events.js';
@@ -43,8 +43,8 @@ import { LegacyEra } from './legacy-era.js';
 import type { Listen } from './listen.js';
 import { ModernEra } from './modern-era.js';
 import type { ListenRoutes } from './modern-listen.js';
+import { probeConnection } from './negotiation/probe.js';
 import { paginate } from './paginate.js';
-import { probeConnection } from './probe.js';
 import { withEnvelope } from './request-envelope.js';
 import { checkRoots } from './roots.js';
 import { answerServer } from './server-requests.js';

@@ -9,11 +9,11 @@ import type {
   Params,
   RequestId,
 } from '../jsonrpc/types.js';
+import type { Connection, Receiver } from '../peer/connection.js';
+import { CapabilityError, RequestCancelledError, RequestTimeoutError } from '../peer/errors.js';
+import { createMemoryPair } from '../peer/memory.js';
 import type { ServerCapabilities } from '../protocol/types.js';
-import type { Connection, Receiver } from '../session/connection.js';
-import { CapabilityError, RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
-import { ManualClock } from '../session/manual-clock.js';
-import { createMemoryPair } from '../transport/memory.js';
+import { ManualClock } from '../util/manual-clock.js';
 import { Client, type ClientOptions } from './client.js';
 
 /** Returned by a script entry: the fake server never answers that request. */

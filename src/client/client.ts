@@ -1,4 +1,6 @@
 import type { Params } from '../jsonrpc/types.js';
+import type { Connection } from '../peer/connection.js';
+import type { SessionOptions } from '../peer/jsonrpc-peer.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import type {
   ClientCapabilities,
@@ -19,12 +21,10 @@ import {
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSIONS,
 } from '../protocol/versions.js';
-import type { Connection } from '../session/connection.js';
-import type { RetryPolicy } from '../session/retry-policy.js';
-import type { SessionOptions } from '../session/session.js';
 import { resolveTelemetry, type TelemetryOptions } from '../telemetry/resolve.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { type ClientContext, ClientSession } from './client-session.js';
+import type { RetryPolicy } from './retry-policy.js';
 import { checkRoots } from './roots.js';
 import type { EraVerdict, ModernStart } from './session-era.js';
 import type { ClientTaskOptions } from './task-types.js';

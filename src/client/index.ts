@@ -9,7 +9,7 @@ export {
   RequestTimeoutError,
   ResponseLostError,
   SessionExpiredError,
-} from '../session/errors.js';
+} from '../peer/errors.js';
 export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
 export {
   Client,

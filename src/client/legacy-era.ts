@@ -1,11 +1,11 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, Params } from '../jsonrpc/types.js';
+import type { RequestOptions } from '../peer/jsonrpc-peer.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import { honouredFilter } from '../protocol/subscription-filter.js';
 import { type InitializeResult, type LoggingLevel, Method } from '../protocol/types.js';
 import { validateInitializeResult } from '../protocol/validate.js';
 import { isLegacyVersion, LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-import type { RequestOptions } from '../session/session.js';
 import type { Client, ClientConnectOptions } from './client.js';
 import { LegacyTaskFeed } from './legacy-task-feed.js';
 import { Listen } from './listen.js';

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
 import { McpError } from '../jsonrpc/errors.js';
+import { CapabilityError } from '../peer/errors.js';
+import { createMemoryPair } from '../peer/memory.js';
 import { MetaKey } from '../protocol/envelope.js';
 import type { ServerCapabilities } from '../protocol/types.js';
 import { Server } from '../server/server.js';
-import { CapabilityError } from '../session/errors.js';
+import { ModernStdio } from '../server/stdio/stdio-modern.js';
 import { memoryPeer } from '../test-support/memory-peer.js';
 import {
   cut,
@@ -20,10 +22,8 @@ import {
   writeEvent,
 } from '../test-support/scripted-http.js';
 import { until, within } from '../test-support/time-limit.js';
-import { createMemoryPair } from '../transport/memory.js';
-import { ModernStdio } from '../transport/stdio-modern.js';
-import { ModernHTTPClientConnection } from '../transport/streamable/modern/client-connection.js';
 import { Client } from './client.js';
+import { ModernHTTPClientConnection } from './http/modern-http-client-connection.js';
 import type { ListenEvent } from './listen.js';
 
 /*

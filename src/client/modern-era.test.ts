@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { McpError } from '../jsonrpc/errors.js';
+import { ResponseLostError } from '../peer/errors.js';
+import { createMemoryPair } from '../peer/memory.js';
 import { Server } from '../server/server.js';
-import { ResponseLostError } from '../session/errors.js';
+import { ModernStdio } from '../server/stdio/stdio-modern.js';
 import {
   cut,
   error,
@@ -15,11 +17,9 @@ import {
 } from '../test-support/scripted-http.js';
 import { within } from '../test-support/time-limit.js';
 import { toolText } from '../test-support/tool-text.js';
-import { createMemoryPair } from '../transport/memory.js';
-import { ModernStdio } from '../transport/stdio-modern.js';
-import { ModernHTTPClientConnection } from '../transport/streamable/modern/client-connection.js';
 import { Client, type ClientOptions } from './client.js';
 import type { ClientSession } from './client-session.js';
+import { ModernHTTPClientConnection } from './http/modern-http-client-connection.js';
 
 /*
  * The modern era's request loop (spec 2026-07-28: MRTR, resultType, -32020, broken streams) against a

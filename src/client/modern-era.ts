@@ -1,5 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
+import { CapabilityError, ResponseLostError } from '../peer/errors.js';
+import type { RequestOptions } from '../peer/jsonrpc-peer.js';
 import { MetaKey } from '../protocol/envelope.js';
 import {
   type InputRequiredResult,
@@ -7,8 +9,6 @@ import {
   type SubscriptionFilter,
 } from '../protocol/modern-types.js';
 import { type Implementation, type LoggingLevel, Method } from '../protocol/types.js';
-import { CapabilityError, ResponseLostError } from '../session/errors.js';
-import type { RequestOptions } from '../session/session.js';
 import type { RequestObservation, Telemetry } from '../telemetry/telemetry.js';
 import type { Client } from './client.js';
 import type { ClientContext } from './client-session.js';

@@ -1,11 +1,11 @@
 import type { JsonRpcNotification, Params, RequestId } from '../jsonrpc/types.js';
+import { CapabilityError, RequestCancelledError, ResponseLostError } from '../peer/errors.js';
+import type { RequestOptions } from '../peer/jsonrpc-peer.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import { honouredFilter } from '../protocol/subscription-filter.js';
 import { Method, type ServerCapabilities } from '../protocol/types.js';
-import { CapabilityError, RequestCancelledError, ResponseLostError } from '../session/errors.js';
-import { type RetryPolicy, retryDelay, retryPolicy } from '../session/retry-policy.js';
-import type { RequestOptions } from '../session/session.js';
 import { Listen } from './listen.js';
+import { type RetryPolicy, retryDelay, retryPolicy } from './retry-policy.js';
 import type { EraWire } from './session-era.js';
 
 /** Where the session sends what arrives for one open listen request, by its id. */

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
-import { ManualClock } from '../session/manual-clock.js';
 import {
   cut,
   error,
@@ -27,7 +26,8 @@ import {
   taskClient,
 } from '../test-support/task-peers.js';
 import { until, within } from '../test-support/time-limit.js';
-import { ModernHTTPClientConnection } from '../transport/streamable/modern/client-connection.js';
+import { ManualClock } from '../util/manual-clock.js';
+import { ModernHTTPClientConnection } from './http/modern-http-client-connection.js';
 import type { Task } from './task-types.js';
 
 /*

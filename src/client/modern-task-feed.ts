@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { CapabilityError } from '../peer/errors.js';
 import { TaskMethod } from '../protocol/tasks.js';
-import { CapabilityError } from '../session/errors.js';
 import type { Listen } from './listen.js';
 import { Inboxes, type TaskFeed, type TaskInbox } from './task-inbox.js';
 import { readTask } from './task-types.js';

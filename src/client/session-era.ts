@@ -1,8 +1,8 @@
 import type { Params, RequestId } from '../jsonrpc/types.js';
+import type { RequestOptions } from '../peer/jsonrpc-peer.js';
 import type { DiscoverResult, SubscriptionFilter } from '../protocol/modern-types.js';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
-import type { RequestOptions } from '../session/session.js';
 import type { ClientContext } from './client-session.js';
 import type { Listen } from './listen.js';
 import type { TaskFeed } from './task-inbox.js';

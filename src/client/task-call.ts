@@ -1,4 +1,5 @@
 import type { Params } from '../jsonrpc/types.js';
+import type { RequestOptions } from '../peer/jsonrpc-peer.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import type { TaskSupport } from '../protocol/tasks.js';
 import {
@@ -9,8 +10,7 @@ import {
   type ServerCapabilities,
 } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
-import type { Clock } from '../session/clock.js';
-import type { RequestOptions } from '../session/session.js';
+import type { Clock } from '../util/clock.js';
 import type { Client } from './client.js';
 import { driveTask, type TaskHost } from './task-driver.js';
 import type { TaskInbox } from './task-inbox.js';

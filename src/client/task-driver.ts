@@ -1,12 +1,12 @@
 import { McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
+import { RequestCancelledError, RequestTimeoutError } from '../peer/errors.js';
+import type { RequestOptions } from '../peer/jsonrpc-peer.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import { isFinal, TaskMethod } from '../protocol/tasks.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
-import type { Clock } from '../session/clock.js';
-import { RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
-import type { RequestOptions } from '../session/session.js';
+import type { Clock } from '../util/clock.js';
 import { newer, type TaskInbox } from './task-inbox.js';
 import {
   type ClientTaskOptions,

@@ -1,8 +1,8 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { RequestOptions } from '../peer/jsonrpc-peer.js';
 import type { TaskError, TaskState, TaskStatus } from '../protocol/tasks.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
-import type { RequestOptions } from '../session/session.js';
 
 export type { TaskError, TaskStatus };
 

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { McpError } from '../jsonrpc/errors.js';
+import { RequestCancelledError, RequestTimeoutError } from '../peer/errors.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
-import { RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
-import { ManualClock } from '../session/manual-clock.js';
 import {
   taskClient as client,
   done,
@@ -14,6 +13,7 @@ import {
   sent,
 } from '../test-support/task-peers.js';
 import { until, within } from '../test-support/time-limit.js';
+import { ManualClock } from '../util/manual-clock.js';
 import { type Task, TaskCancelledError } from './task-types.js';
 
 /*

@@ -1,8 +1,8 @@
+import { CapabilityError } from '../peer/errors.js';
+import type { RequestOptions } from '../peer/jsonrpc-peer.js';
 import type { InputResponses } from '../protocol/modern-types.js';
 import { TASKS_EXTENSION, TaskMethod } from '../protocol/tasks.js';
 import type { CallToolResult, Cursor, JsonObject, ServerCapabilities } from '../protocol/types.js';
-import { CapabilityError } from '../session/errors.js';
-import type { RequestOptions } from '../session/session.js';
 import { sendToolCall, type TaskSession, taskHost } from './task-call.js';
 import { driveTask, type TaskHost } from './task-driver.js';
 import { createdTask, readTask, type Task, type TaskRequestOptions, type TaskStart } from './task-types.js';

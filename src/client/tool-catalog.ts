@@ -1,8 +1,8 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { RequestOptions } from '../peer/jsonrpc-peer.js';
 import type { TaskSupport } from '../protocol/tasks.js';
 import type { CallToolResult, ListToolsResult, ObjectSchema, Tool } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema } from '../server/schema.js';
-import type { RequestOptions } from '../session/session.js';
 
 /** What the catalog knows of one listed tool: its output schema (compiled on first call) and its hints. */
 interface Known {

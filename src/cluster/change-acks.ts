@@ -1,4 +1,4 @@
-import type { Clock } from '../session/clock.js';
+import type { Clock } from '../util/clock.js';
 import type { AckMessage, BusMessage, StateMessage } from './cluster-messages.js';
 import type { Changed, SessionStore } from './session-store.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '../eventstore/redis-client.js';
-import type { Clock } from '../session/clock.js';
-import type { ListenLeases } from '../transport/streamable/modern/listen-streams.js';
+import type { ListenLeases } from '../server/http/modern/listen-streams.js';
+import type { Clock } from '../util/clock.js';
 import { redisFailure } from './session-store.js';
 
 // KEYS[1]: a principal's listen streams, a sorted set of `<node>.<n>` scored by when its lease ends (Redis's

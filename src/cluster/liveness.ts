@@ -1,6 +1,6 @@
 import type { RedisClient } from '../eventstore/redis-client.js';
-import type { Clock } from '../session/clock.js';
-import type { Stream } from '../transport/streamable/stream.js';
+import type { Stream } from '../server/http/legacy/stream.js';
+import type { Clock } from '../util/clock.js';
 
 /**
  * Which processes of a cluster are alive: each keeps a key, `<prefix>:{alive}:<id>`, with a TTL of `ms`,

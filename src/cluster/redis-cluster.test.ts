@@ -6,9 +6,10 @@ import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
+import { StreamableHTTPClientConnection } from '../client/http/streamable-http-client-connection.js';
 import { createRedisClient } from '../eventstore/redis-client.js';
 import type { JsonRpcMessage, JsonRpcNotification } from '../jsonrpc/types.js';
-import { SessionExpiredError } from '../session/errors.js';
+import { SessionExpiredError } from '../peer/errors.js';
 import { deploy, type Node } from '../test-support/cluster-deployment.js';
 import { get, initializeRequest, openSession, post, SseReader } from '../test-support/mcp-http.js';
 import { postModern } from '../test-support/modern-http.js';
@@ -16,7 +17,6 @@ import { startRedisBackend } from '../test-support/redis-backend.js';
 import { startRedisServer } from '../test-support/redis-server.js';
 import { BACKEND_HEADER } from '../test-support/round-robin-proxy.js';
 import { until, within } from '../test-support/time-limit.js';
-import { StreamableHTTPClientConnection } from '../transport/streamable/client-transport.js';
 import { sessionHash } from './session-store.js';
 
 // One server, or a Redis Cluster when redis-cluster-sharded.test.ts runs these tests.

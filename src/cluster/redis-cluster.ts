@@ -5,16 +5,16 @@ import { connectNodes } from '../eventstore/redis-cluster-client.js';
 import { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 import { Method } from '../protocol/types.js';
-import type { SharedSessions } from '../server/server.js';
-import type { ServerSession } from '../server/server-session.js';
-import { type Clock, systemClock } from '../session/clock.js';
 import type {
   DirectoryHost,
   SessionDirectory,
   SharedSession,
-} from '../transport/streamable/session-directory.js';
-import type { Stream } from '../transport/streamable/stream.js';
-import type { StreamableServerTransport } from '../transport/streamable/transport.js';
+} from '../server/http/legacy/session-directory.js';
+import type { StreamableServerTransport } from '../server/http/legacy/session-transport.js';
+import type { Stream } from '../server/http/legacy/stream.js';
+import type { ServerSession } from '../server/legacy/server-session.js';
+import type { SharedSessions } from '../server/server.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { type AckHost, ChangeAcks } from './change-acks.js';
 import { type Channels, openChannels } from './channels.js';
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';

@@ -1,9 +1,9 @@
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/types.js';
 import { type LoggingLevel, Method } from '../protocol/types.js';
-import type { Clock } from '../session/clock.js';
-import type { SessionReplica } from '../transport/streamable/session-directory.js';
-import type { Stream } from '../transport/streamable/stream.js';
-import type { StreamableServerTransport } from '../transport/streamable/transport.js';
+import type { SessionReplica } from '../server/http/legacy/session-directory.js';
+import type { StreamableServerTransport } from '../server/http/legacy/session-transport.js';
+import type { Stream } from '../server/http/legacy/stream.js';
+import type { Clock } from '../util/clock.js';
 import type { ClusterMessage, StateMessage } from './cluster-messages.js';
 import type { Changed, SessionRecord, SessionStore, SharedState, StateChange } from './session-store.js';
 

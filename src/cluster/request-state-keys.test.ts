@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, test } from 'node:test';
 import { createRedisClient, whenRedisReady } from '../eventstore/redis-client.js';
-import { RequestStateSealer } from '../server/request-state.js';
-import { ManualClock } from '../session/manual-clock.js';
+import { RequestStateSealer } from '../server/modern/request-state.js';
 import { startRedisServer } from '../test-support/redis-server.js';
+import { ManualClock } from '../util/manual-clock.js';
 import { SharedRequestStateKeys } from './request-state-keys.js';
 
 const redis = await startRedisServer();

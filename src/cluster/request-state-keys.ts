@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../eventstore/redis-client.js';
-import type { RequestStateKey, RequestStateSealer } from '../server/request-state.js';
-import { type Clock, systemClock } from '../session/clock.js';
+import type { RequestStateKey, RequestStateSealer } from '../server/modern/request-state.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { redisFailure } from './session-store.js';
 
 /** Default `propagationMs`: a new key opens everywhere this long before any process signs with it. */

@@ -3,7 +3,7 @@ import type { RedisClient } from '../eventstore/redis-client.js';
 import type { RedisEventStore } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
-import type { SharedSession } from '../transport/streamable/session-directory.js';
+import type { SharedSession } from '../server/http/legacy/session-directory.js';
 import { sessionHash } from '../util/session-hash.js';
 import type { StateMessage } from './cluster-messages.js';
 import { CHANGE, HOLD, INDEX, LOAD, NOTIFY, REMOVE, type Script, TOUCH } from './session-scripts.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
+import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import { openSession, post, type Served, serveOn } from '../test-support/mcp-http.js';
 import { modernHeaders, modernMessage } from '../test-support/modern-http.js';
-import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
 import { createDemoServer } from './demo-server.js';
 
 /*

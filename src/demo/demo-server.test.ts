@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
+import { createMemoryPair } from '../peer/memory.js';
 import { until } from '../test-support/time-limit.js';
-import { createMemoryPair } from '../transport/memory.js';
 import { createDemoServer } from './demo-server.js';
 
 /** `count` clients of one demo server, each over its own in-memory connection. */

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import { Server } from '../server/server.js';
+import { LegacySseHandler } from '../server/sse/legacy-sse-handler.js';
 import { listenLoopback, rawConnect, readAll } from '../test-support/http-loopback.js';
 import { initializeRequest } from '../test-support/mcp-http.js';
-import { LegacySseHandler } from '../transport/sse/handler.js';
-import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
 import { writeJsonError } from './json-error.js';
 import { fromNode } from './node-adapter.js';
 

@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createDemoServer } from '../demo/demo-server.js';
+import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
+import { LegacySseHandler } from '../server/sse/legacy-sse-handler.js';
 import { initializeRequest, post, type Served, serveOn } from '../test-support/mcp-http.js';
-import { LegacySseHandler } from '../transport/sse/handler.js';
-import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
 import { CORS_REQUEST_HEADERS, Cors } from './cors.js';
 import { ProtectedResource } from './protected-resource.js';
 

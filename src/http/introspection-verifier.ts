@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../session/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { basicCredentials } from './basic-credentials.js';
 import type { TokenGrant, TokenVerifier } from './protected-resource.js';
 

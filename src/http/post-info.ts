@@ -1,4 +1,4 @@
-import type { MessageInfo } from '../session/connection.js';
+import type { MessageInfo } from '../peer/connection.js';
 import type { HTTPExchange } from './exchange.js';
 
 /**

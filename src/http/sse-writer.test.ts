@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { describe, test } from 'node:test';
-import { ManualClock } from '../session/manual-clock.js';
 import { listenLoopback, rawConnect, readAll } from '../test-support/http-loopback.js';
+import { ManualClock } from '../util/manual-clock.js';
 import type { HTTPExchange } from './exchange.js';
 import { fromNode } from './node-adapter.js';
 import { OVERFLOW_GRACE_MS, SseWriter } from './sse-writer.js';

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../session/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import type { HTTPExchange } from './exchange.js';
 import { formatRetry, formatSseEvent, type SseEvent } from './sse-event.js';
 

@@ -12,7 +12,7 @@ import { FakeClient } from '../test-support/fake-client.js';
 import { fuzzRuns } from '../test-support/fuzz.js';
 import { InvalidClientAnswerError } from './client-answer.js';
 import { ModernScope } from './client-scope.js';
-import { ModernCall } from './modern-request.js';
+import { ModernCall } from './modern/modern-call.js';
 import { Server } from './server.js';
 
 const answer = fc.oneof(

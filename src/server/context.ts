@@ -1,4 +1,6 @@
 import type { Params, RequestId } from '../jsonrpc/types.js';
+import type { MessageInfo } from '../peer/connection.js';
+import { HandlerContext, type RequestOptions } from '../peer/jsonrpc-peer.js';
 import type { InputResponses } from '../protocol/modern-types.js';
 import type {
   CreateMessageRequestParams,
@@ -8,11 +10,9 @@ import type {
   ListRootsResult,
   LoggingLevel,
 } from '../protocol/types.js';
-import type { MessageInfo } from '../session/connection.js';
-import { HandlerContext, type RequestOptions } from '../session/session.js';
 import type { ClientScope } from './client-scope.js';
+import type { ServerSession } from './legacy/server-session.js';
 import type { Server } from './server.js';
-import type { ServerSession } from './server-session.js';
 
 /**
  * What a server handler gets besides its arguments, in either era: the request's signal and progress, its

@@ -6,14 +6,16 @@ export {
   ConnectionClosedError,
   RequestCancelledError,
   RequestTimeoutError,
-} from '../session/errors.js';
+} from '../peer/errors.js';
 export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
 export { InvalidClientAnswerError } from './client-answer.js';
 export type { ClientScope } from './client-scope.js';
 export type { Completer, CompletionArguments } from './completion.js';
 export type { ServerContext } from './context.js';
 export { InputRequired, inputRequired } from './input-required.js';
-export { RoundEndedError } from './modern-request.js';
+export { type PreinitializedState, ServerSession } from './legacy/server-session.js';
+export { RoundEndedError } from './modern/modern-call.js';
+export type { RequestStateKey } from './modern/request-state.js';
 export type {
   PromptArgName,
   PromptArgs,
@@ -23,7 +25,6 @@ export type {
 } from './prompt-args.js';
 export type { GetPrompt, PromptDef, PromptUpdate } from './prompts.js';
 export type { Handle } from './registry.js';
-export type { RequestStateKey } from './request-state.js';
 export type {
   ReadResource,
   ResourceDef,
@@ -53,7 +54,6 @@ export {
   type ToolHandle,
 } from './server.js';
 export type { ServerEvent, ServerEventListener } from './server-events.js';
-export { type PreinitializedState, ServerSession } from './server-session.js';
 export type { TaskOptions } from './tasks/task-options.js';
 export type { ToolArgs, ToolDef, ToolHandler, ToolResult, ToolUpdate } from './tools.js';
 export { UriTemplate, type UriTemplateMatch, type UriTemplateVariables } from './uri-template.js';

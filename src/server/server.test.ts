@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import { createMemoryPair } from '../peer/memory.js';
 import { FakeClient, settle } from '../test-support/fake-client.js';
 import { recordingReceiver } from '../test-support/recording-receiver.js';
-import { createMemoryPair } from '../transport/memory.js';
 import { Server } from './server.js';
 
 const noContent = () => ({ content: [] });

@@ -1,4 +1,6 @@
 import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
+import type { Connection } from '../peer/connection.js';
+import type { SessionOptions } from '../peer/jsonrpc-peer.js';
 import { MetaKey } from '../protocol/envelope.js';
 import {
   type Implementation,
@@ -11,15 +13,15 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '../protocol/types.js';
-import type { Connection } from '../session/connection.js';
-import type { SessionOptions } from '../session/session.js';
 import '../telemetry/node.js';
 import { resolveTelemetry, type TelemetryOptions } from '../telemetry/resolve.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { anonymousCapabilities, deriveCapabilities, modernCapabilities } from './capabilities.js';
 import type { LegacyContext } from './context.js';
-import { dispatchLegacy } from './legacy-dispatch.js';
+import { dispatchLegacy } from './legacy/legacy-dispatch.js';
+import { type PreinitializedState, ServerSession } from './legacy/server-session.js';
 import { legacyMethods, type MethodTable } from './methods.js';
+import { type RequestStateKey, RequestStateSealer } from './modern/request-state.js';
 import type { PromptArgs, PromptArgumentList } from './prompt-args.js';
 import {
   buildPrompt,
@@ -30,7 +32,6 @@ import {
   rebuildPrompt,
 } from './prompts.js';
 import { type Handle, Registry, RegistryHandle } from './registry.js';
-import { type RequestStateKey, RequestStateSealer } from './request-state.js';
 import {
   buildResource,
   buildTemplate,
@@ -47,7 +48,6 @@ import {
 } from './resources.js';
 import type { SchemaInput, StandardSchemaV1 } from './schema.js';
 import { ListKind, type ServerEvent, ServerEvents } from './server-events.js';
-import { type PreinitializedState, ServerSession } from './server-session.js';
 import { type TaskOptions, type TaskSettings, taskSettings } from './tasks/task-options.js';
 import {
   buildTool,

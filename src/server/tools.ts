@@ -1,5 +1,6 @@
 import { McpError } from '../jsonrpc/errors.js';
 import { jsonProblem } from '../jsonrpc/json-fidelity.js';
+import { CapabilityError, RequestTimeoutError } from '../peer/errors.js';
 import { type HeaderAnnotation, headerAnnotations } from '../protocol/header-annotations.js';
 import type {
   CallToolResult,
@@ -12,7 +13,6 @@ import type {
   ToolAnnotations,
   ToolExecution,
 } from '../protocol/types.js';
-import { CapabilityError, RequestTimeoutError } from '../session/errors.js';
 import type { ServerContext } from './context.js';
 import { InputRequired } from './input-required.js';
 import type { Entry } from './registry.js';

@@ -1,6 +1,6 @@
 import type { InputResponses } from '../protocol/modern-types.js';
 import { isFinal } from '../protocol/tasks.js';
-import { type Clock, systemClock } from '../session/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { ChangeListeners } from './change-listeners.js';
 import { invalidCursor, TaskLimitError, TaskStoreFullError } from './errors.js';
 import {

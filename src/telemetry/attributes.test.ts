@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import { RequestCancelledError, RequestTimeoutError } from '../session/errors.js';
+import { RequestCancelledError, RequestTimeoutError } from '../peer/errors.js';
 import { CANCELLED, describe as describeRequest, ending, spanName } from './attributes.js';
 
 describe('what a request is about', () => {

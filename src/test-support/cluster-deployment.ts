@@ -3,9 +3,9 @@ import { RedisCluster, type RedisClusterOptions } from '../cluster/redis-cluster
 import { createDemoServer } from '../demo/demo-server.js';
 import type { RedisAddress } from '../eventstore/redis-address.js';
 import { fromNode } from '../http/node-adapter.js';
+import type { StreamableHTTPOptions } from '../server/http/handler-options.js';
+import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import type { Server } from '../server/server.js';
-import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
-import type { StreamableHTTPOptions } from '../transport/streamable/handler-options.js';
 import { type Served, serveOn } from './mcp-http.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
 

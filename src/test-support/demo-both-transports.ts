@@ -1,8 +1,8 @@
 import { createDemoServer } from '../demo/demo-server.js';
 import { writeJsonError } from '../http/json-error.js';
 import { fromNode } from '../http/node-adapter.js';
-import { LegacySseHandler } from '../transport/sse/handler.js';
-import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
+import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
+import { LegacySseHandler } from '../server/sse/legacy-sse-handler.js';
 import { listenLoopback } from './http-loopback.js';
 
 /** The demo server served in this process on 127.0.0.1. */

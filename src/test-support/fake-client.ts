@@ -1,8 +1,8 @@
 import type { JsonRpcMessage, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
+import type { Connection, Receiver } from '../peer/connection.js';
 import { LATEST_PROTOCOL_VERSION } from '../protocol/versions.js';
+import type { ServerSession } from '../server/legacy/server-session.js';
 import type { Server, ServerConnectOptions } from '../server/server.js';
-import type { ServerSession } from '../server/server-session.js';
-import type { Connection, Receiver } from '../session/connection.js';
 
 /** One message a session sent, as the wire would carry it, with the request it was related to. */
 export interface Sent {

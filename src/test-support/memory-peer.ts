@@ -1,6 +1,6 @@
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
-import type { Connection } from '../session/connection.js';
-import { createMemoryPair } from '../transport/memory.js';
+import type { Connection } from '../peer/connection.js';
+import { createMemoryPair } from '../peer/memory.js';
 
 /** A hand-played peer on the far end of an in-memory pair: what it got, and what it sends. */
 export interface MemoryPeer {

@@ -1,10 +1,10 @@
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
+import { StreamableHTTPClientConnection } from '../client/http/streamable-http-client-connection.js';
+import { OAuthClient, type OAuthClientOptions } from '../client/oauth/oauth-client.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import { ProtectedResource } from '../http/protected-resource.js';
-import { OAuthClient, type OAuthClientOptions } from '../transport/oauth/oauth-client.js';
-import { StreamableHTTPClientConnection } from '../transport/streamable/client-transport.js';
-import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
+import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import { startAuthorizationServer, type TestAuthorizationServer } from './authorization-server.js';
 import { serveOn } from './mcp-http.js';
 

@@ -1,6 +1,6 @@
 import { createDemoServer } from '../demo/demo-server.js';
 import { ProtectedResource } from '../http/protected-resource.js';
-import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
+import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import type { TestAuthorizationServer } from './authorization-server.js';
 import { type Served, serveOn } from './mcp-http.js';
 

@@ -1,5 +1,5 @@
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
-import type { Receiver } from '../session/connection.js';
+import type { Receiver } from '../peer/connection.js';
 
 /** A Receiver for tests that records everything a transport delivers, in order. */
 export interface RecordingReceiver extends Receiver {

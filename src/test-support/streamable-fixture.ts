@@ -1,6 +1,6 @@
+import type { StreamableHTTPOptions } from '../server/http/handler-options.js';
+import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import { Server } from '../server/server.js';
-import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
-import type { StreamableHTTPOptions } from '../transport/streamable/handler-options.js';
 import { type Served, serveOn } from './mcp-http.js';
 
 /** Promises a test releases by hand, by name. */

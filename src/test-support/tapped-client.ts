@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
-import type { JsonRpcMessage } from '../jsonrpc/types.js';
-import type { Receiver } from '../session/connection.js';
 import {
   StreamableHTTPClientConnection,
   type StreamableHTTPClientOptions,
-} from '../transport/streamable/client-transport.js';
+} from '../client/http/streamable-http-client-connection.js';
+import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import type { Receiver } from '../peer/connection.js';
 import { BACKEND_HEADER } from './round-robin-proxy.js';
 
 /** The root a tapped client lists. */

@@ -1,9 +1,9 @@
 import { ProtectedResource, type TokenGrant } from '../http/protected-resource.js';
+import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import { Server, type ServerOptions } from '../server/server.js';
-import type { Clock } from '../session/clock.js';
 import { MemoryTaskStore } from '../tasks/memory-task-store.js';
 import type { TaskStore } from '../tasks/task-store.js';
-import { StreamableHTTPHandler } from '../transport/streamable/handler.js';
+import type { Clock } from '../util/clock.js';
 import { type Served, serveOn } from './mcp-http.js';
 
 /** A gate a tool waits on, opened by the test: no timing in the tests. */

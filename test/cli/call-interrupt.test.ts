@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
+import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import { Server } from '../../src/server/server.js';
 import { killCliRuns, runCli } from '../../src/test-support/cli-run.js';
 import { until } from '../../src/test-support/time-limit.js';
-import { StreamableHTTPHandler } from '../../src/transport/streamable/handler.js';
 
 after(killCliRuns);
 

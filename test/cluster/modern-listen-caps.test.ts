@@ -4,11 +4,11 @@
 // `npm run build` first and redis-server on PATH.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL as MAX } from '../../src/server/http/modern/listen-streams.js';
 import { SseReader } from '../../src/test-support/mcp-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type ListenRefusal, openRawListen, refusedListen } from '../../src/test-support/raw-listen.js';
 import { type RedisBackend, startRedisBackend } from '../../src/test-support/redis-backend.js';
-import { DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL as MAX } from '../../src/transport/streamable/modern/listen-streams.js';
 
 let redis: RedisBackend;
 let cluster: ProcessCluster;

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
 import type { ClientSession } from '../../src/client/client-session.js';
 import type { Listen, ListenEvent } from '../../src/client/listen.js';
+import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import { listenReader } from '../../src/test-support/listen-reader.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type RedisBackend, startRedisBackend } from '../../src/test-support/redis-backend.js';
@@ -17,7 +18,6 @@ import {
 } from '../../src/test-support/round-robin-proxy.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { connectUrl } from '../../src/transport/connect-url.js';
 
 const LIMIT = 15_000;
 

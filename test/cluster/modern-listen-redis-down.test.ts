@@ -5,11 +5,11 @@
 // PATH.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL as MAX } from '../../src/server/http/modern/listen-streams.js';
 import { SseReader } from '../../src/test-support/mcp-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type ListenRefusal, openRawListen, refusedListen } from '../../src/test-support/raw-listen.js';
 import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
-import { DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL as MAX } from '../../src/transport/streamable/modern/listen-streams.js';
 
 let redis: RedisServer;
 let cluster: ProcessCluster;

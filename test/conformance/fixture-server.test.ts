@@ -8,14 +8,14 @@ import {
 } from '../../examples/conformance/fixture-server.js';
 import type { ClientSession } from '../../src/client/client-session.js';
 import { Client } from '../../src/client/index.js';
+import type { Progress } from '../../src/peer/jsonrpc-peer.js';
+import { createMemoryPair } from '../../src/peer/memory.js';
 import type {
   CreateMessageRequestParams,
   ElicitRequestFormParams,
   LoggingMessageNotificationParams,
 } from '../../src/protocol/types.js';
 import { Method } from '../../src/protocol/types.js';
-import type { Progress } from '../../src/session/session.js';
-import { createMemoryPair } from '../../src/transport/memory.js';
 
 // The conformance suite's client answers server requests with these canned replies.
 const SAMPLING_REPLY = {

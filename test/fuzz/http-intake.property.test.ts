@@ -14,12 +14,12 @@ import fc from 'fast-check';
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import { fromNode } from '../../src/http/node-adapter.js';
 import { ProtectedResource, type TokenGrant } from '../../src/http/protected-resource.js';
-import type { ServerSession } from '../../src/server/server-session.js';
+import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
+import type { ServerSession } from '../../src/server/legacy/server-session.js';
+import { LegacySseHandler } from '../../src/server/sse/legacy-sse-handler.js';
 import { fuzzRuns } from '../../src/test-support/fuzz.js';
 import { ACCEPT_BOTH, openSession, parseSse, type Served, serveOn } from '../../src/test-support/mcp-http.js';
 import { until } from '../../src/test-support/time-limit.js';
-import { LegacySseHandler } from '../../src/transport/sse/handler.js';
-import { StreamableHTTPHandler } from '../../src/transport/streamable/handler.js';
 import { eventIds, type Known, openStream, requests, send } from './http-requests.js';
 
 const MARKER = `SECRET-${randomBytes(8).toString('hex')}`;

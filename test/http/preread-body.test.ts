@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import { Server } from '../../src/server/server.js';
 import { type LoopbackServer, listenLoopback } from '../../src/test-support/http-loopback.js';
 import { modernHeaders, modernMessage } from '../../src/test-support/modern-http.js';
-import { StreamableHTTPHandler } from '../../src/transport/streamable/handler.js';
 
 const LIMIT = 1024;
 const DISCOVER = modernMessage(1, 'server/discover') as { params: Record<string, unknown> };

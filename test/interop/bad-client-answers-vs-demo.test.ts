@@ -8,12 +8,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Client as McpwireClient } from '../../src/client/client.js';
+import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import { McpError as McpwireError } from '../../src/jsonrpc/errors.js';
 import { type DemoHere, serveDemoHere } from '../../src/test-support/demo-both-transports.js';
 import { jsonBody } from '../../src/test-support/mcp-http.js';
 import { postModern } from '../../src/test-support/modern-http.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { connectUrl } from '../../src/transport/connect-url.js';
 
 const CAPS = { elicitation: { form: {} }, sampling: {}, roots: {} };
 const KEY = 'mcpwire.0';

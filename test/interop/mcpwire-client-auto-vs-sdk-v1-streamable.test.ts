@@ -2,7 +2,7 @@
 // SDK 1.32.2 McpServer over its StreamableHTTPServerTransport (with sessions), which knows no
 // `server/discover`. Auto must take its refusal as "legacy" and initialize over Streamable HTTP, without
 // trying the HTTP+SSE transport. (The fallback to HTTP+SSE, against server-everything in sse mode, is in
-// src/transport/connect-url.test.ts.)
+// src/client/negotiation/connect-url.test.ts.)
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -10,11 +10,11 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import * as z from 'zod/v4';
 import { Client } from '../../src/client/client.js';
+import { StreamableHTTPClientConnection } from '../../src/client/http/streamable-http-client-connection.js';
+import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import { type LoopbackServer, listenLoopback } from '../../src/test-support/http-loopback.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { connectUrl } from '../../src/transport/connect-url.js';
-import { StreamableHTTPClientConnection } from '../../src/transport/streamable/client-transport.js';
 
 const LIMIT = 10_000;
 let http: LoopbackServer;

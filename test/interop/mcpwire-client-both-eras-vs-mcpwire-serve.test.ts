@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, type EraPreference } from '../../src/client/client.js';
 import type { ClientSession } from '../../src/client/client-session.js';
+import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import type { CreateMessageRequestParams } from '../../src/protocol/types.js';
 import { type CliRun, killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
 import { type DemoPeer, WALK_NAME, WALK_ROOT, walkDemo } from '../../src/test-support/demo-walkthrough.js';
 import { postTap } from '../../src/test-support/posted-messages.js';
 import { until } from '../../src/test-support/time-limit.js';
-import { connectUrl } from '../../src/transport/connect-url.js';
 
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 

@@ -11,7 +11,7 @@ import type { ElicitRequestFormParams } from '../../src/protocol/types.js';
 import { EVERYTHING } from '../../src/test-support/server-everything.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { spawnStdio } from '../../src/transport/index.js';
+import { spawnStdio } from '../../src/transport.js';
 
 const MS = 60_000;
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
+import { spawnStdio } from '../../src/client/stdio/stdio-client-connection.js';
 import { killCliRuns, runCli } from '../../src/test-support/cli-run.js';
 import { type LoopbackServer, listenLoopback } from '../../src/test-support/http-loopback.js';
 import {
@@ -17,7 +18,6 @@ import {
 } from '../../src/test-support/official-v2-server.js';
 import { until, within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { spawnStdio } from '../../src/transport/stdio-client.js';
 
 const LIMIT = 20_000;
 

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client, type ClientOptions } from '../../src/client/client.js';
 import type { ClientSession } from '../../src/client/client-session.js';
 import type { Listen, ListenEvent } from '../../src/client/listen.js';
+import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import type { CreateMessageRequestParams } from '../../src/protocol/types.js';
 import { listenReader } from '../../src/test-support/listen-reader.js';
 import {
@@ -17,7 +18,6 @@ import {
 } from '../../src/test-support/official-v2-server.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { connectUrl } from '../../src/transport/connect-url.js';
 
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const ROOTS = [{ uri: 'file:///work/project', name: 'project' }];

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
+import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import { killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
-import { connectUrl } from '../../src/transport/connect-url.js';
 
 after(killCliRuns);
 

@@ -4,16 +4,16 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { Client, type ClientSession } from '../../src/client/index.js';
+import type { Progress } from '../../src/peer/jsonrpc-peer.js';
 import type {
   ElicitRequestFormParams,
   LoggingMessageNotificationParams,
   ResourceUpdatedNotificationParams,
 } from '../../src/protocol/types.js';
-import type { Progress } from '../../src/session/session.js';
 import { everythingClientOptions } from '../../src/test-support/everything-client-options.js';
 import { EVERYTHING } from '../../src/test-support/server-everything.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { type StdioClientConnection, spawnStdio } from '../../src/transport/index.js';
+import { type StdioClientConnection, spawnStdio } from '../../src/transport.js';
 
 /** Resolves with the first event `subscribe` delivers that `match` accepts; rejects after `ms`. */
 function nextEvent<T>(

@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, type ClientSession } from '../../src/client/index.js';
-import type { Progress } from '../../src/session/session.js';
+import { SseClientConnection } from '../../src/client/sse/sse-client-connection.js';
+import type { Progress } from '../../src/peer/jsonrpc-peer.js';
 import { everythingClientOptions } from '../../src/test-support/everything-client-options.js';
 import { type RunningEverything, startEverything } from '../../src/test-support/server-everything.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { SseClientConnection } from '../../src/transport/sse/client.js';
 
 describe('mcpwire Client over SseClientConnection ↔ server-everything (sse)', () => {
   let everything: RunningEverything;

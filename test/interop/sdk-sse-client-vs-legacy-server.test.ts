@@ -7,11 +7,11 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { CreateMessageRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import { defaultLoopbackPolicy } from '../../src/http/guards.js';
+import { LegacySseHandler } from '../../src/server/sse/legacy-sse-handler.js';
 import { type LoopbackServer, listenLoopback } from '../../src/test-support/http-loopback.js';
 import { firstPrompt, shoutingModel } from '../../src/test-support/sdk-sampling-model.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { LegacySseHandler } from '../../src/transport/sse/handler.js';
 
 describe('SDK SSEClientTransport + Client ↔ LegacySseHandler (demo server)', () => {
   let http: LoopbackServer;

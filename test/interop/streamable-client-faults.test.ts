@@ -6,15 +6,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { Client } from '../../src/client/client.js';
+import { StreamableHTTPClientConnection } from '../../src/client/http/streamable-http-client-connection.js';
 import type { JsonRpcMessage, RequestId } from '../../src/jsonrpc/types.js';
-import type { Receiver } from '../../src/session/connection.js';
-import { SessionExpiredError } from '../../src/session/errors.js';
+import type { Receiver } from '../../src/peer/connection.js';
+import { SessionExpiredError } from '../../src/peer/errors.js';
 import { CLI } from '../../src/test-support/cli-run.js';
 import { startCuttingProxy } from '../../src/test-support/cutting-proxy.js';
 import { freePort } from '../../src/test-support/free-port.js';
 import { until } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { StreamableHTTPClientConnection } from '../../src/transport/streamable/client-transport.js';
 
 const TEST_TIMEOUT_MS = 15_000;
 

@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Client, type ClientOptions } from '../../src/client/client.js';
 import type { ClientSession } from '../../src/client/client-session.js';
+import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import type { Task } from '../../src/client/task-types.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
-import { RequestCancelledError } from '../../src/session/errors.js';
+import { RequestCancelledError } from '../../src/peer/errors.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
 import { until, within } from '../../src/test-support/time-limit.js';
-import { connectUrl } from '../../src/transport/connect-url.js';
 
 const BOUND = { timeout: 60_000 };
 const MS = 30_000;

@@ -21,7 +21,7 @@ import { type ProcessCluster, startProcessCluster } from '../../src/test-support
 import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from '../../src/test-support/round-robin-proxy.js';
 import { until } from '../../src/test-support/time-limit.js';
-import { connectUrl } from '../../src/transport/index.js';
+import { connectUrl } from '../../src/transport.js';
 
 const { CLIENT, SERVER } = api.SpanKind;
 

@@ -20,7 +20,7 @@ import {
 import { demoClient } from '../../src/test-support/otel.js';
 import { startRedisServer } from '../../src/test-support/redis-server.js';
 import { until } from '../../src/test-support/time-limit.js';
-import { connectUrl, StreamableHTTPHandler } from '../../src/transport/index.js';
+import { connectUrl, StreamableHTTPHandler } from '../../src/transport.js';
 import { sessionHash } from '../../src/util/session-hash.js';
 
 interface Line {

@@ -18,7 +18,7 @@ import {
 } from '../../src/test-support/mcp-http.js';
 import { demoClient, type Recording, recordTelemetry } from '../../src/test-support/otel.js';
 import { until } from '../../src/test-support/time-limit.js';
-import { connectUrl, StreamableHTTPHandler } from '../../src/transport/index.js';
+import { connectUrl, StreamableHTTPHandler } from '../../src/transport.js';
 
 type Point = DataPoint<unknown>;
 

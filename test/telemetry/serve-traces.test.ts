@@ -19,7 +19,7 @@ import {
 } from '../../src/test-support/otel.js';
 import { until } from '../../src/test-support/time-limit.js';
 // As an application imports it: `mcpwire/transport`, a Node entry, finds @opentelemetry/api by itself.
-import { connectStdio, connectUrl } from '../../src/transport/index.js';
+import { connectStdio, connectUrl } from '../../src/transport.js';
 import { sessionHash } from '../../src/util/session-hash.js';
 
 const { CLIENT, SERVER, INTERNAL } = api.SpanKind;

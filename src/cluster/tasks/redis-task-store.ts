@@ -2,7 +2,6 @@ import { connectRedis, isRedisAddress, type RedisAddress } from '../../eventstor
 import type { RedisClient } from '../../eventstore/redis-client.js';
 import type { InputResponses } from '../../protocol/modern-types.js';
 import { isFinal } from '../../protocol/tasks.js';
-import { type Clock, systemClock } from '../../session/clock.js';
 import { ChangeListeners } from '../../tasks/change-listeners.js';
 import { invalidCursor, TaskLimitError } from '../../tasks/errors.js';
 import {
@@ -23,6 +22,7 @@ import type {
   TaskStore,
 } from '../../tasks/task-store.js';
 import { randomBase64url } from '../../util/base64.js';
+import { type Clock, systemClock } from '../../util/clock.js';
 import { type Channels, openChannels } from '../channels.js';
 import { RedisTaskCommands, SCRIPTS, type Script } from './redis-task-commands.js';
 import { hashOf, isCursor, memberHash, principalArgs, TaskKeys } from './redis-task-keys.js';

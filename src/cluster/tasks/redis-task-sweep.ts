@@ -1,4 +1,4 @@
-import type { Clock } from '../../session/clock.js';
+import type { Clock } from '../../util/clock.js';
 import type { RedisTaskCommands } from './redis-task-commands.js';
 import type { TaskKeys } from './redis-task-keys.js';
 

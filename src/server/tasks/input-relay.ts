@@ -1,8 +1,8 @@
 import { ErrorCode, McpError, toErrorObject } from '../../jsonrpc/errors.js';
 import type { Params } from '../../jsonrpc/types.js';
+import { CapabilityError } from '../../peer/errors.js';
 import type { InputRequest } from '../../protocol/modern-types.js';
 import { TaskMethod } from '../../protocol/tasks.js';
-import { CapabilityError } from '../../session/errors.js';
 import type { TaskRecord, TaskStore } from '../../tasks/task-store.js';
 import { clientCallProblem } from '../client-capabilities.js';
 import type { ServerContext } from '../context.js';

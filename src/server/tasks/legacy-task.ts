@@ -1,4 +1,5 @@
 import type { JsonRpcRequest, Params } from '../../jsonrpc/types.js';
+import { CapabilityError } from '../../peer/errors.js';
 import { type InputRequest, isInputMethod } from '../../protocol/modern-types.js';
 import {
   type CreateMessageRequestParams,
@@ -10,12 +11,11 @@ import {
   Method,
   type Result,
 } from '../../protocol/types.js';
-import { CapabilityError } from '../../session/errors.js';
 import { clientCallProblem } from '../client-capabilities.js';
 import { LegacyContext } from '../context.js';
+import type { ServerSession } from '../legacy/server-session.js';
 import type { MethodHandler } from '../methods.js';
 import type { Server } from '../server.js';
-import type { ServerSession } from '../server-session.js';
 import { runInTask } from './run-in-task.js';
 import { legacyTtl } from './task-options.js';
 import { TaskRun } from './task-run.js';

@@ -1,8 +1,8 @@
 import { toErrorObject } from '../../jsonrpc/errors.js';
+import { RequestCancelledError } from '../../peer/errors.js';
+import { RunningRequest } from '../../peer/jsonrpc-peer.js';
 import type { InputRequest, InputRequests } from '../../protocol/modern-types.js';
 import type { Result } from '../../protocol/types.js';
-import { RequestCancelledError } from '../../session/errors.js';
-import { RunningRequest } from '../../session/session.js';
 import { newTaskId } from '../../tasks/task-id.js';
 import type { TaskChange, TaskRecord, TaskSignal, TaskStore } from '../../tasks/task-store.js';
 import { InputRequired } from '../input-required.js';

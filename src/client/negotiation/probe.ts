@@ -1,0 +1,112 @@
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
+import type { Params } from '../../jsonrpc/types.js';
+import { ConnectionClosedError } from '../../peer/errors.js';
+import type { DiscoverResult } from '../../protocol/modern-types.js';
+import { Method } from '../../protocol/types.js';
+import { eraOf } from '../../protocol/versions.js';
+import type { EraWire, ModernStart } from '../session-era.js';
+
+/*
+ * The dual-era client's probe (spec 2026-07-28, versioning §negotiation): a `server/discover` first. A discover
+ * result, or an error only a modern server sends, means modern; anything else means legacy (`initialize`).
+ * The rules here are shared by the probe over a connection (stdio, memory) and the one over HTTP.
+ */
+
+/** What a probe found: a modern server and how to speak to it, or a legacy one and what it answered. */
+export type ProbeOutcome =
+  | { readonly era: 'modern'; readonly start: ModernStart }
+  | { readonly era: 'legacy'; readonly answer: string };
+
+/** A discover result that overlaps `versions` (the client's, by preference), or why it is not one. */
+export function readDiscover(result: unknown, versions: readonly string[]): ModernStart | string {
+  const r = result as Partial<DiscoverResult> | undefined;
+  if (typeof r !== 'object' || r === null || !Array.isArray(r.supportedVersions)) {
+    return 'a result that is not a discover result (no supportedVersions)';
+  }
+  if (typeof r.capabilities !== 'object' || r.capabilities === null) {
+    return 'a discover result without capabilities';
+  }
+  const offered = r.supportedVersions;
+  const chosen = versions.find((v) => offered.includes(v));
+  if (chosen === undefined) {
+    return `a discover result listing ${JSON.stringify(offered)}, none of which this client speaks (${versions.join(', ')})`;
+  }
+  return { protocolVersion: chosen, discover: r as DiscoverResult };
+}
+
+/**
+ * For a -32022 answer: the modern version to ask again with (the first of `versions` the server lists), or
+ * undefined when it lists none (then, if it lists only legacy versions, it is to be spoken to with initialize).
+ */
+export function correctedVersion(data: unknown, versions: readonly string[]): string | undefined {
+  const supported = (data as { supported?: unknown } | undefined)?.supported;
+  if (!Array.isArray(supported)) return undefined;
+  return versions.find((v) => supported.includes(v));
+}
+
+/** True when a -32022's `supported` list names only legacy versions: a server that wants initialize. */
+export function listsOnlyLegacy(data: unknown): boolean {
+  const supported = (data as { supported?: unknown } | undefined)?.supported;
+  return (
+    Array.isArray(supported) &&
+    supported.length > 0 &&
+    supported.every((v) => typeof v === 'string' && eraOf(v) === 'legacy')
+  );
+}
+
+const MODERN_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
+]);
+
+/**
+ * True for an error only a modern server answers with: -32020, -32021, -32022, and -32601 when it came with
+ * HTTP 404 (`status`; without one, as on stdio, -32601 is what a legacy server answers too). After one, the
+ * legacy transports are never tried.
+ */
+export function isModernRefusal(code: unknown, status?: number): boolean {
+  return MODERN_CODES.has(code as number) || (code === ErrorCode.MethodNotFound && status === 404);
+}
+
+/**
+ * The probe over a connection with no HTTP status to read (stdio, memory): `server/discover` within
+ * `timeout`. A discover result means modern; so does -32022 naming a version this client speaks (asked
+ * again with it, once). -32020 or -32021 mean a modern server that refused the probe itself: an error,
+ * never a fallback. Any other answer, a timeout included, means legacy: the rule is not keyed to one
+ * error code, since legacy servers answer an unknown pre-initialize request in many ways.
+ */
+export async function probeConnection(
+  wire: EraWire,
+  envelope: (version: string) => Params,
+  versions: readonly string[],
+  timeout: number,
+  signal: AbortSignal | undefined,
+): Promise<ProbeOutcome> {
+  let version = versions[0];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const result = await wire.issue(Method.ServerDiscover, envelope(version), { timeout, signal }).result;
+      const start = readDiscover(result, versions);
+      return typeof start === 'string' ? { era: 'legacy', answer: start } : { era: 'modern', start };
+    } catch (err) {
+      if (signal?.aborted || err instanceof ConnectionClosedError) throw err;
+      if (!(err instanceof McpError)) return { era: 'legacy', answer: String(err) };
+      if (err.code === ErrorCode.UnsupportedProtocolVersion && !listsOnlyLegacy(err.data)) {
+        const corrected = correctedVersion(err.data, versions);
+        if (corrected !== undefined && attempt === 0) {
+          version = corrected;
+          continue;
+        }
+      }
+      if (isModernRefusal(err.code) && !listsOnlyLegacy(err.data)) {
+        throw new McpError(
+          err.code,
+          `The server speaks 2026-07-28 or later but refused server/discover: ${err.message}`,
+          err.data,
+        );
+      }
+      return { era: 'legacy', answer: `${err.code} ${err.message}` };
+    }
+  }
+}

@@ -1,0 +1,338 @@
+import { randomBase64url } from '../../util/base64.js';
+import { type Clock, systemClock } from '../../util/clock.js';
+import { plainFetch } from '../http/plain-fetch.js';
+import { authorizationCode } from './authorization-response.js';
+import {
+  type AuthorizationServerMetadata,
+  discoverAuthorizationServer,
+  discoverLegacyAuthorizationServer,
+  discoverProtectedResource,
+} from './metadata.js';
+import { OAuthError } from './oauth-error.js';
+import { postForJson } from './oauth-post.js';
+import type { OAuthClientInformation, OAuthState, OAuthStore, OAuthTokens } from './oauth-state.js';
+import { createPkce } from './pkce.js';
+import { type ApplicationType, registerClient } from './registration.js';
+import { requestScope, union } from './scope.js';
+import { authenticate } from './token-auth.js';
+import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
+
+export type { OAuthClientInformation, OAuthState, OAuthStore, OAuthTokens } from './oauth-state.js';
+
+export interface OAuthClientOptions {
+  /** Where the authorization server sends the user agent back with the code; registered with the client. */
+  redirectUri: string;
+  /**
+   * Has the user sign in at `url` (open it in a browser, or show it), and resolves with the URL the user
+   * agent was sent back to: the redirect URI with `code` and `state`, or `error`.
+   */
+  authorize(url: URL): Promise<string | URL>;
+  /** The name dynamic registration gives the client. Default "mcpwire". */
+  clientName?: string;
+  /**
+   * The `application_type` dynamic registration gives the client. Default: "native" for a loopback or
+   * private-scheme redirect URI, else "web".
+   */
+  applicationType?: ApplicationType;
+  /** An https URL of the client's Client ID Metadata Document: its `client_id` where the server takes one. */
+  clientMetadataUrl?: string;
+  /** Credentials registered beforehand with the authorization server: used instead of registering. */
+  client?: OAuthClientInformation;
+  /** Default: state kept in memory, for this process only. */
+  store?: OAuthStore;
+  /** The fetch that reaches the MCP and authorization servers. Default: the global fetch. */
+  fetch?: typeof fetch;
+  /** What token expiry is read against. Default: the system clock. */
+  clock?: Pick<Clock, 'now'>;
+}
+
+interface Target {
+  resource: string | undefined;
+  scopes: string[] | undefined;
+}
+
+/** Why authorization is needed: the token is about to expire, the server refused it (401), or wants more scope (403). */
+type Cause = 'expiring' | 'refused' | 'insufficient';
+
+/** How many times one request is sent at most: once, then after each of up to two authorizations. */
+const MAX_SENDS = 3;
+/** An access token this close to its expiry is refreshed before it is sent, rather than refused after. */
+const EXPIRY_MARGIN_MS = 10_000;
+
+/**
+ * OAuth 2.1 authorization for the HTTP transports of one MCP server (spec: basic/authorization, 2025-11-25
+ * and 2026-07-28 alike), as a `fetch` to give them (`new StreamableHTTPClientConnection(url, { fetch:
+ * oauth.fetch })`, or `connectUrl(client, url, { fetch: oauth.fetch })`).
+ *
+ * A server without Protected Resource Metadata is taken for a 2025-03-26 one: its origin is the authorization
+ * server, with RFC 8414 metadata there or the default endpoints, and no `resource` is sent.
+ *
+ * Promises: requests to the MCP server's origin carry the access token; nothing else does. A token about to
+ * expire is refreshed before it is sent. A 401 is answered by reading the Protected Resource Metadata (RFC
+ * 9728) again, then by refreshing the token when there is a refresh token from the authorization server it
+ * names, else by authorizing. That server's metadata (RFC 8414) must name it exactly and offer PKCE with
+ * S256; the client is the pre-registered one, its CIMD URL, or registers itself (RFC 7591, with an
+ * `application_type`), again when the authorization server changed. The authorization request carries
+ * PKCE, `state` and `resource` (RFC 8707), and the scopes of the challenge, else all the resource supports,
+ * else none (with `offline_access` beside them where the server lists it); the response must carry its
+ * `state` and its server's `iss` (RFC 9207). A 403 `insufficient_scope` asks for the scopes the challenge
+ * names besides those held (step-up), once per set of scopes. The request is then sent again; a request is
+ * sent at most three times. Concurrent 401s share one authorization. Failures reject with OAuthError.
+ */
+export class OAuthClient {
+  /** The fetch for the MCP server's transports. */
+  readonly fetch: typeof fetch;
+  private readonly base: typeof fetch;
+  private readonly clock: Pick<Clock, 'now'>;
+  private state: OAuthState | undefined;
+  /** The MCP server's URL: the first request's. */
+  private serverUrl: URL | undefined;
+  /** What authorization is for, once discovered: the RFC 8707 resource (none for a 2025-03-26 server), its scopes. */
+  private target: Target | undefined;
+  private issuer: AuthorizationServerMetadata | undefined;
+  /** The issuer that pre-registered credentials without one were first used with: they are used there only. */
+  private preRegisteredAt: string | undefined;
+  /** The scopes of the last authorization request. */
+  private requested: string | undefined;
+  private flow: Promise<void> | undefined;
+
+  constructor(private readonly options: OAuthClientOptions) {
+    this.base = plainFetch(options.fetch);
+    this.clock = options.clock ?? systemClock;
+    this.fetch = (input, init) => this.send(input, init);
+  }
+
+  /** The tokens held now, if any (read from the store on first use). */
+  async tokens(): Promise<OAuthTokens | undefined> {
+    return (await this.current()).tokens;
+  }
+
+  private async send(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    const url = new URL(input instanceof Request ? input.url : input);
+    this.serverUrl ??= url;
+    if (url.origin !== this.serverUrl.origin) return this.base(input, init);
+    const again = () => (input instanceof Request ? input.clone() : input);
+    const held = (await this.current()).tokens;
+    if (held?.refresh_token !== undefined && held.expires_at !== undefined) {
+      if (held.expires_at - this.clock.now() < EXPIRY_MARGIN_MS) {
+        await this.authorizeOnce(held.access_token, undefined, undefined, 'expiring');
+      }
+    }
+    for (let sent = 1; ; sent++) {
+      const token = (await this.current()).tokens?.access_token;
+      const response = await this.base(again(), withBearer(init, token));
+      if ((response.status !== 401 && response.status !== 403) || sent === MAX_SENDS) return response;
+      const challenge = parseBearerChallenge(response.headers.get('www-authenticate'));
+      let scope = challenge?.scope;
+      if (response.status === 403) {
+        if (challenge?.error !== 'insufficient_scope') return response;
+        scope = union(this.requested, scope);
+        // Asking again for what was already asked cannot change the answer.
+        if (scope === this.requested) return response;
+      }
+      await response.body?.cancel();
+      await this.authorizeOnce(token, challenge, scope, response.status === 401 ? 'refused' : 'insufficient');
+    }
+  }
+
+  /** One authorization however many requests were refused at once; none if the token changed meanwhile. */
+  private async authorizeOnce(
+    used: string | undefined,
+    challenge: BearerChallenge | undefined,
+    scope: string | undefined,
+    cause: Cause,
+  ): Promise<void> {
+    if (this.flow !== undefined) return this.flow;
+    if (this.state?.tokens?.access_token !== used) return;
+    this.flow = this.obtain(challenge, scope, cause).finally(() => {
+      this.flow = undefined;
+    });
+    return this.flow;
+  }
+
+  private async obtain(challenge: BearerChallenge | undefined, scope: string | undefined, cause: Cause) {
+    // A refused token may mean that the resource moved to another authorization server (SEP-2352).
+    const target = await this.discover(challenge, cause === 'refused');
+    const issuer = this.issuer!;
+    const state = await this.current();
+    let held = state.tokens;
+    if (held !== undefined && (held.issuer ?? state.client?.issuer ?? issuer.issuer) !== issuer.issuer) {
+      // Tokens of another authorization server: not for this resource now, and their refresh token is not
+      // for this server's token endpoint.
+      await this.update({ tokens: undefined });
+      held = undefined;
+    }
+    if (cause !== 'insufficient' && held?.refresh_token !== undefined) {
+      const refreshed = await this.refresh(issuer, target, held.refresh_token).catch(() => false);
+      if (refreshed) return;
+    }
+    if (!issuer.code_challenge_methods_supported?.includes('S256')) {
+      throw new OAuthError(
+        `The authorization server ${issuer.issuer} does not offer PKCE with S256 (code_challenge_methods_supported), ` +
+          'which MCP requires: not authorizing',
+      );
+    }
+    const wanted = requestScope(scope ?? target.scopes?.join(' '), issuer);
+    const client = await this.clientAt(issuer);
+    const pkce = await createPkce();
+    const nonce = randomBase64url(16);
+    const url = new URL(issuer.authorization_endpoint);
+    const query = url.searchParams;
+    query.set('response_type', 'code');
+    query.set('client_id', client.client_id);
+    query.set('redirect_uri', this.options.redirectUri);
+    query.set('code_challenge', pkce.challenge);
+    query.set('code_challenge_method', 'S256');
+    query.set('state', nonce);
+    if (target.resource !== undefined) query.set('resource', target.resource);
+    if (wanted) query.set('scope', wanted);
+    this.requested = wanted;
+    const back = new URL(String(await this.options.authorize(url)), this.options.redirectUri);
+    // `issuer` is the one this request was sent to, whatever discovery found meanwhile.
+    const code = authorizationCode(back, { state: nonce, issuer });
+    await this.token(issuer, client, target, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: this.options.redirectUri,
+      code_verifier: pkce.verifier,
+    });
+  }
+
+  /** Trades the refresh token for new tokens at the server that issued it; false when it refused. */
+  private async refresh(issuer: AuthorizationServerMetadata, target: Target, refreshToken: string) {
+    await this.token(issuer, await this.clientAt(issuer), target, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+    });
+    return true;
+  }
+
+  /**
+   * The resource's metadata and its authorization server's, found once, and again when `fresh` or when a
+   * challenge names other metadata; the authorization server's metadata is fetched again only when the
+   * resource names another server. A server without the metadata is a 2025-03-26 one, authorized by its own
+   * origin.
+   */
+  private async discover(challenge: BearerChallenge | undefined, fresh: boolean): Promise<Target> {
+    const known = this.target;
+    if (known !== undefined && !fresh && challenge?.resourceMetadata === undefined) return known;
+    const url = this.serverUrl!;
+    const resource = await discoverProtectedResource(url, challenge?.resourceMetadata, this.base);
+    if (resource === undefined) {
+      this.issuer = await discoverLegacyAuthorizationServer(url, this.base);
+      this.target = { resource: undefined, scopes: undefined };
+    } else {
+      const named = resource.authorization_servers[0];
+      // Discovered metadata names its issuer exactly, so the issuer tells whether it is that server's.
+      if (known?.resource === undefined || this.issuer?.issuer !== named) {
+        this.issuer = await discoverAuthorizationServer(named, this.base);
+      }
+      this.target = { resource: resource.resource, scopes: resource.scopes_supported };
+    }
+    return this.target;
+  }
+
+  /**
+   * Who the client is at `issuer`: pre-registered (at that server only), registered there before, its CIMD
+   * URL (good at any server), or registered now: client credentials are never taken from one server to
+   * another (SEP-2352).
+   */
+  private async clientAt(issuer: AuthorizationServerMetadata): Promise<OAuthClientInformation> {
+    const preRegistered = this.options.client;
+    if (preRegistered !== undefined) {
+      if (preRegistered.issuer === undefined) this.preRegisteredAt ??= issuer.issuer;
+      const at = preRegistered.issuer ?? this.preRegisteredAt;
+      if (at !== issuer.issuer) {
+        throw new OAuthError(
+          `The authorization server of ${this.serverUrl} is now ${issuer.issuer}, but the pre-registered client ` +
+            `${preRegistered.client_id} is registered with ${at}: register the client with ${issuer.issuer} ` +
+            'and give the OAuthClient those credentials',
+        );
+      }
+      return preRegistered;
+    }
+    const state = await this.current();
+    if (state.client?.issuer === issuer.issuer) return state.client;
+    const cimd = this.options.clientMetadataUrl;
+    if (cimd !== undefined && issuer.client_id_metadata_document_supported === true) {
+      return { client_id: cimd, token_endpoint_auth_method: 'none' };
+    }
+    if (issuer.registration_endpoint === undefined) {
+      throw new OAuthError(
+        `The authorization server ${issuer.issuer} offers no client registration: give the OAuthClient ` +
+          'pre-registered `client` credentials' +
+          (cimd === undefined ? ' or a `clientMetadataUrl`' : ''),
+      );
+    }
+    const client = await registerClient(
+      issuer,
+      {
+        redirectUri: this.options.redirectUri,
+        clientName: this.options.clientName ?? 'mcpwire',
+        applicationType: this.options.applicationType,
+      },
+      this.base,
+    );
+    await this.update({ client });
+    return client;
+  }
+
+  /** A token request (RFC 6749 §4.1.3, §6) with the client's authentication; keeps what it answers. */
+  private async token(
+    issuer: AuthorizationServerMetadata,
+    client: OAuthClientInformation,
+    target: Target,
+    params: Record<string, string>,
+  ): Promise<void> {
+    const body = new URLSearchParams(params);
+    if (target.resource !== undefined) body.set('resource', target.resource);
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
+    authenticate(client, issuer, headers, body);
+    const answer = await postForJson(this.base, issuer.token_endpoint, 'The token request', {
+      headers,
+      body,
+    });
+    if (typeof answer.access_token !== 'string' || typeof answer.token_type !== 'string') {
+      throw new OAuthError(
+        `The token endpoint ${issuer.token_endpoint} answered no access_token and token_type`,
+      );
+    }
+    if (answer.token_type.toLowerCase() !== 'bearer') {
+      throw new OAuthError(`The token endpoint issued a ${answer.token_type} token; MCP uses Bearer tokens`);
+    }
+    const previous = (await this.current()).tokens;
+    const tokens: OAuthTokens = {
+      access_token: answer.access_token,
+      token_type: answer.token_type,
+      issuer: issuer.issuer,
+    };
+    // A refresh answer without a refresh token leaves the old one in force (RFC 6749 §6).
+    const refreshToken =
+      typeof answer.refresh_token === 'string' ? answer.refresh_token : previous?.refresh_token;
+    if (refreshToken !== undefined) tokens.refresh_token = refreshToken;
+    if (typeof answer.scope === 'string') tokens.scope = answer.scope;
+    if (typeof answer.expires_in === 'number')
+      tokens.expires_at = this.clock.now() + answer.expires_in * 1000;
+    await this.update({ tokens });
+  }
+
+  private async current(): Promise<OAuthState> {
+    this.state ??= (await this.options.store?.load()) ?? {};
+    return this.state;
+  }
+
+  private async update(change: OAuthState): Promise<void> {
+    this.state = { ...(await this.current()), ...change };
+    await this.options.store?.save(this.state);
+  }
+}
+
+function withBearer(init: RequestInit | undefined, token: string | undefined): RequestInit | undefined {
+  if (token === undefined) return init;
+  const headers = new Headers(init?.headers);
+  headers.set('authorization', `Bearer ${token}`);
+  return { ...init, headers };
+}

@@ -1,0 +1,208 @@
+import type { Writable } from 'node:stream';
+import { ErrorCode, errorResponse, McpError } from '../jsonrpc/errors.js';
+import { parseMessage } from '../jsonrpc/parse.js';
+import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import type { Receiver } from './connection.js';
+import { deliver } from './deliver.js';
+
+/** The longest line either stdio end accepts by default: 16 MiB. */
+export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+const LF = 0x0a;
+const CR = 0x0d;
+const RESOLVED = Promise.resolve();
+
+/**
+ * Splits a byte stream into lines. Lines may be split across chunks or share one; a trailing `\r`
+ * is dropped and empty lines are skipped. Bytes are decoded per whole line, so a UTF-8 character
+ * split across chunks survives. A line longer than `maxLineBytes` is dropped and reported once;
+ * its bytes are not kept while the rest of it streams past.
+ */
+export class LineReader {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Inside an oversize line: skip everything up to its newline. */
+  private discarding = false;
+
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly onOversize: (bytes: number) => void,
+    private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
+      this.complete(chunk, start, nl);
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.hold(chunk, start);
+  }
+
+  /** The input ended: a last line without its newline still counts. */
+  end(): void {
+    if (this.pendingBytes > 0 && !this.discarding) this.complete(Buffer.alloc(0), 0, 0);
+    this.reset();
+    this.discarding = false;
+  }
+
+  private complete(chunk: Buffer, start: number, end: number): void {
+    if (this.discarding) {
+      this.discarding = false;
+      return;
+    }
+    const bytes = this.pendingBytes + end - start;
+    if (bytes > this.maxLineBytes) {
+      this.reset();
+      this.onOversize(bytes);
+      return;
+    }
+    let line: string;
+    if (this.pendingBytes === 0) {
+      if (end > start && chunk[end - 1] === CR) end--;
+      if (end === start) return;
+      line = chunk.toString('utf8', start, end);
+    } else {
+      this.pending.push(chunk.subarray(start, end));
+      line = Buffer.concat(this.pending, bytes).toString('utf8');
+      this.reset();
+      if (line.charCodeAt(line.length - 1) === CR) line = line.slice(0, -1);
+      if (line.length === 0) return;
+    }
+    this.onLine(line);
+  }
+
+  private hold(chunk: Buffer, start: number): void {
+    if (this.discarding) return;
+    const bytes = this.pendingBytes + chunk.length - start;
+    if (bytes > this.maxLineBytes) {
+      this.reset();
+      this.discarding = true;
+      this.onOversize(bytes);
+      return;
+    }
+    this.pending.push(start === 0 ? chunk : chunk.subarray(start));
+    this.pendingBytes = bytes;
+  }
+
+  private reset(): void {
+    if (this.pendingBytes === 0) return;
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+}
+
+/**
+ * A LineReader for newline-delimited JSON-RPC: each line is parsed once and delivered to
+ * `receiver` (a batch whole). Invalid lines, oversize ones included, are answered with a JSON-RPC
+ * error through `answer` and reported through `receiver.error`.
+ */
+export function messageLineReader(
+  receiver: Receiver,
+  answer: (reply: JsonRpcMessage) => void,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+): LineReader {
+  return new LineReader(
+    (line) => deliver(parseMessage(line), receiver, answer),
+    (bytes) => {
+      const message = `Invalid request: message of ${bytes}+ bytes exceeds the limit of ${maxLineBytes} bytes`;
+      answer(errorResponse(null, { code: ErrorCode.InvalidRequest, message }));
+      receiver.error(new McpError(ErrorCode.InvalidRequest, message));
+    },
+    maxLineBytes,
+  );
+}
+
+interface Queued {
+  line: string;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * Writes JSON-RPC messages as lines: each serialized once and written with one `write`, in call
+ * order. While the stream's buffer is full (`write` returned false) further lines wait in order
+ * for 'drain' instead of piling into the stream. `write` resolves when the line has been handed
+ * to the stream, and rejects once the writer has failed.
+ */
+export class LineWriter {
+  private queue: Queued[] = [];
+  private head = 0;
+  private blocked = false;
+  private closing?: 'end' | 'detach';
+  private failure?: Error;
+
+  /** `onError` hears the stream's errors; the writer fails its waiting lines with them. */
+  constructor(
+    private readonly stream: Writable,
+    private readonly onError: (err: Error) => void,
+  ) {
+    stream.on('drain', this.flush);
+    stream.on('error', this.handleError);
+  }
+
+  write(message: JsonRpcMessage): Promise<void> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    let line: string;
+    try {
+      line = JSON.stringify(message) + '\n';
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!this.blocked && this.head === this.queue.length) {
+      if (!this.stream.write(line)) this.blocked = true;
+      return RESOLVED;
+    }
+    return new Promise((resolve, reject) => this.queue.push({ line, resolve, reject }));
+  }
+
+  /**
+   * Lets the waiting lines go out, then ends the stream (when the writer owns it) or stops
+   * watching it for 'drain' (when it is shared, like process.stdout).
+   */
+  close(endStream: boolean): void {
+    this.closing = endStream ? 'end' : 'detach';
+    if (this.head === this.queue.length) this.finishClose();
+  }
+
+  /** Rejects the waiting lines and every later `write` with `err`. */
+  fail(err: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = err;
+    const waiting = this.queue.slice(this.head);
+    this.queue = [];
+    this.head = 0;
+    this.stream.off('drain', this.flush);
+    for (const entry of waiting) entry.reject(err);
+  }
+
+  private readonly flush = (): void => {
+    this.blocked = false;
+    const queue = this.queue;
+    while (!this.blocked && this.head < queue.length) {
+      const entry = queue[this.head++];
+      if (!this.stream.write(entry.line)) this.blocked = true;
+      entry.resolve();
+    }
+    if (this.head === queue.length) {
+      this.queue = [];
+      this.head = 0;
+      if (this.closing !== undefined) this.finishClose();
+    }
+  };
+
+  private finishClose(): void {
+    if (this.closing === 'end') {
+      this.stream.end();
+    } else {
+      // The error listener stays: lines still in the stream's buffer may fail (EPIPE) later, and
+      // an 'error' nobody listens to would crash the process.
+      this.stream.off('drain', this.flush);
+    }
+  }
+
+  private readonly handleError = (err: Error): void => {
+    this.fail(err);
+    this.onError(err);
+  };
+}

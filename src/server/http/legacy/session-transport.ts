@@ -1,0 +1,601 @@
+import { EventsPurgedError, UnknownEventError, UnknownStreamError } from '../../../eventstore/errors.js';
+import { type EventId, formatEventId, parseEventId } from '../../../eventstore/event-id.js';
+import type { EventStore, Replay } from '../../../eventstore/event-store.js';
+import type { HTTPExchange } from '../../../http/exchange.js';
+import type { JsonErrorOptions } from '../../../http/json-error.js';
+import { PostInfo } from '../../../http/post-info.js';
+import { formatSseEvent } from '../../../http/sse-event.js';
+import { SseWriter, type SseWriterOptions } from '../../../http/sse-writer.js';
+import { ErrorCode } from '../../../jsonrpc/errors.js';
+import type { Parsed } from '../../../jsonrpc/parse.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../jsonrpc/types.js';
+import { Method } from '../../../protocol/types.js';
+import { acceptsBatches } from '../../../protocol/versions.js';
+import type { Telemetry } from '../../../telemetry/telemetry.js';
+import type { Clock } from '../../../util/clock.js';
+import type { ServerSession } from '../../legacy/server-session.js';
+import { reject } from '../reject.js';
+import { unaskedMessage, unaskedResponse } from '../unasked-response.js';
+import { type ConnOwner, StreamableServerConn } from './session-conn.js';
+import type { SessionDirectory, SessionReplica } from './session-directory.js';
+import { ACTIVITY_ORDER_STEP_MS } from './session-table.js';
+
+/** The first protocol version whose SSE streams start with a priming event (SEP-1699). */
+const PRIMING_VERSION = '2025-11-25';
+
+/**
+ * Why a session ends; it decides how responses still open are ended. `gone`: its shared record vanished (it
+ * expired, or the shared store lost it). `unfinished`: its client sent nothing after initialize in time.
+ * `evicted`: it was idle and made room for a new session at the cap (see `SessionTable`).
+ */
+export type SessionEndReason =
+  | 'deleted'
+  | 'idle'
+  | 'shutdown'
+  | 'server'
+  | 'rejected'
+  | 'gone'
+  | 'unfinished'
+  | 'evicted';
+
+/** Requests whose success changes what a shared session's record holds. */
+const STATE_METHODS: ReadonlySet<string> = new Set([
+  Method.LoggingSetLevel,
+  Method.ResourcesSubscribe,
+  Method.ResourcesUnsubscribe,
+]);
+
+/** What every session transport of one handler shares: its settings and its bookkeeping. */
+export interface TransportHost {
+  readonly store: EventStore | undefined;
+  readonly jsonResponse: boolean;
+  readonly writerOptions: SseWriterOptions;
+  readonly retryMs: number;
+  readonly clock: Clock;
+  /** 0: sessions never expire. */
+  readonly idleTimeoutMs: number;
+  /** How long a session whose client sends nothing after initialize lives; 0: no limit. */
+  readonly initializeTimeoutMs: number;
+  /** Where sessions are shared with other processes; undefined when they live in this one only. */
+  readonly directory: SessionDirectory | undefined;
+  /** The server's telemetry; undefined when nothing listens. */
+  readonly telemetry: Telemetry | undefined;
+  report(err: unknown): void;
+  /** Requests in flight across all sessions changed by `delta` (graceful shutdown waits for 0). */
+  inFlightChanged(delta: number): void;
+  /** The session closed, for whatever reason: forget it. */
+  sessionEnded(transport: StreamableServerTransport): void;
+  /** The session was active (told at most once per `ACTIVITY_ORDER_STEP_MS`): it is the last to evict. */
+  sessionActive(transport: StreamableServerTransport): void;
+}
+
+/** A stream being resumed, timed for telemetry: when it began, and the index of the event it resumes after. */
+interface Resumption {
+  readonly started: number;
+  readonly from: number;
+}
+
+/** The parsed body of a POST that passed the checks: one message or a batch. */
+export type PostBody = Exclude<Parsed, { kind: 'invalid' }>;
+
+const ACCEPTED_HEADERS: Readonly<Record<string, string>> = {};
+
+/**
+ * One session of the Streamable HTTP endpoint: it serves the
+ * session's POSTs and GETs, owns its connection (which routes messages to streams), counts its
+ * requests in flight, and ends the session when it has been idle too long. In stateless mode one is made
+ * for each POST, with no session id, and closes itself once the POST is answered.
+ *
+ * Per session it keeps only what differs per session: ids, principal, counters, the time of its last
+ * activity (the host's sweep reads it: no timer per session), and the connection's streams; settings are
+ * read from the shared host.
+ *
+ * With a `SessionDirectory` the transport is this process's replica of a session every process can serve: it
+ * tells the directory (`replica`) what the others must know, forwards what the client sends for requests
+ * another process waits for, and its idle timeout only drops the replica here.
+ */
+export class StreamableServerTransport implements ConnOwner {
+  readonly conn: StreamableServerConn;
+  /** Set by the handler right after `Server.connect`. */
+  session!: ServerSession;
+  /** The principal handlers see in `ctx.transport.principal`, when the session's principal is a name. */
+  readonly principalName: string | undefined;
+  /** Several processes serve the session (the host has a directory). */
+  readonly shared: boolean;
+  /** Set by the directory once the session is shared (registered or adopted). */
+  replica: SessionReplica | undefined;
+  /** True from an answered initialize until the client's next POST (`notifications/initialized`, normally). */
+  initializing = false;
+  private readonly idHeaders: Readonly<Record<string, string>> | undefined;
+  private inFlight = 0;
+  private lastActive: number;
+  /** When the host last heard that the session was active (`sessionActive`). */
+  private reportedActive: number;
+  private endReason: SessionEndReason = 'server';
+  /** When this process began serving the session (its clock's ms). */
+  readonly openedAt: number;
+  private ended = false;
+
+  constructor(
+    private readonly host: TransportHost,
+    /** Undefined in stateless mode. */
+    readonly sessionId: string | undefined,
+    /** Whoever created the session (`exchange.principal`); every later request must come from the same. */
+    readonly principal: unknown,
+    streamPrefix: string,
+  ) {
+    const directory = host.directory;
+    this.shared = directory !== undefined && sessionId !== undefined;
+    // POST streams of a shared session are named by process too: each process numbers its own.
+    this.conn = new StreamableServerConn(
+      this,
+      streamPrefix,
+      this.shared ? `${streamPrefix}${directory!.nodeId}.` : streamPrefix,
+    );
+    this.principalName = typeof principal === 'string' ? principal : undefined;
+    this.idHeaders = sessionId === undefined ? undefined : { 'mcp-session-id': sessionId };
+    this.lastActive = host.clock.now();
+    this.reportedActive = this.lastActive;
+    this.openedAt = this.lastActive;
+  }
+
+  /**
+   * Serves one POST whose body passed the handler's checks. Requests get their own stream (SSE, or one
+   * JSON body); notifications and responses alone get 202. For the initialize POST (`init`), the
+   * session id header is sent only if initialize succeeded; returns false when it did not (the handler
+   * then drops the session), true otherwise.
+   */
+  servePost(exchange: HTTPExchange, body: PostBody, init: boolean): boolean {
+    const conn = this.conn;
+    const receiver = conn.receiver!;
+    let single: JsonRpcMessage | undefined;
+    let batch: JsonRpcMessage[] | undefined;
+    if (body.kind === 'batch') {
+      const version = this.session.protocolVersion;
+      if (version === undefined || !acceptsBatches(version)) {
+        this.refuse(
+          exchange,
+          400,
+          `Invalid request: JSON-RPC batches are not accepted ${
+            version === undefined ? 'before initialization' : `in protocol version ${version}`
+          } (only 2025-03-26 accepts them); send one message per POST`,
+          { code: ErrorCode.InvalidRequest },
+        );
+        return false;
+      }
+      batch = body.messages;
+    } else single = body.message;
+
+    // Requests first: a refused POST must deliver nothing.
+    let requests = 0;
+    let duplicate: RequestId | undefined;
+    if (single !== undefined) {
+      if ('method' in single && 'id' in single) {
+        requests = 1;
+        if (conn.owes(single.id)) duplicate = single.id;
+      }
+    } else {
+      const seen = new Set<RequestId>();
+      for (const m of batch!) {
+        if (!('method' in m && 'id' in m)) continue;
+        requests++;
+        if (seen.has(m.id) || conn.owes(m.id)) duplicate = m.id;
+        seen.add(m.id);
+      }
+    }
+    if (duplicate !== undefined) {
+      this.refuse(
+        exchange,
+        400,
+        `Invalid request: id ${JSON.stringify(duplicate)} is already used by a request in flight in this session; ` +
+          'give each request a unique id',
+        { code: ErrorCode.InvalidRequest, id: duplicate },
+      );
+      return false;
+    }
+    this.initializing = false;
+    this.active();
+    const replica = this.replica;
+    if (replica !== undefined) replica.active();
+
+    if (requests === 0) {
+      const elsewhere = replica && ((m: JsonRpcMessage) => replica.elsewhere(m) !== undefined);
+      const unasked = unaskedResponse(batch ?? [single!], receiver, elsewhere);
+      if (unasked !== undefined) {
+        this.refuse(exchange, 400, unaskedMessage(unasked), { code: ErrorCode.InvalidRequest });
+        return false;
+      }
+      const info = new PostInfo(exchange, this.principalName);
+      if (single !== undefined) {
+        if (replica === undefined || !replica.forward(single)) {
+          this.noteCancel(single);
+          receiver.message(single, info);
+        }
+      } else {
+        if (replica !== undefined) batch = batch!.filter((m) => !replica.forward(m));
+        for (const m of batch!) this.noteCancel(m);
+        if (batch!.length > 0) receiver.batch(batch!, info);
+      }
+      exchange.writeHead(202, ACCEPTED_HEADERS);
+      exchange.end();
+      if (this.sessionId === undefined) this.close('server');
+      return true;
+    }
+
+    // initialize has nothing to stream: one JSON body answers it, and no event is kept for an idle session.
+    const stream = conn.openRequestStream(exchange, batch !== undefined, init || this.host.jsonResponse);
+    stream.owed = requests;
+    if (single !== undefined) {
+      const id = (single as { id: RequestId }).id;
+      stream.requestId = id;
+      conn.expect(id, stream);
+      if (this.shared) this.noteStateRequest(single as JsonRpcRequest);
+    } else {
+      if (replica !== undefined)
+        batch = batch!.filter((m) => ('method' in m && 'id' in m) || !replica.forward(m));
+      for (const m of batch!) {
+        if ('method' in m && 'id' in m) {
+          conn.expect(m.id, stream);
+          if (this.shared) this.noteStateRequest(m);
+        } else this.noteCancel(m);
+      }
+    }
+    this.inFlight += requests;
+    this.host.inFlightChanged(requests);
+    // A stream that can be resumed is its requests' info (it offers `closeStream`); others get one without.
+    const info =
+      stream.jsonMode || this.store === undefined ? new PostInfo(exchange, this.principalName) : stream;
+    if (single !== undefined) receiver.message(single, info);
+    else receiver.batch(batch!, info);
+    // ServerSession answers initialize synchronously, so its outcome is known here.
+    const ok = !init || this.session.protocolVersion !== undefined;
+    if (init && ok && this.shared) {
+      // The client may send its next request to any process: the session is shared before it learns its id.
+      this.host.directory!.register(this).then(
+        () => stream.begin(exchange, this.idHeaders),
+        (err) => {
+          this.host.report(err);
+          this.refuse(
+            exchange,
+            503,
+            `Service Unavailable: the new session could not be shared with the other server processes: ${
+              (err as Error)?.message ?? String(err)
+            }`,
+            { id: (single as { id: RequestId }).id },
+          );
+          this.close('rejected').catch(this.host.report);
+        },
+      );
+      return ok;
+    }
+    stream.begin(exchange, init && ok ? this.idHeaders : undefined);
+    return ok;
+  }
+
+  /**
+   * Delivers a message the directory brought from another process (a response to a request waiting here, or a
+   * cancellation of a request running here), as if the client had POSTed it here.
+   */
+  deliver(message: JsonRpcMessage): void {
+    if (this.ended) return;
+    if ('method' in message && message.method === Method.Cancelled) {
+      // Every replica hears a cancellation: the one running the request acts on it.
+      const id = message.params?.requestId;
+      if ((typeof id !== 'string' && typeof id !== 'number') || !this.conn.cancelled(id)) return;
+    }
+    this.conn.receiver!.message(message, undefined);
+  }
+
+  /** True while a request runs here or a response here carries a stream: the session must not expire. */
+  get busy(): boolean {
+    if (this.inFlight > 0) return true;
+    for (const stream of this.conn.streams()) if (stream.held) return true;
+    return false;
+  }
+
+  /**
+   * Serves a GET: opens (or takes over) the standalone stream, or, with `Last-Event-ID`, replays the
+   * events of that stream after the given one and continues it if it is still live, or ends the response
+   * if it finished.
+   */
+  serveGet(exchange: HTTPExchange): void | Promise<void> {
+    this.active();
+    this.replica?.active();
+    const lastEventId = exchange.header('last-event-id');
+    if (lastEventId === undefined) {
+      this.conn.openStandalone().attach(exchange);
+      return;
+    }
+    const store = this.store;
+    if (store === undefined) {
+      this.refuse(
+        exchange,
+        400,
+        'Bad Request: this server keeps no event store, so streams cannot be resumed; ' +
+          'open the GET stream again without Last-Event-ID',
+      );
+      return;
+    }
+    const event = parseEventId(lastEventId);
+    if (event === undefined) {
+      this.refuse(
+        exchange,
+        400,
+        `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 200))} is not an event id this server issued`,
+      );
+      return;
+    }
+    const resumption =
+      this.host.telemetry === undefined ? undefined : { started: performance.now(), from: event.index };
+    return this.replay(exchange, store, event, undefined, resumption);
+  }
+
+  /** Ends the session: responses still open are ended, the event store hears `sessionClosed`. */
+  close(reason: SessionEndReason): Promise<void> {
+    if (!this.ended) this.endReason = reason;
+    return this.session.close();
+  }
+
+  /**
+   * Ends the session when nothing happened in it for the host's idle timeout (at `now`) and nothing holds it
+   * open: no request in flight, no GET stream. Called by the host's periodic sweep.
+   */
+  closeIfIdle(now: number): void {
+    if (this.ended || now - this.lastActive < this.host.idleTimeoutMs || this.busy) return;
+    this.close('idle').catch((err) => this.host.report(err));
+  }
+
+  get isClosed(): boolean {
+    return this.ended;
+  }
+
+  /** Why the session ended (or will, once closing). */
+  get closedBecause(): SessionEndReason {
+    return this.endReason;
+  }
+
+  // ---- ConnOwner ----
+
+  get store(): EventStore | undefined {
+    return this.sessionId === undefined ? undefined : this.host.store;
+  }
+
+  get writerOptions(): SseWriterOptions {
+    return this.host.writerOptions;
+  }
+
+  get retryMs(): number {
+    return this.host.retryMs;
+  }
+
+  get jsonResponse(): boolean {
+    return this.host.jsonResponse;
+  }
+
+  get stateless(): boolean {
+    return this.sessionId === undefined;
+  }
+
+  get primes(): boolean {
+    const version = this.session.protocolVersion;
+    return version !== undefined && version >= PRIMING_VERSION && this.store !== undefined;
+  }
+
+  report(err: unknown): void {
+    this.host.report(err);
+  }
+
+  requestEnded(): void {
+    this.inFlight--;
+    this.host.inFlightChanged(-1);
+    this.active();
+    if (this.inFlight === 0 && this.sessionId === undefined) this.close('server');
+  }
+
+  getReleased(): void {
+    this.active();
+  }
+
+  closing(): { status: number; message: string; retry: boolean } {
+    switch (this.endReason) {
+      case 'shutdown':
+        return {
+          status: 503,
+          message:
+            'Service Unavailable: the server shut down before the request completed; send it again to another instance or later',
+          retry: true,
+        };
+      case 'idle':
+        return {
+          status: 404,
+          message: `Session ended: it was idle for longer than ${this.host.idleTimeoutMs} ms; start a new session with initialize`,
+          retry: false,
+        };
+      case 'deleted':
+        return {
+          status: 404,
+          message: 'Session ended: the client deleted it before the request completed',
+          retry: false,
+        };
+      case 'unfinished':
+        return {
+          status: 404,
+          message: `Session ended: its client sent nothing (not even notifications/initialized) within ${this.host.initializeTimeoutMs} ms of initialize; start a new session with initialize`,
+          retry: false,
+        };
+      case 'evicted':
+        return {
+          status: 404,
+          message:
+            'Session ended: the server holds its maximum of sessions and this idle one made room for a new one; start a new session with initialize',
+          retry: false,
+        };
+      case 'gone':
+        return {
+          status: 404,
+          message:
+            'Session ended: its shared record expired or was lost before the request completed; start a new session',
+          retry: false,
+        };
+      default:
+        return {
+          status: 404,
+          message: 'Session ended: the server closed it before the request completed; start a new session',
+          retry: false,
+        };
+    }
+  }
+
+  connClosed(): void {
+    this.ended = true;
+    if (this.inFlight > 0) {
+      this.host.inFlightChanged(-this.inFlight);
+      this.inFlight = 0;
+    }
+    this.host.sessionEnded(this);
+    this.replica?.closed();
+  }
+
+  // ---- internals ----
+
+  private active(): void {
+    const now = this.host.clock.now();
+    this.lastActive = now;
+    // Stateless transports are in no table; a session moves in it once per step (see ACTIVITY_ORDER_STEP_MS).
+    if (now - this.reportedActive >= ACTIVITY_ORDER_STEP_MS && this.sessionId !== undefined) {
+      this.reportedActive = now;
+      this.host.sessionActive(this);
+    }
+  }
+
+  private resumed(
+    resumption: Resumption,
+    events: number,
+    outcome: 'replayed' | 'purged' | 'unknown' | 'failed',
+  ): void {
+    this.host.telemetry?.event({
+      type: 'stream.resumed',
+      sessionId: this.sessionId!,
+      events,
+      outcome,
+      durationMs: performance.now() - resumption.started,
+    });
+  }
+
+  private refuse(exchange: HTTPExchange, status: number, message: string, options?: JsonErrorOptions): void {
+    reject(exchange, status, message, this.host, options);
+  }
+
+  /**
+   * A cancellation from the client: the stream that owes the cancelled request stops waiting for it; in a shared
+   * session, a request that does not run here runs elsewhere, and that process must hear of it.
+   */
+  private noteCancel(m: JsonRpcMessage): void {
+    if ('method' in m && m.method === Method.Cancelled && !('id' in m)) {
+      const id = m.params?.requestId;
+      if ((typeof id === 'string' || typeof id === 'number') && !this.conn.cancelled(id)) {
+        this.replica?.cancel(m);
+      }
+    }
+  }
+
+  /** Shared sessions: a request whose answer must wait until its change of state is shared. */
+  private noteStateRequest(request: JsonRpcRequest): void {
+    if (!STATE_METHODS.has(request.method)) return;
+    this.conn.stateRequests ??= new Map();
+    this.conn.stateRequests.set(request.id, request);
+  }
+
+  /**
+   * Replays the events after `event` on `writer` (created on the first round, once the store has
+   * answered, so that a refusal can still be an HTTP error), then hands the response to the live stream.
+   */
+  private replay(
+    exchange: HTTPExchange,
+    store: EventStore,
+    event: EventId,
+    writer: SseWriter | undefined,
+    resumption: Resumption | undefined,
+  ): void | Promise<void> {
+    let replay: Replay | Promise<Replay>;
+    try {
+      replay = store.after(this.sessionId!, event.streamId, event.index);
+    } catch (err) {
+      this.replayFailed(exchange, writer, err, resumption);
+      return;
+    }
+    if (replay instanceof Promise) {
+      return replay.then(
+        (r) => this.replayed(exchange, store, event, writer, r, resumption),
+        (err) => this.replayFailed(exchange, writer, err, resumption),
+      );
+    }
+    return this.replayed(exchange, store, event, writer, replay, resumption);
+  }
+
+  private replayed(
+    exchange: HTTPExchange,
+    store: EventStore,
+    event: EventId,
+    writer: SseWriter | undefined,
+    replay: Replay,
+    resumption: Resumption | undefined,
+  ): void | Promise<void> {
+    if (exchange.closed) return;
+    const w = writer ?? new SseWriter(exchange, this.host.writerOptions);
+    const streamId = event.streamId;
+    let index = event.index;
+    // Replayed data comes from the store: formatted with every check, one write per event.
+    for (const data of replay.events) w.frame(formatSseEvent({ id: formatEventId(streamId, ++index), data }));
+    let live = this.conn.stream(streamId);
+    // Shared sessions: a stream this process does not write, and that is not closed, is written elsewhere.
+    if (live === undefined && !replay.closed && this.shared) live = this.conn.resumable(streamId);
+    if (replay.closed || live === undefined || live.isFinished) {
+      if (resumption !== undefined) this.resumed(resumption, index - resumption.from, 'replayed');
+      w.close();
+      return;
+    }
+    // A store answering with promises may have recorded more events while it answered: fetch them too.
+    if (index < live.lastIndex) return this.replay(exchange, store, { streamId, index }, w, resumption);
+    if (resumption !== undefined) this.resumed(resumption, index - resumption.from, 'replayed');
+    live.resume(w, exchange, index);
+  }
+
+  private replayFailed(
+    exchange: HTTPExchange,
+    writer: SseWriter | undefined,
+    err: unknown,
+    resumption: Resumption | undefined,
+  ): void {
+    if (resumption !== undefined) {
+      const outcome =
+        writer === undefined && err instanceof EventsPurgedError
+          ? 'purged'
+          : writer === undefined && (err instanceof UnknownStreamError || err instanceof UnknownEventError)
+            ? 'unknown'
+            : 'failed';
+      this.resumed(resumption, 0, outcome);
+    }
+    if (writer !== undefined) {
+      // The replay began: the status is sent, so the stream can only end (the client resumes again).
+      this.host.report(err);
+      writer.close();
+      return;
+    }
+    if (err instanceof EventsPurgedError) {
+      // 410: those events are gone for good; a partial replay would silently lose messages.
+      this.refuse(exchange, 410, `Gone: ${err.message}`, { headers: { 'cache-control': 'no-store' } });
+    } else if (err instanceof UnknownStreamError || err instanceof UnknownEventError) {
+      // 400, not 404: the session is alive; a 404 would tell the client to start a new one.
+      this.refuse(exchange, 400, `Bad Request: ${err.message}`);
+    } else {
+      this.host.report(err);
+      this.refuse(
+        exchange,
+        500,
+        `Internal error: the event store failed to replay the stream: ${(err as Error)?.message ?? String(err)}`,
+        { code: ErrorCode.InternalError },
+      );
+    }
+  }
+}

@@ -1,0 +1,790 @@
+import { formatEventId } from '../../../eventstore/event-id.js';
+import type { EventStore, MaybePromise, Replay } from '../../../eventstore/event-store.js';
+import { StoreUnavailableError } from '../../../eventstore/store-unavailable-error.js';
+import type { HTTPExchange } from '../../../http/exchange.js';
+import { writeJsonError } from '../../../http/json-error.js';
+import { formatRetry, formatSseEvent } from '../../../http/sse-event.js';
+import { SseWriter, type SseWriterOptions, sendSseBody } from '../../../http/sse-writer.js';
+import { ErrorCode, errorResponse } from '../../../jsonrpc/errors.js';
+import type { RequestId } from '../../../jsonrpc/types.js';
+import type { MessageInfo } from '../../../peer/connection.js';
+import { systemClock } from '../../../util/clock.js';
+import { RenumberedEventError } from '../errors.js';
+
+/** What a stream needs from the session transport that owns it. */
+export interface StreamOwner {
+  /** Where events are recorded for resumption; undefined when streams cannot be resumed. */
+  readonly store: EventStore | undefined;
+  /** The session's key in the event store. */
+  readonly storeKey: string;
+  readonly writerOptions: SseWriterOptions;
+  /** The reconnection delay sent with priming events and with responses ended before their stream. */
+  readonly retryMs: number;
+  /** Whether each new SSE response starts with a priming event (SEP-1699). */
+  readonly primes: boolean;
+  /** The principal handlers see in `ctx.transport.principal`. */
+  readonly principalName: string | undefined;
+  /**
+   * Several processes serve the session (see `SessionReplica`): others may record events in the stream too, so
+   * a response here writes the stream in index order, fetching from the store the events it did not record.
+   */
+  readonly shared: boolean;
+  report(err: unknown): void;
+  /** The stream sent its last event: it leaves the session's table of live streams. */
+  streamFinished(stream: Stream): void;
+  /** A response that carried the stream ended (the client left, it was replaced, or closed early). */
+  writerReleased(stream: Stream): void;
+  /** Shared sessions: a response here now carries the stream. */
+  held(stream: Stream): void;
+  /** Shared sessions: the stream recorded its events up to `index` here, and is closed in the store if `closed`. */
+  recorded(stream: Stream, index: number, closed: boolean): void;
+}
+
+/**
+ * What a stream is: the answers to one POST; the standalone GET stream; or, in a shared session, a stream that
+ * another process writes and a resumed GET follows here (`follower`).
+ */
+export type StreamKind = 'post' | 'get' | 'follower';
+
+/** Shared sessions: `floor` of a new GET response, whose first event (the priming one, if any) sets it. */
+const UNSET = -2;
+
+const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
+
+/**
+ * JSON-response mode: how long an answer waits for the messages relayed to the GET stream for its requests to
+ * leave. A reader that keeps up takes them in milliseconds; one that stopped reading must not hold its own
+ * answers (whose POSTs it does read) for longer than this.
+ */
+export const RELAY_WAIT_MS = 1000;
+
+/**
+ * One logical stream of a session: the answers to one POST, or the standalone GET stream.
+ * It may span several HTTP responses: at most one carries it at a time, and a resumed GET replaces it.
+ *
+ * Promises: each message is serialized once by the caller and handed here as that string; with an
+ * event store it is recorded first (the record is that string) and goes out as one `id:`/`data:` frame
+ * in one write; events go out in the order they were sent, also with a store that answers with
+ * promises; a POST stream finishes (its response ends, the store hears `streamClosed`) when the last
+ * response it owes has been sent. In JSON-response mode the stream gathers its responses and writes
+ * them as one JSON body, after the messages relayed to the GET stream for its requests have left (or
+ * `RELAY_WAIT_MS`, when its reader stopped reading).
+ *
+ * A stream is also the `MessageInfo` of the requests it carries when it can be resumed, so that
+ * `ctx.transport.closeStream()` needs no closure of its own.
+ *
+ * In a session served by several processes (`StreamOwner.shared`), other processes may record events in the
+ * stream too (the GET stream), or write it while a response here follows it (`follower`): a response writes
+ * event `i` only after event `i - 1`, fetching from the store what it did not record itself, so that the
+ * client gets every event once, in order, whichever process recorded it.
+ */
+export class Stream implements MessageInfo {
+  /** Responses still owed; the stream finishes when the last one is sent. */
+  owed = 0;
+  /** The request of a single-request POST, to name in an error if the session ends first. */
+  requestId: RequestId | undefined;
+  /** Index of the last event recorded in the store. */
+  lastIndex = -1;
+  /**
+   * JSON-response mode: the GET stream that carried messages sent while this stream's requests ran. The
+   * JSON answer waits for them to leave (see `answer`); undefined in the common case, where none were.
+   */
+  relay: Stream | undefined;
+  /**
+   * The GET stream in JSON-response mode: an answer waited `RELAY_WAIT_MS` for its reader, whose buffered bytes
+   * have not all left since. Answers then do not wait for it at all.
+   */
+  private stalled = false;
+  private writer: SseWriter | undefined;
+  /** JSON-response mode: the exchange waiting for the one body, its headers and the responses gathered. */
+  private json: HTTPExchange | undefined;
+  private jsonHeaders: Readonly<Record<string, string>> | undefined;
+  private parts: string[] | undefined;
+  /** False until the POST's response begins: frames wait in `backlog` so that headers can still change. */
+  private started: boolean;
+  private backlog: string | undefined;
+  private opened = false;
+  private finished = false;
+  /** `closeStream` was called before the response began. */
+  private detachAtStart = false;
+  /**
+   * The current response got the events up to this index by replay: live ones up to it are skipped. In a shared
+   * session, the last index the current response got, whoever recorded it (UNSET: none yet).
+   */
+  private floor = -1;
+  /** Steps waiting for a store that answered with a promise; undefined while the store answers directly. */
+  private tail: Promise<void> | undefined;
+  /** The standalone GET stream, whose responses are attached as they come. */
+  readonly standalone: boolean;
+  /** Shared sessions: another process writes the stream; this one only follows it for a resumed GET. */
+  readonly follower: boolean;
+  /** `owner.shared`, read once: every event asks. */
+  private readonly shared: boolean;
+  /** Shared sessions: the highest index known to be recorded, by any process. */
+  private known = -1;
+  /** Shared sessions: a fetch from the store is under way (`fetchAgain`: and another must follow it). */
+  private fetching = false;
+  private fetchAgain = false;
+
+  constructor(
+    private readonly owner: StreamOwner,
+    /** The stream id in event ids (`<id>_<index>`): visible ASCII, unique in the session. */
+    readonly id: string,
+    /** Answers go out as one JSON body (JSON-response mode) instead of SSE. */
+    readonly jsonMode: boolean,
+    /** A batch POST: a JSON answer is an array. */
+    private readonly batch: boolean,
+    kind: StreamKind,
+    /** The POST that opened the stream; undefined for the others. */
+    private readonly post?: HTTPExchange,
+  ) {
+    this.standalone = kind === 'get';
+    this.follower = kind === 'follower';
+    this.shared = owner.shared;
+    this.started = kind !== 'post';
+  }
+
+  get principal(): string | undefined {
+    return this.owner.principalName;
+  }
+
+  /** The headers of the POST that carried the requests, read only when a handler asks. */
+  get headers(): Readonly<Record<string, string>> | undefined {
+    return this.post?.headers;
+  }
+
+  /** True while an HTTP response carries the stream. */
+  get held(): boolean {
+    return this.writer !== undefined && !this.writer.closed;
+  }
+
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /**
+   * Sends one serialized request or notification on the stream. With an event store it is recorded at once (a
+   * store answering with promises gets every call in call order, without waiting for the previous answer), and
+   * its frame goes out once it is recorded and every earlier frame has gone.
+   */
+  send(data: string): void {
+    if (this.finished) return;
+    const store = this.owner.store;
+    if (store === undefined) {
+      this.emit(sseFrame(data));
+      return;
+    }
+    let index: MaybePromise<number>;
+    try {
+      // A GET stream opened by a message, not by a response here (shared sessions): no priming event.
+      if (!this.opened) this.open(!this.standalone);
+      index = store.append(this.owner.storeKey, this.id, data);
+    } catch (err) {
+      if (this.tail === undefined) this.unrecorded(data, err);
+      else this.chain(this.tail.then(() => this.unrecorded(data, err)));
+      return;
+    }
+    if (this.tail === undefined && !(index instanceof Promise)) this.emitEvent(index, data);
+    else
+      this.afterStore(
+        index,
+        (i) => this.emitEvent(i, data),
+        (err) => this.unrecorded(data, err),
+      );
+  }
+
+  /** Sends one serialized response the stream owes; the stream finishes after the last one. */
+  respond(data: string): void {
+    if (this.jsonMode) {
+      if (this.parts === undefined) this.parts = [data];
+      else this.parts.push(data);
+      if (--this.owed === 0 && this.json !== undefined) this.answer();
+      return;
+    }
+    this.send(data);
+    if (--this.owed === 0) this.finishInOrder();
+  }
+
+  /** A request the stream owed was cancelled by the client: no response will come for it. */
+  forget(): void {
+    if (--this.owed > 0) return;
+    if (this.jsonMode) {
+      if (this.json !== undefined) this.answer();
+    } else this.finishInOrder();
+  }
+
+  /**
+   * Begins the POST's response once its messages were delivered (so a synchronous answer leaves with
+   * the head): one JSON body, or an SSE stream that starts with the priming event when there is one.
+   */
+  begin(exchange: HTTPExchange, headers?: Readonly<Record<string, string>>): void {
+    if (this.jsonMode) {
+      this.json = exchange;
+      this.jsonHeaders = headers === undefined ? JSON_HEADERS : { ...headers, ...JSON_HEADERS };
+      if (this.owed === 0) this.answer();
+      return;
+    }
+    if (this.owner.store !== undefined && !this.opened) {
+      let recorded: MaybePromise<unknown>;
+      try {
+        recorded = this.open(true);
+      } catch (err) {
+        // The store refused at once: the response goes out live, without ids.
+        this.owner.report(err);
+        recorded = undefined;
+      }
+      if (recorded instanceof Promise) {
+        // The response begins once the stream is recorded, or is an HTTP error if it cannot be.
+        this.afterStore(
+          recorded,
+          () => this.start(exchange, headers),
+          (err) => this.startFailed(exchange, err),
+        );
+        return;
+      }
+    }
+    if (this.tail === undefined) this.start(exchange, headers);
+    else this.chain(this.tail.then(() => this.start(exchange, headers)));
+  }
+
+  /** Attaches a new GET response to the standalone stream; a previous one is ended with a retry hint. */
+  attach(exchange: HTTPExchange): void {
+    this.replaceWriter(new SseWriter(exchange, this.owner.writerOptions), exchange);
+    if (this.shared) {
+      // A new listener: it gets what is recorded from now on, starting with its priming event.
+      this.floor = UNSET;
+      this.owner.held(this);
+    }
+    if (this.owner.store === undefined) return;
+    try {
+      if (this.opened) this.prime();
+      else this.open(true);
+    } catch (err) {
+      this.owner.report(err);
+    }
+  }
+
+  /**
+   * Continues the stream on a resumed GET whose replay already sent the events up to index `upTo`; ends
+   * it at once if the stream finished meanwhile.
+   */
+  resume(writer: SseWriter, exchange: HTTPExchange, upTo: number): void {
+    this.started = true;
+    this.floor = upTo;
+    this.replaceWriter(writer, exchange);
+    if (this.finished) this.closeWriter();
+    else if (this.shared) {
+      this.owner.held(this);
+      // What was recorded elsewhere between the replay and now.
+      if (this.known > upTo) this.fetchFromStore();
+    }
+  }
+
+  /**
+   * Shared sessions: a process recorded the stream's events up to `index` (or closed it, `closed`); the
+   * response here, if one carries the stream, gets those it lacks from the store, in order.
+   */
+  recordedElsewhere(index: number, closed: boolean): void {
+    if (index > this.known) this.known = index;
+    if (!this.held || this.finished) return;
+    if (this.floor === UNSET) {
+      // The priming event, still on its way, sets where this response starts.
+      if (this.owner.primes) return;
+      this.floor = index - 1;
+    }
+    if (index > this.floor || closed) this.fetchFromStore();
+  }
+
+  /**
+   * Shared sessions: writes what the store holds that the response here lacks, in case a notice of it was
+   * missed (this process's announcement crossed another's append, or its connection to the others dropped).
+   */
+  catchUp(): void {
+    // Only the GET stream and a followed stream get events from other processes: a POST stream written here has
+    // nothing elsewhere to catch up with (and a store that lost its events must not end its response).
+    if (!this.standalone && !this.follower) return;
+    if (this.held && !this.finished && this.floor !== UNSET) this.fetchFromStore();
+  }
+
+  /**
+   * Shared sessions: the process writing this followed stream is gone (killed, or cut off from the others), so
+   * the stream would never end. It is marked closed in the store, so that every resumption, through any process,
+   * replays what it holds and ends; the response here gets what it lacks and ends the same way.
+   */
+  writerGone(): void {
+    if (!this.follower || this.finished) return;
+    let closing: MaybePromise<void>;
+    try {
+      closing = this.owner.store!.streamClosed(this.owner.storeKey, this.id);
+    } catch (err) {
+      this.owner.report(err);
+      this.handOver();
+      return;
+    }
+    if (!(closing instanceof Promise)) {
+      this.fetchFromStore();
+      return;
+    }
+    closing.then(
+      () => this.fetchFromStore(),
+      (err) => {
+        this.owner.report(err);
+        this.handOver();
+      },
+    );
+  }
+
+  /** Shared sessions: a response of another process now carries the stream: the one here ends, to be resumed. */
+  handOver(): void {
+    const w = this.writer;
+    if (w === undefined || w.closed) return;
+    this.writer = undefined;
+    w.retry(this.owner.retryMs);
+    w.close();
+  }
+
+  /**
+   * SEP-1699 polling: ends the HTTP response now, with a retry hint, but not the stream: later events are
+   * recorded and the client resumes with GET and Last-Event-ID. A no-op without an event store, where
+   * ending the response would lose them.
+   */
+  closeStream(): void {
+    if (this.jsonMode || this.owner.store === undefined || this.finished) return;
+    if (this.tail === undefined) this.detach();
+    else this.chain(this.tail.then(() => this.detach()));
+  }
+
+  /**
+   * Ends the response carrying the stream because its session is closing: an SSE stream with a retry hint
+   * when `retry`; an owed single request is answered with a JSON-RPC error saying `message`.
+   */
+  end(status: number, message: string, retry: boolean): void {
+    if (this.finished) return;
+    // Every answer is in and only waits for relayed messages to leave: it goes out now.
+    if (this.json !== undefined && this.owed === 0) {
+      this.writeJson();
+      return;
+    }
+    this.finished = true;
+    const id = this.owed === 1 ? this.requestId : undefined;
+    if (this.json !== undefined) {
+      const exchange = this.json;
+      this.json = undefined;
+      writeJsonError(exchange, status, message, { id: id ?? null, code: ErrorCode.ConnectionClosed });
+      return;
+    }
+    const w = this.writer;
+    if (w === undefined) return;
+    if (id !== undefined) {
+      w.frame(sseFrame(JSON.stringify(errorResponse(id, { code: ErrorCode.ConnectionClosed, message }))));
+    }
+    if (retry) w.retry(this.owner.retryMs);
+    this.closeWriter();
+  }
+
+  /**
+   * Undefined when every message sent on the stream so far has been handed on, or no response carries the
+   * stream (with an event store the client gets them when it resumes); otherwise a promise that resolves
+   * once they have been, or the response ended. Never rejects.
+   */
+  flushed(): Promise<void> | undefined {
+    // Only the steps queued so far: later messages must not hold back whoever waits.
+    const tail = this.tail;
+    if (tail === undefined) return this.writer?.flushed();
+    return tail.then(() => this.writer?.flushed());
+  }
+
+  // ---- internals ----
+
+  /** The store refused the event: it still goes out live, without an id (it cannot be resumed). */
+  private unrecorded(data: string, err: unknown): void {
+    this.owner.report(err);
+    this.emit(sseFrame(data));
+  }
+
+  private emitEvent(index: number, data: string): void {
+    if (index <= this.lastIndex) {
+      // This stream's own appends are numbered in order, so the store lost events it had recorded (a Redis
+      // restarted from an older state) and numbers them again: the event still goes out live, without an id,
+      // rather than being taken for one the response already sent.
+      this.unrecorded(data, new RenumberedEventError(this.id, index, this.lastIndex));
+      return;
+    }
+    this.lastIndex = index;
+    if (this.shared) {
+      this.emitShared(index, data, false);
+      return;
+    }
+    if (index <= this.floor) return;
+    this.emit(eventFrame(formatEventId(this.id, index), data));
+  }
+
+  /**
+   * Shared sessions: writes event `index`, recorded here, only right after the last one the response got;
+   * after a gap (events recorded elsewhere, not yet fetched) it is fetched with them, in order.
+   */
+  private emitShared(index: number, data: string, priming: boolean): void {
+    this.owner.recorded(this, index, false);
+    if (index > this.known) this.known = index;
+    if (this.started && !this.held) return;
+    if (this.floor === UNSET) this.floor = index - 1;
+    if (index <= this.floor) return;
+    if (index !== this.floor + 1 && this.started) {
+      this.fetchFromStore();
+      return;
+    }
+    this.floor = index;
+    const id = formatEventId(this.id, index);
+    this.emit(priming ? primeFrame(id, this.owner.retryMs) : eventFrame(id, data));
+    if (this.known > index) this.fetchFromStore();
+  }
+
+  /**
+   * Shared sessions: writes what the store holds after the last event the current response got. One fetch at a
+   * time; news during one starts another. A failure (events purged, the store unreachable) ends the response with
+   * a retry hint: the client resumes from its last event, and gets a clear error if that cannot be done.
+   */
+  private fetchFromStore(): void {
+    // A new GET response starts where its first event says; until then there is nothing to fetch.
+    if (this.floor === UNSET) return;
+    if (this.fetching) {
+      this.fetchAgain = true;
+      return;
+    }
+    const writer = this.writer;
+    if (writer === undefined || writer.closed) return;
+    this.fetching = true;
+    this.fetchAgain = false;
+    const from = this.floor;
+    let replay: Replay | Promise<Replay>;
+    try {
+      replay = this.owner.store!.after(this.owner.storeKey, this.id, from);
+    } catch (err) {
+      this.fetched(writer, from, undefined, err);
+      return;
+    }
+    if (replay instanceof Promise) {
+      replay.then(
+        (r) => this.fetched(writer, from, r, undefined),
+        (err) => this.fetched(writer, from, undefined, err),
+      );
+    } else this.fetched(writer, from, replay, undefined);
+  }
+
+  private fetched(writer: SseWriter, from: number, replay: Replay | undefined, err: unknown): void {
+    this.fetching = false;
+    if (this.writer !== writer) {
+      // The response changed meanwhile: the new one starts from its own floor.
+      if (this.held && this.known > this.floor) this.fetchFromStore();
+      return;
+    }
+    if (replay === undefined) {
+      this.owner.report(err);
+      this.handOver();
+      return;
+    }
+    let index = from;
+    for (const data of replay.events) {
+      if (++index <= this.floor) continue;
+      // Data from the store: formatted with every check, one write per event.
+      writer.frame(formatSseEvent({ id: formatEventId(this.id, index), data }));
+      this.floor = index;
+    }
+    if (index > this.known) this.known = index;
+    if (replay.closed && this.follower) {
+      this.finish(false);
+      return;
+    }
+    // Without progress there is nothing more to fetch now (no busy loop): the next notice starts the next fetch.
+    if (this.fetchAgain || (this.known > this.floor && index > from)) this.fetchFromStore();
+  }
+
+  /** Writes a frame to the current response, or keeps it until the response begins. */
+  private emit(frame: string): void {
+    if (!this.started) {
+      this.backlog = this.backlog === undefined ? frame : this.backlog + frame;
+      return;
+    }
+    this.writer?.frame(frame);
+  }
+
+  /**
+   * Opens the stream in the store and, with `prime`, records the priming event when the session asks for one, whose
+   * frame follows the frames before it. Answers the store's answer to the last of these calls: a promise when the
+   * store gives one, which rejects when the stream could not be recorded.
+   */
+  private open(prime: boolean): MaybePromise<unknown> {
+    this.opened = true;
+    const opening = this.owner.store!.open(this.owner.storeKey, this.id);
+    // A failure fails the appends that follow, which report it.
+    if (opening instanceof Promise) opening.catch(ignore);
+    return (prime ? this.prime() : undefined) ?? opening;
+  }
+
+  /** Records the priming event when the session asks for one; its frame follows the frames before it. */
+  private prime(): MaybePromise<number> | undefined {
+    if (!this.owner.primes) return undefined;
+    const index = this.owner.store!.append(this.owner.storeKey, this.id, '');
+    if (this.tail === undefined && !(index instanceof Promise)) this.emitPrime(index);
+    else
+      this.afterStore(
+        index,
+        (i) => this.emitPrime(i),
+        (err) => {
+          // A POST's response that has not begun reports it when it begins (`startFailed`), or its events do.
+          if (this.started) this.owner.report(err);
+        },
+      );
+    return index;
+  }
+
+  private emitPrime(index: number): void {
+    if (index > this.lastIndex) this.lastIndex = index;
+    if (this.shared) {
+      this.emitShared(index, '', true);
+      return;
+    }
+    this.emit(primeFrame(formatEventId(this.id, index), this.owner.retryMs));
+  }
+
+  private start(exchange: HTTPExchange, headers: Readonly<Record<string, string>> | undefined): void {
+    if (this.finished && this.backlog !== undefined) {
+      // Answered before its response began (a synchronous tool): the frames are the whole body.
+      this.started = true;
+      sendSseBody(exchange, this.backlog, headers);
+      this.backlog = undefined;
+      return;
+    }
+    const options = this.owner.writerOptions;
+    const writer = new SseWriter(exchange, headers === undefined ? options : { ...options, headers });
+    this.started = true;
+    this.replaceWriter(writer, exchange);
+    if (this.backlog !== undefined) {
+      writer.frame(this.backlog);
+      this.backlog = undefined;
+    }
+    if (this.finished) this.closeWriter();
+    else if (this.detachAtStart) this.detach();
+  }
+
+  /** The store failed before the response began: the client gets an HTTP error, not a stream that never starts. */
+  private startFailed(exchange: HTTPExchange, err: unknown): void {
+    this.owner.report(err);
+    if (this.finished) return;
+    this.finished = true;
+    this.owner.streamFinished(this);
+    const unavailable = err instanceof StoreUnavailableError;
+    writeJsonError(
+      exchange,
+      unavailable ? 503 : 500,
+      `${unavailable ? 'Service Unavailable' : 'Internal error'}: the stream of this request could not be recorded ` +
+        `for resumption: ${(err as Error)?.message ?? String(err)}`,
+      { id: this.owed === 1 ? (this.requestId ?? null) : null, code: ErrorCode.InternalError },
+    );
+  }
+
+  private replaceWriter(writer: SseWriter, exchange: HTTPExchange): void {
+    const old = this.writer;
+    this.writer = writer;
+    exchange.onClose(() => {
+      if (this.writer === writer) this.writer = undefined;
+      this.owner.writerReleased(this);
+    });
+    if (old !== undefined && !old.closed) {
+      // The old response is stale (e.g. its client vanished behind a proxy) or a second reader: it is
+      // told to wait before reconnecting, and every message goes to one response only.
+      old.retry(this.owner.retryMs);
+      old.close();
+    }
+  }
+
+  private detach(): void {
+    if (!this.started) {
+      this.detachAtStart = true;
+      return;
+    }
+    const w = this.writer;
+    if (w === undefined) return;
+    this.writer = undefined;
+    w.retry(this.owner.retryMs);
+    w.close();
+  }
+
+  private closeWriter(): void {
+    const w = this.writer;
+    this.writer = undefined;
+    w?.close();
+  }
+
+  /**
+   * Closes the stream in the store at once (behind its appends, in call order: one round trip with them for a store
+   * that batches), and the response once every frame before has gone and the store has answered.
+   */
+  private finishInOrder(): void {
+    const store = this.owner.store;
+    let closing: MaybePromise<void> | undefined;
+    let closed = true;
+    if (store !== undefined && this.opened) {
+      try {
+        closing = store.streamClosed(this.owner.storeKey, this.id);
+      } catch (err) {
+        this.owner.report(err);
+        closed = false;
+      }
+    }
+    if (this.tail === undefined && !(closing instanceof Promise)) this.finish(closed);
+    else
+      this.afterStore(
+        closing,
+        () => this.finish(closed),
+        (err) => {
+          this.owner.report(err);
+          this.finish(false);
+        },
+      );
+  }
+
+  /** Ends the stream and its response; `closedInStore`: the store has marked it closed. */
+  private finish(closedInStore: boolean): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.owner.streamFinished(this);
+    if (this.started) this.closeWriter();
+    // A response elsewhere that follows the stream ends once the store says it is closed.
+    if (closedInStore && this.shared && this.opened) this.owner.recorded(this, this.lastIndex, true);
+  }
+
+  /**
+   * Writes the JSON answer once every message relayed to the GET stream for these requests has left this
+   * process, and one event-loop turn later, so that the client reads them first.
+   *
+   * What that guarantees, on loopback, to a client that handles each connection's events in the order
+   * they arrive: `flushed` resolves only after the kernel accepted every relayed byte of the GET
+   * connection (write(2) returned; through the web adapter, once the runtime took them from the response).
+   * Loopback hands a segment to the receiving socket within that system call, or later from a per-CPU
+   * queue, in order; the answer's write(2) comes strictly after, and one turn later, which also gives the
+   * client's loop time to wake for the GET bytes alone. So the GET socket becomes readable first, and
+   * epoll reports ready sockets in the order they became ready: a client event loop (libuv) runs the GET's
+   * read callback, and the parsing of its events with it (microtasks run after each callback), before the
+   * POST's. Not excluded: the process moved to another CPU between the two writes while the first CPU's
+   * queue waits for its softirq thread, which the extra turn only makes unlikely.
+   *
+   * Limits: this orders arrival, not handling (a client that parses the GET stream later, or on another
+   * thread, can still see the answer first). Over a real network the two connections are independent
+   * (a retransmitted segment, another path, a buffering proxy): the answer may arrive first, and only SSE
+   * responses, which carry both on one stream, order them everywhere. A GET reader that stops reading
+   * holds an answer back `RELAY_WAIT_MS` at most (`afterRelayed`): past that the answer goes out ahead of what
+   * the GET stream still buffers, which keeps its own order and reaches the reader when it reads again.
+   */
+  private answer(): void {
+    const relay = this.relay;
+    if (relay === undefined) {
+      this.writeJson();
+      return;
+    }
+    this.relay = undefined;
+    relay.afterRelayed(() => setImmediate(() => this.writeJson()));
+  }
+
+  /**
+   * The GET stream: calls `then` once every message written so far has been handed on, or `RELAY_WAIT_MS` later,
+   * whichever comes first; at once while an earlier wait found the reader stalled and it has not caught up.
+   */
+  private afterRelayed(then: () => void): void {
+    const flushed = this.stalled ? undefined : this.flushed();
+    if (flushed === undefined) {
+      then();
+      return;
+    }
+    const clock = this.owner.writerOptions.clock ?? systemClock;
+    let waiting = true;
+    const go = () => {
+      if (!waiting) return;
+      waiting = false;
+      then();
+    };
+    const timer = clock.setTimeout(() => {
+      this.stalled = true;
+      go();
+    }, RELAY_WAIT_MS);
+    flushed.then(() => {
+      clock.clearTimeout(timer);
+      this.stalled = false;
+      go();
+    });
+  }
+
+  private writeJson(): void {
+    const exchange = this.json;
+    // The session closed while the answer waited, and `end` sent it.
+    if (exchange === undefined) return;
+    this.json = undefined;
+    this.finished = true;
+    this.owner.streamFinished(this);
+    const parts = this.parts;
+    if (parts === undefined) {
+      // Every request was cancelled: nothing to answer.
+      exchange.writeHead(202);
+      exchange.end();
+      return;
+    }
+    exchange.writeHead(200, this.jsonHeaders);
+    exchange.end(this.batch ? `[${parts.join(',')}]` : parts[0]);
+  }
+
+  /**
+   * Once `result` (a store's answer, direct or promised) is in and the steps queued before are done, calls `done`
+   * with it, or `failed` with its error. The store call itself was made already: only what needs its answer
+   * waits, in order.
+   */
+  private afterStore<T>(
+    result: MaybePromise<T>,
+    done: (value: T) => void,
+    failed: (err: unknown) => void,
+  ): void {
+    const tail = this.tail;
+    if (!(result instanceof Promise)) {
+      if (tail === undefined) done(result);
+      else this.chain(tail.then(() => done(result)));
+      return;
+    }
+    // Handled at once: a failure while earlier steps wait is no unhandled rejection.
+    const outcome = result.then(
+      (value) => () => done(value),
+      (err) => () => failed(err),
+    );
+    this.chain((tail === undefined ? outcome : tail.then(() => outcome)).then(runStep));
+  }
+
+  /** Queues a step behind the others; a failure goes to `report` and does not stop later steps. */
+  private chain(step: Promise<unknown>): void {
+    const tail: Promise<void> = step.then(
+      () => {
+        if (this.tail === tail) this.tail = undefined;
+      },
+      (err) => {
+        if (this.tail === tail) this.tail = undefined;
+        this.owner.report(err);
+      },
+    );
+    this.tail = tail;
+  }
+}
+
+const ignore = (): void => {};
+const runStep = (step: () => void): void => step();
+
+// `data` is JSON.stringify output (it never holds a raw line break) and ids are the server's own (visible
+// ASCII), so live frames need none of formatSseEvent's checks.
+function sseFrame(data: string): string {
+  return `data: ${data}\n\n`;
+}
+
+function eventFrame(id: string, data: string): string {
+  return `id: ${id}\ndata: ${data}\n\n`;
+}
+
+/** The priming event (SEP-1699): an id, the reconnection delay, and empty data. */
+function primeFrame(id: string, retryMs: number): string {
+  return `id: ${id}\n${formatRetry(retryMs)}data: \n\n`;
+}

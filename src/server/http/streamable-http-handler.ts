@@ -1,0 +1,647 @@
+import { randomBytes } from 'node:crypto';
+import type { EventStore } from '../../eventstore/event-store.js';
+import { MemoryEventStore } from '../../eventstore/memory-event-store.js';
+import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
+import { Cors } from '../../http/cors.js';
+import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
+import { checkAccept, defaultLoopbackPolicy } from '../../http/guards.js';
+import { HTTPIntake } from '../../http/intake.js';
+import type { JsonErrorOptions } from '../../http/json-error.js';
+import { writeJsonError } from '../../http/json-error.js';
+import { fromNode, type NodeListener } from '../../http/node-adapter.js';
+import type { SseWriterOptions } from '../../http/sse-writer.js';
+import { fromWeb } from '../../http/web-adapter.js';
+import { ErrorCode } from '../../jsonrpc/errors.js';
+import type { JsonRpcMessage } from '../../jsonrpc/types.js';
+import { Method } from '../../protocol/types.js';
+import {
+  isLegacyVersion,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
+} from '../../protocol/versions.js';
+import type { GaugeSource, Telemetry } from '../../telemetry/telemetry.js';
+import { type Clock, systemClock } from '../../util/clock.js';
+import type { Server } from '../server.js';
+import { classifyPost } from './classify.js';
+import { HTTPRejectionError } from './errors.js';
+import {
+  DEFAULT_INITIALIZE_TIMEOUT_MS,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_RETRY_MS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  DEFAULT_SHUTDOWN_DEADLINE_MS,
+  IDLE_SWEEP_MS,
+  type ShutdownOptions,
+  type StreamableHTTPOptions,
+} from './handler-options.js';
+import type { SessionDirectory } from './legacy/session-directory.js';
+import { SessionTable } from './legacy/session-table.js';
+import { type PostBody, StreamableServerTransport, type TransportHost } from './legacy/session-transport.js';
+import { ModernEndpoint } from './modern/endpoint.js';
+import {
+  DEFAULT_MAX_LISTEN_STREAMS,
+  DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL,
+} from './modern/listen-streams.js';
+import type { ModernHost } from './modern/modern-post.js';
+import { reject } from './reject.js';
+
+/**
+ * The version a request without `MCP-Protocol-Version` speaks when nothing else tells (the spec's rule);
+ * only stateless mode needs it: a session knows the version it negotiated.
+ */
+const VERSION_WITHOUT_HEADER = '2025-03-26';
+
+const POST_ACCEPT = ['application/json', 'text/event-stream'] as const;
+const GET_ACCEPT = ['text/event-stream'] as const;
+const DONE: Promise<void> = Promise.resolve();
+const NO_CONTENT: Readonly<Record<string, string>> = {};
+
+/**
+ * Serves one MCP endpoint over Streamable HTTP (both protocol eras: 2026-07-28 requests and 2025-11-25 sessions):
+ * POST, GET and DELETE, sessions by `Mcp-Session-Id`, each served by its own
+ * `StreamableServerTransport` and `ServerSession` of `server`.
+ *
+ * Promises: a session is created only by an initialize POST that succeeds, with an id of 128 random bits
+ * (base64url); it ends by DELETE, by idle timeout, by `close`, or by the server; a request never leaves a
+ * session behind when refused. Every refusal is an HTTP status with a JSON-RPC error body whose message
+ * says what to do, and reaches `onerror`; nothing answers a bare 500. A session bound to a principal
+ * (`exchange.principal`, compared with `===`) is unknown (404) to requests of any other.
+ *
+ * With a `cluster`, sessions are shared with every process using the same one: a request for a session this
+ * process does not hold loads it (see src/cluster/README.md), DELETE ends it in every process, and while the
+ * shared state cannot be reached every request gets a 503 saying why.
+ *
+ * Adapters: `node()` for node:http (no fetch objects on the hot path), `fetch()` for web-standard
+ * runtimes (Hono, Bun, Deno, Workers), `handle()` for any `HTTPExchange`.
+ */
+export class StreamableHTTPHandler implements TransportHost, ModernHost {
+  readonly store: EventStore | undefined;
+  readonly jsonResponse: boolean;
+  readonly stateless: boolean;
+  readonly writerOptions: SseWriterOptions;
+  readonly retryMs: number;
+  readonly clock: Clock;
+  readonly idleTimeoutMs: number;
+  readonly initializeTimeoutMs: number;
+  readonly maxSessions: number;
+  readonly directory: SessionDirectory | undefined;
+  readonly eras: 'both' | 'legacy' | 'modern';
+  /** The server's telemetry, which sees this endpoint's sessions, streams and refusals too. */
+  readonly telemetry: Telemetry | undefined;
+  /** The modern era's side of the endpoint; undefined when it serves the legacy era only. */
+  private readonly modern: ModernEndpoint | undefined;
+  private readonly intake: HTTPIntake;
+  /** The methods the endpoint answers, for `Allow` and CORS. */
+  private readonly allow: string;
+  private readonly onerror: ((err: Error) => void) | undefined;
+  private readonly sessions = new SessionTable((err) => this.report(err));
+  /** Shared sessions being loaded, so that concurrent requests for one make one replica. */
+  private readonly loading = new Map<string, Promise<StreamableServerTransport | undefined>>();
+  /** Stateless mode: the temporary sessions of POSTs being answered. */
+  private readonly ephemeral = new Set<StreamableServerTransport>();
+  private inFlight = 0;
+  private acceptedPost: string | undefined;
+  private shuttingDown = false;
+  private drained: (() => void) | undefined;
+  /** The idle sweep's timer, while there are sessions to watch. */
+  private sweepTimer: unknown;
+  /** The shared state was found unreachable, and has not been found reachable since (told once to telemetry). */
+  private storeDown = false;
+  /** Stops the telemetry's gauges reading this handler. */
+  private readonly unobserve: (() => void) | undefined;
+
+  constructor(
+    readonly server: Server,
+    options: StreamableHTTPOptions = {},
+  ) {
+    this.stateless = options.stateless ?? false;
+    this.telemetry = server.telemetry;
+    const cluster = options.cluster;
+    if (cluster !== undefined) {
+      if (this.stateless)
+        throw new Error('A stateless handler has no sessions to share: leave out `cluster`');
+      if (options.eventStore !== undefined && options.eventStore !== cluster.eventStore) {
+        throw new Error('A cluster records streams in its own event store: leave out `eventStore`');
+      }
+    }
+    this.directory = cluster;
+    this.store =
+      cluster?.eventStore ??
+      (options.eventStore === null ? undefined : (options.eventStore ?? new MemoryEventStore()));
+    this.jsonResponse = options.jsonResponse ?? false;
+    this.clock = options.clock ?? systemClock;
+    this.writerOptions = {
+      keepAliveMs: options.keepAliveMs,
+      maxBufferedBytes: options.maxBufferedBytes,
+      clock: this.clock,
+    };
+    this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
+    this.idleTimeoutMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+    this.initializeTimeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
+    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    const policy = options.dnsRebindingProtection;
+    this.allow = this.stateless ? 'POST' : 'GET, POST, DELETE';
+    this.intake = new HTTPIntake(
+      policy === false ? undefined : (policy ?? defaultLoopbackPolicy()),
+      options.cors === undefined ? undefined : new Cors(options.cors, this.allow),
+      options.auth,
+      options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      this.refuse,
+    );
+    this.onerror = options.onerror;
+    this.eras = options.eras ?? 'both';
+    this.modern =
+      this.eras === 'legacy'
+        ? undefined
+        : new ModernEndpoint(
+            this,
+            this.refuse,
+            options.maxListenStreams ?? DEFAULT_MAX_LISTEN_STREAMS,
+            options.maxListenStreamsPerPrincipal ?? DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL,
+            cluster?.listenLeases,
+          );
+    cluster?.bind(this);
+    this.unobserve = this.telemetry?.observe(this.gauges());
+  }
+
+  /** What telemetry reads of this endpoint at each collection: sessions, open streams, the store's bytes. */
+  private gauges(): GaugeSource {
+    const store = this.store instanceof MemoryEventStore ? this.store : undefined;
+    return {
+      sessions: () => this.sessions.size,
+      streams: () => {
+        let post = 0;
+        let get = 0;
+        for (const transport of [...this.sessions.values(), ...this.ephemeral]) {
+          for (const stream of transport.conn.streams()) {
+            if (!stream.held) continue;
+            if (stream.standalone) get++;
+            else post++;
+          }
+        }
+        return { post, get, listen: this.listenStreamCount };
+      },
+      store,
+    };
+  }
+
+  /** Sessions currently held (initialized, not yet ended). Always 0 in stateless mode. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** 2026-07-28 listen streams (`subscriptions/listen`) open now. */
+  get listenStreamCount(): number {
+    return this.modern?.listens.size ?? 0;
+  }
+
+  /** Serves one request. Never rejects: every failure is answered and reported to `onerror`. */
+  handle(exchange: HTTPExchange): Promise<void> {
+    try {
+      const pending = this.route(exchange);
+      return pending instanceof Promise ? pending.catch((err) => this.fail(exchange, err)) : DONE;
+    } catch (err) {
+      this.fail(exchange, err);
+      return DONE;
+    }
+  }
+
+  /**
+   * A node:http request listener: `http.createServer(handler.node())`, or a route in express, after
+   * `express.json()` or not. A framework that keeps the body it parsed elsewhere passes it as the third
+   * argument (fastify: `listener(request.raw, reply.raw, request.body)`); see `NodeListener`.
+   */
+  node(): NodeListener {
+    return (req, res, body) => {
+      this.handle(fromNode(req, res, body));
+    };
+  }
+
+  /** The web-standard handler for Hono, Bun, Deno and Workers: `(request) => response`. */
+  fetch(request: Request): Promise<Response> {
+    const { exchange, response } = fromWeb(request);
+    this.handle(exchange);
+    return response;
+  }
+
+  /**
+   * Graceful shutdown: new requests but DELETE get 503 at once; requests in flight may finish until `deadlineMs`;
+   * then every session is closed: SSE responses still open end with a retry hint, JSON answers still
+   * owed get 503, and the event store hears `sessionClosed`.
+   */
+  async close(options: ShutdownOptions = {}): Promise<void> {
+    this.shuttingDown = true;
+    this.unobserve?.();
+    this.modern?.listens.endAll();
+    if (this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = this.clock.setTimeout(resolve, options.deadlineMs ?? DEFAULT_SHUTDOWN_DEADLINE_MS);
+        this.drained = () => {
+          this.clock.clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.drained = undefined;
+    }
+    const all = [...this.sessions.values(), ...this.ephemeral];
+    await Promise.all(all.map((t) => t.close('shutdown')));
+    if (this.sweepTimer !== undefined) {
+      this.clock.clearTimeout(this.sweepTimer);
+      this.sweepTimer = undefined;
+    }
+  }
+
+  // ---- TransportHost ----
+
+  readonly report = (err: unknown): void => {
+    this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+  };
+
+  inFlightChanged(delta: number): void {
+    this.inFlight += delta;
+    if (this.inFlight === 0) this.drained?.();
+  }
+
+  /** Keeps the sweep running while sessions are held (when sessions have an idle or initialize timeout). */
+  private watchIdle(): void {
+    if (this.sweepTimer !== undefined) return;
+    let every = IDLE_SWEEP_MS;
+    if (this.idleTimeoutMs > 0) every = Math.min(every, this.idleTimeoutMs);
+    if (this.initializeTimeoutMs > 0) every = Math.min(every, this.initializeTimeoutMs);
+    else if (this.idleTimeoutMs <= 0) return;
+    this.sweepTimer = this.clock.setTimeout(this.sweep, every);
+  }
+
+  private readonly sweep = (): void => {
+    this.sweepTimer = undefined;
+    const now = this.clock.now();
+    if (this.initializeTimeoutMs > 0) this.sessions.expireUnfinished(now, this.initializeTimeoutMs);
+    // A session that closes leaves the map at once or later; either is safe while iterating it.
+    if (this.idleTimeoutMs > 0) for (const transport of this.sessions.values()) transport.closeIfIdle(now);
+    if (this.sessions.size > 0) this.watchIdle();
+  };
+
+  sessionEnded(transport: StreamableServerTransport): void {
+    const sessionId = transport.sessionId;
+    if (sessionId === undefined) {
+      this.ephemeral.delete(transport);
+      return;
+    }
+    this.sessions.delete(transport);
+    this.telemetry?.event({
+      type: 'session.closed',
+      transport: 'streamable-http',
+      sessionId,
+      protocolVersion: transport.session.protocolVersion,
+      reason: transport.closedBecause,
+      durationMs: this.clock.now() - transport.openedAt,
+    });
+  }
+
+  sessionActive(transport: StreamableServerTransport): void {
+    this.sessions.touched(transport);
+  }
+
+  // ---- routing ----
+
+  private route(exchange: HTTPExchange): void | Promise<void> {
+    // A DELETE only ends what the shutdown ends anyway: its client hears the session is gone (204, then 404).
+    if (this.shuttingDown && exchange.method !== 'DELETE') {
+      return this.refuse(exchange, 503, 'Service Unavailable: the server is shutting down; retry later');
+    }
+    const admitted = this.intake.admit(exchange);
+    if (admitted === true) return this.dispatch(exchange);
+    if (admitted !== false) return this.authorized(exchange, admitted);
+  }
+
+  /** Serves the request once its token is granted, as its grant's principal. */
+  private async authorized(exchange: HTTPExchange, admitted: Promise<boolean>): Promise<void> {
+    if (await admitted) return this.dispatch(exchange);
+  }
+
+  private dispatch(exchange: HTTPExchange): void | Promise<void> {
+    switch (exchange.method) {
+      case 'POST':
+        return this.post(exchange);
+      case 'GET':
+        return this.sharedStateDown(exchange) ? undefined : this.get(exchange);
+      case 'DELETE':
+        return this.sharedStateDown(exchange) ? undefined : this.delete(exchange);
+      default:
+        return this.refuse(
+          exchange,
+          405,
+          `Method Not Allowed: the MCP endpoint answers ${this.stateless ? 'POST' : 'POST, GET and DELETE'}`,
+          { headers: { allow: this.allow } },
+        );
+    }
+  }
+
+  private post(exchange: HTTPExchange): void | Promise<void> {
+    const accept = exchange.header('accept');
+    // Clients send the same Accept on every POST: the last one that passed passes again at the cost of a compare.
+    if (accept === undefined || accept !== this.acceptedPost) {
+      const refused = checkAccept(accept, POST_ACCEPT);
+      if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
+      this.acceptedPost = accept;
+    }
+    // No async function here: each would cost a promise and a turn per POST on the hot path.
+    return this.intake.read(exchange).then((parsed) => {
+      if (parsed !== undefined) return this.posted(exchange, parsed);
+    });
+  }
+
+  /** A POST whose message parsed: classified once, then served by its era. */
+  private posted(exchange: HTTPExchange, parsed: PostBody): void | Promise<void> {
+    const version = exchange.header('mcp-protocol-version');
+    const modern = this.modern;
+    if (modern !== undefined) {
+      const era = classifyPost(parsed, version);
+      if (era.era === 'modern') return modern.serve(exchange, era.message);
+      if (era.era === 'refused') {
+        return this.refuse(exchange, era.status, era.message, { code: era.code, id: era.id, data: era.data });
+      }
+      if (this.eras === 'modern') return this.legacyRefused(exchange, parsed);
+    }
+    // Only sessions live in the shared state: a 2026-07-28 request above is served while it is down.
+    if (this.sharedStateDown(exchange)) return;
+    if (version !== undefined && !isLegacyVersion(version)) return this.badVersion(exchange, version);
+    const init =
+      parsed.kind === 'message' &&
+      'id' in parsed.message &&
+      (parsed.message as { method?: unknown }).method === Method.Initialize;
+    if (this.stateless) return this.postStateless(exchange, parsed, version, init);
+    const sessionId = exchange.header('mcp-session-id');
+    if (sessionId === undefined) {
+      if (init) return this.initialize(exchange, parsed);
+      return this.refuse(
+        exchange,
+        400,
+        'Bad Request: the Mcp-Session-Id header is required; a session starts with an initialize request sent without one',
+      );
+    }
+    if (init) {
+      return this.refuse(
+        exchange,
+        400,
+        'Bad Request: initialize must be sent without an Mcp-Session-Id header: it starts a new session',
+        { code: ErrorCode.InvalidRequest, id: (parsed.message as { id: string | number }).id },
+      );
+    }
+    const found = this.find(exchange, sessionId, parsed.kind === 'message' ? parsed.message : undefined);
+    if (!(found instanceof Promise)) {
+      found?.servePost(exchange, parsed, false);
+      return;
+    }
+    return found.then((transport) => {
+      transport?.servePost(exchange, parsed, false);
+    });
+  }
+
+  private get(exchange: HTTPExchange): void | Promise<void> {
+    if (this.stateless || this.eras === 'modern') return this.noSessions(exchange, 'offers no GET stream');
+    const refused = checkAccept(exchange.header('accept'), GET_ACCEPT);
+    if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
+    const found = this.sessionOf(exchange);
+    if (found instanceof Promise) return found.then((transport) => transport?.serveGet(exchange));
+    if (found !== undefined) return found.serveGet(exchange);
+  }
+
+  private async delete(exchange: HTTPExchange): Promise<void> {
+    if (this.stateless || this.eras === 'modern')
+      return this.noSessions(exchange, 'has no sessions to delete');
+    const found = this.sessionOf(exchange);
+    const transport = found instanceof Promise ? await found : found;
+    if (transport === undefined) return;
+    // Shared: gone from every process before the client hears it is gone (503 when that failed).
+    if (this.directory !== undefined) await this.directory.remove(transport);
+    await transport.close('deleted');
+    exchange.writeHead(204, NO_CONTENT);
+    exchange.end();
+  }
+
+  /** The session a GET or DELETE names, after the version and session checks; undefined once refused. */
+  private sessionOf(
+    exchange: HTTPExchange,
+  ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
+    const version = exchange.header('mcp-protocol-version');
+    if (version !== undefined && !isLegacyVersion(version)) {
+      this.badVersion(exchange, version);
+      return undefined;
+    }
+    const sessionId = exchange.header('mcp-session-id');
+    if (sessionId === undefined) {
+      this.refuse(exchange, 400, 'Bad Request: the Mcp-Session-Id header is required');
+      return undefined;
+    }
+    return this.find(exchange, sessionId);
+  }
+
+  /**
+   * The live session with this id, if the request comes from the principal that created it; undefined once
+   * refused (404). With a cluster, a session this process does not hold is loaded and replicated here.
+   */
+  private find(
+    exchange: HTTPExchange,
+    sessionId: string,
+    message?: JsonRpcMessage,
+  ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
+    const transport = this.sessions.get(sessionId);
+    if (transport === undefined && this.directory !== undefined) {
+      const load = () =>
+        this.replicate(sessionId, exchange.principal).then((replica) => this.allowed(exchange, replica));
+      const telemetry = this.telemetry;
+      // Loading is part of the request that asked for the session: in its trace.
+      if (telemetry === undefined || message === undefined || !('params' in message)) return load();
+      return telemetry.continuing(message.params, load);
+    }
+    return this.allowed(exchange, transport);
+  }
+
+  private allowed(
+    exchange: HTTPExchange,
+    transport: StreamableServerTransport | undefined,
+  ): StreamableServerTransport | undefined {
+    // Another principal's session answers exactly like a missing one: its existence is not revealed.
+    if (transport === undefined || transport.isClosed || transport.principal !== exchange.principal) {
+      this.unknownSession(exchange);
+      return undefined;
+    }
+    return transport;
+  }
+
+  /** A replica here of a shared session, loaded once however many requests ask for it at the same time. */
+  private replicate(sessionId: string, principal: unknown): Promise<StreamableServerTransport | undefined> {
+    let pending = this.loading.get(sessionId);
+    if (pending === undefined) {
+      if (this.sessions.size >= this.maxSessions && !this.sessions.makeRoom()) {
+        const message = `Service Unavailable: this process holds its maximum of ${this.maxSessions} sessions, each with a request in flight or a stream open; retry later`;
+        return Promise.reject(new HTTPRejectionError(503, message));
+      }
+      pending = this.loadReplica(sessionId, principal).finally(() => this.loading.delete(sessionId));
+      this.loading.set(sessionId, pending);
+    }
+    return pending;
+  }
+
+  private async loadReplica(
+    sessionId: string,
+    principal: unknown,
+  ): Promise<StreamableServerTransport | undefined> {
+    const directory = this.directory!;
+    const shared = await directory.load(sessionId);
+    // Another principal's request makes no replica (it gets the 404 of a missing session).
+    if (shared === undefined || shared.principal !== principal || this.shuttingDown) return undefined;
+    const transport = new StreamableServerTransport(this, sessionId, shared.principal, shared.streamPrefix);
+    transport.session = this.server.connect(transport.conn, {
+      preinitialized: {
+        protocolVersion: shared.protocolVersion,
+        clientCapabilities: shared.clientCapabilities,
+        clientInfo: shared.clientInfo,
+      },
+    });
+    this.sessions.add(transport);
+    directory.adopt(transport, shared);
+    // The session may have ended elsewhere while it loaded.
+    if (transport.isClosed) return undefined;
+    this.watchIdle();
+    return transport;
+  }
+
+  private initialize(exchange: HTTPExchange, body: PostBody): void {
+    if (this.sessions.size >= this.maxSessions && !this.sessions.makeRoom()) {
+      this.refuse(
+        exchange,
+        503,
+        `Service Unavailable: the server holds its maximum of ${this.maxSessions} sessions, each with a request in flight or a stream open; retry later`,
+      );
+      return;
+    }
+    // 16 bytes (128 bits) for the session id, 6 more for the prefix of its stream ids.
+    const random = randomBytes(22);
+    const sessionId = random.toString('base64url', 0, 16);
+    const transport = new StreamableServerTransport(
+      this,
+      sessionId,
+      exchange.principal,
+      `${random.toString('base64url', 16, 22)}.`,
+    );
+    this.sessions.add(transport);
+    transport.session = this.server.connect(transport.conn);
+    if (transport.servePost(exchange, body, true)) {
+      this.sessions.initialized(transport, this.clock.now());
+      this.watchIdle();
+      this.telemetry?.event({
+        type: 'session.opened',
+        transport: 'streamable-http',
+        sessionId,
+        protocolVersion: transport.session.protocolVersion,
+      });
+    } else transport.close('rejected').catch(this.report);
+  }
+
+  private postStateless(
+    exchange: HTTPExchange,
+    body: PostBody,
+    version: string | undefined,
+    init: boolean,
+  ): void {
+    const transport = new StreamableServerTransport(this, undefined, exchange.principal, 's');
+    this.ephemeral.add(transport);
+    transport.session = this.server.connect(
+      transport.conn,
+      init ? undefined : { preinitialized: { protocolVersion: version ?? VERSION_WITHOUT_HEADER } },
+    );
+    if (!transport.servePost(exchange, body, false)) transport.close('rejected').catch(this.report);
+  }
+
+  /** True once refused (503) because the cluster's shared state, where the sessions are, cannot be reached. */
+  private sharedStateDown(exchange: HTTPExchange): boolean {
+    const why = this.directory?.unavailable();
+    if (why === undefined) {
+      if (this.storeDown) this.storeFound();
+      return false;
+    }
+    this.storeLost(why);
+    this.refuse(exchange, 503, `Service Unavailable: ${why}`);
+    return true;
+  }
+
+  /** The shared state cannot be reached: telemetry hears it once, until it is found again. */
+  private storeLost(why: string): void {
+    if (this.storeDown) return;
+    this.storeDown = true;
+    this.telemetry?.event({ type: 'store.unavailable', message: why });
+  }
+
+  private storeFound(): void {
+    this.storeDown = false;
+    this.telemetry?.event({ type: 'store.available' });
+  }
+
+  /** A modern-only endpoint names the versions it serves to a legacy client (spec: versioning). */
+  private legacyRefused(exchange: HTTPExchange, body: PostBody): void {
+    const id = body.kind === 'message' && 'id' in body.message ? body.message.id : null;
+    this.refuse(
+      exchange,
+      400,
+      `Unsupported protocol version: this server serves only ${MODERN_PROTOCOL_VERSIONS.join(', ')}, with no initialize; send each request with its _meta envelope`,
+      { code: ErrorCode.UnsupportedProtocolVersion, id, data: { supported: MODERN_PROTOCOL_VERSIONS } },
+    );
+  }
+
+  private badVersion(exchange: HTTPExchange, version: string): void {
+    this.refuse(
+      exchange,
+      400,
+      `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 100))}; ` +
+        `this server supports ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
+    );
+  }
+
+  private unknownSession(exchange: HTTPExchange): void {
+    this.refuse(
+      exchange,
+      404,
+      'Not Found: the session does not exist or has ended; start a new session with an initialize request sent without Mcp-Session-Id',
+    );
+  }
+
+  private noSessions(exchange: HTTPExchange, what: string): void {
+    this.refuse(
+      exchange,
+      405,
+      `Method Not Allowed: this server ${this.stateless ? 'is stateless' : 'serves only 2026-07-28'} and ${what}; send messages with POST`,
+      {
+        headers: { allow: 'POST' },
+      },
+    );
+  }
+
+  /** A field, not a method, so that `ProtectedResource.admit` can refuse the way every refusal here goes. */
+  private readonly refuse = (
+    exchange: HTTPExchange,
+    status: number,
+    message: string,
+    options?: JsonErrorOptions,
+  ): void => reject(exchange, status, message, this, options);
+
+  private fail(exchange: HTTPExchange, err: unknown): void {
+    this.report(err);
+    if (err instanceof StoreUnavailableError) {
+      this.storeLost(err.message);
+      writeJsonError(exchange, 503, `Service Unavailable: ${err.message}`, { code: ErrorCode.InternalError });
+      return;
+    }
+    if (err instanceof HTTPRejectionError) {
+      writeJsonError(exchange, err.status, err.message);
+      return;
+    }
+    writeJsonError(
+      exchange,
+      500,
+      `Internal error: ${(err as Error)?.message ?? String(err)}; the server reported the details to its error log`,
+      { code: ErrorCode.InternalError },
+    );
+  }
+}

@@ -1,0 +1,234 @@
+import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
+import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../../jsonrpc/types.js';
+import { type Connection, type MessageInfo, SENT } from '../../peer/connection.js';
+import { CapabilityError } from '../../peer/errors.js';
+import {
+  type HandlerContext,
+  type RequestContext,
+  type RequestOptions,
+  type RunningRequest,
+  Session,
+} from '../../peer/jsonrpc-peer.js';
+import { isInputMethod } from '../../protocol/modern-types.js';
+import {
+  type ClientCapabilities,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type Implementation,
+  type InitializeRequestParams,
+  type InitializeResult,
+  type ListRootsResult,
+  type LoggingLevel,
+  Method,
+  type ServerCapabilities,
+} from '../../protocol/types.js';
+import { negotiateVersion } from '../../protocol/versions.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
+import { answerOf } from '../client-answer.js';
+import { clientCallProblem } from '../client-capabilities.js';
+import { atLeast, type ClientScope } from '../client-scope.js';
+import { LegacyContext } from '../context.js';
+import type { Server } from '../server.js';
+
+const DONE: Promise<void> = Promise.resolve();
+
+/** What a session already knows when it starts out initialized (see `ServerConnectOptions.preinitialized`). */
+export interface PreinitializedState {
+  protocolVersion: string;
+  clientCapabilities?: ClientCapabilities;
+  clientInfo?: Implementation;
+}
+
+/**
+ * One client's connection to a Server. It holds only what differs per client (negotiated version,
+ * the client's identity and capabilities, log level, subscriptions); tools, resources and prompts
+ * are read from the shared Server, so no client's state can reach another.
+ *
+ * Until `initialize` has been answered, every request but initialize and ping is refused with
+ * -32600. Calls to the client (`listRoots`, `createMessage`, `elicit`) reject with CapabilityError,
+ * sending nothing, when the client did not declare the capability they need.
+ */
+export class ServerSession extends Session implements ClientScope {
+  /** The client's identity, from initialize. */
+  clientInfo: Implementation | undefined;
+  /** What the client declared it supports, from initialize. */
+  clientCapabilities: ClientCapabilities | undefined;
+  /** The capabilities this session's initialize answer announced. */
+  serverCapabilities: ServerCapabilities | undefined;
+  /** The least severe level the client wants (logging/setLevel); undefined sends every level. */
+  logLevel: LoggingLevel | undefined;
+  /** True once the client sent `notifications/initialized`. */
+  initialized = false;
+  /** URIs the client subscribed to; created on the first subscription. */
+  subscriptions: Set<string> | undefined;
+  /** Called when the client sends `notifications/initialized`. */
+  oninitialized: (() => void) | undefined;
+  /** Called when the client sends `notifications/roots/list_changed`. */
+  onrootschanged: (() => void) | undefined;
+
+  constructor(
+    readonly server: Server,
+    connection: Connection,
+    preinitialized?: PreinitializedState,
+  ) {
+    super(connection, server.options);
+    if (preinitialized !== undefined) {
+      this.protocolVersion = negotiateVersion(preinitialized.protocolVersion);
+      this.clientCapabilities = preinitialized.clientCapabilities ?? {};
+      this.clientInfo = preinitialized.clientInfo;
+      this.serverCapabilities = server.capabilities;
+      this.initialized = true;
+    }
+  }
+
+  get era(): 'legacy' {
+    return 'legacy';
+  }
+
+  protected override get telemetry(): Telemetry | undefined {
+    return this.server.telemetry;
+  }
+
+  /** @internal Starts reading from the connection; called by `Server.connect`. */
+  override start(): void {
+    super.start();
+  }
+
+  /**
+   * Sends a request to the client. The answer to `elicitation/create`, `sampling/createMessage` or `roots/list`
+   * is checked against the request first (whichever way it was sent: `elicit`, a context's `request`, a task's):
+   * a wrong one rejects with InvalidClientAnswerError.
+   */
+  override request<R = Record<string, unknown>>(
+    method: string,
+    params?: Params,
+    options?: RequestOptions,
+  ): Promise<R> {
+    const sent = super.request<Record<string, unknown>>(method, params, options);
+    if (!isInputMethod(method)) return sent as Promise<R>;
+    return sent.then((result) => answerOf(method, params, result, 'result') as R);
+  }
+
+  /** Asks the client for its roots (needs the client's `roots` capability). */
+  listRoots(options?: RequestOptions): Promise<ListRootsResult> {
+    return this.callClient(Method.RootsList, undefined, options);
+  }
+
+  /** Asks the client to sample its LLM (needs `sampling`; `sampling.tools` for tools and toolChoice). */
+  createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
+    return this.callClient(Method.SamplingCreateMessage, params, options);
+  }
+
+  /** Asks the user, through the client, for input (needs `elicitation`, with `url` for URL mode). */
+  elicit(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult> {
+    return this.callClient(Method.ElicitationCreate, params, options);
+  }
+
+  /**
+   * Sends `notifications/message` when `level` is at least the client's chosen level and the server
+   * declares logging. `relatedRequestId` sends it with that request (what ServerContext.log does).
+   * Never rejects: a failure to send goes to `onerror`.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string, relatedRequestId?: RequestId): Promise<void> {
+    if (!this.logs(level)) return DONE;
+    const params: Params = logger === undefined ? { level, data } : { level, logger, data };
+    return this.notifySafely(Method.LoggingMessage, params, relatedRequestId);
+  }
+
+  /** Whether a log message at `level` goes to this client: the server declares logging, and it is at its level or above. */
+  logs(level: LoggingLevel): boolean {
+    const threshold = this.logLevel;
+    return this.server.logging && (threshold === undefined || atLeast(level, threshold));
+  }
+
+  /** @internal Sends a notification unless closed; a failure goes to `onerror`, never to the caller. */
+  notifySafely(method: string, params?: Params, relatedRequestId?: RequestId): Promise<void> {
+    return this.isClosed ? DONE : this.safely(this.notify(method, params, relatedRequestId));
+  }
+
+  /**
+   * @internal Sends a notification built once for many sessions (`Server.log`, list changes), unless closed;
+   * a failure goes to `onerror`.
+   */
+  sendShared(message: JsonRpcNotification): void {
+    if (!this.isClosed) this.safely(this.sendNotification(message));
+  }
+
+  /** `sent`, with its failure sent to `onerror`; no promise is made for one that left at once (`SENT`). */
+  private safely(sent: Promise<void>): Promise<void> {
+    return sent === SENT ? sent : sent.catch((err) => this.report(err));
+  }
+
+  override closed(cause?: Error): void {
+    this.server.sessions.delete(this);
+    super.closed(cause);
+  }
+
+  protected override createContext(
+    request: JsonRpcRequest,
+    running: RunningRequest,
+    info: MessageInfo | undefined,
+  ): HandlerContext<this> {
+    return new LegacyContext(
+      this,
+      request,
+      running,
+      info,
+    ) as HandlerContext<ServerSession> as HandlerContext<this>;
+  }
+
+  protected override handleRequest(
+    request: JsonRpcRequest,
+    ctx: RequestContext<this>,
+  ): Promise<Record<string, unknown>> | Record<string, unknown> {
+    if (request.method === Method.Initialize)
+      return this.initialize(request.params as unknown as InitializeRequestParams, ctx.transport?.principal);
+    if (this.protocolVersion === undefined) {
+      throw new McpError(ErrorCode.InvalidRequest, 'Server not initialized: send "initialize" first');
+    }
+    return this.server.dispatch(request, ctx as unknown as LegacyContext);
+  }
+
+  protected override handleNotification(notification: JsonRpcNotification): void {
+    switch (notification.method) {
+      case Method.Initialized:
+        if (this.protocolVersion === undefined || this.initialized) return;
+        this.initialized = true;
+        this.oninitialized?.();
+        return;
+      case Method.RootsListChanged:
+        this.onrootschanged?.();
+        return;
+    }
+  }
+
+  private initialize(params: InitializeRequestParams, principal: string | undefined): InitializeResult {
+    if (this.protocolVersion !== undefined) {
+      throw new McpError(ErrorCode.InvalidRequest, 'Invalid request: the session is already initialized');
+    }
+    const server = this.server;
+    const protocolVersion = negotiateVersion(params.protocolVersion);
+    const capabilities = principal === undefined ? server.anonymousCapabilities : server.capabilities;
+    this.protocolVersion = protocolVersion;
+    this.clientCapabilities = params.capabilities;
+    this.clientInfo = params.clientInfo;
+    this.serverCapabilities = capabilities;
+    const result: InitializeResult = { protocolVersion, capabilities, serverInfo: server.info };
+    if (server.instructions !== undefined) result.instructions = server.instructions;
+    return result;
+  }
+
+  private callClient<R>(
+    method: string,
+    params: object | undefined,
+    options: RequestOptions | undefined,
+  ): Promise<R> {
+    // The typed params of each call are plain JSON objects.
+    const message = params as Params | undefined;
+    const problem = clientCallProblem(this.clientCapabilities, method, message);
+    if (problem !== undefined) return Promise.reject(new CapabilityError(problem));
+    return this.request<R>(method, message, options);
+  }
+}
