@@ -23,7 +23,7 @@ export * from './jsonrpc/errors.js';
 export type * from './jsonrpc/types.js';
 export type { Connection, Receiver } from './peer/connection.js';
 export * from './peer/errors.js';
-export type { Progress, RequestOptions, SessionOptions } from './peer/jsonrpc-peer.js';
+export type { PeerOptions, Progress, RequestOptions } from './peer/jsonrpc-peer.js';
 export type * from './protocol/modern-types.js';
 export type * from './protocol/types.js';
 export { type Clock, systemClock } from './util/clock.js';

@@ -125,8 +125,8 @@ function clientFor(scenario: string): Client {
   return new Client(
     { name: 'mcpwire-conformance-client', version: '0.1.0' },
     {
-      requestTimeout: REQUEST_TIMEOUT_MS,
-      probeTimeout: REQUEST_TIMEOUT_MS,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      probeTimeoutMs: REQUEST_TIMEOUT_MS,
       elicitation: {
         form: (params) => {
           log(`elicitation/create: ${params.message}; accepting with the schema's defaults`);

@@ -4,12 +4,12 @@
 import express from 'express';
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
-import { LegacySseHandler } from '../../src/server/sse/legacy-sse-handler.js';
+import { LegacySSEHandler } from '../../src/server/sse/legacy-sse-handler.js';
 
 export function createApp(): { app: express.Express; close(): Promise<void> } {
   const server = createDemoServer();
   const mcp = new StreamableHTTPHandler(server);
-  const legacy = new LegacySseHandler(server);
+  const legacy = new LegacySSEHandler(server);
   const app = express();
   app.use(express.json({ limit: '4mb' }));
   app.all('/mcp', mcp.node());

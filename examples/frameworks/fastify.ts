@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import type { NodeListener } from '../../src/http/node-adapter.js';
 import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
-import { LegacySseHandler } from '../../src/server/sse/legacy-sse-handler.js';
+import { LegacySSEHandler } from '../../src/server/sse/legacy-sse-handler.js';
 
 /** A fastify route handler that gives the request, and the body fastify parsed, to `listener`. */
 function route(listener: NodeListener) {
@@ -19,7 +19,7 @@ function route(listener: NodeListener) {
 export function createApp(): { app: FastifyInstance; close(): Promise<void> } {
   const server = createDemoServer();
   const mcp = new StreamableHTTPHandler(server);
-  const legacy = new LegacySseHandler(server);
+  const legacy = new LegacySSEHandler(server);
   const app = Fastify({ bodyLimit: 4 * 1024 * 1024 });
   app.route({ method: ['GET', 'POST', 'DELETE'], url: '/mcp', handler: route(mcp.node()) });
   // The legacy handler answers the two paths it owns: GET /sse and POST /messages.

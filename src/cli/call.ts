@@ -57,7 +57,7 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
       era: args.era,
       // A person waits on this run: polling at the server's pace, bounded, is what they want.
       tasks: args.tasks,
-      requestTimeout: args.timeout,
+      requestTimeoutMs: args.timeout,
       roots: args.roots?.map((uri) => ({ uri, name: basename(new URL(uri).pathname) || uri })),
       sampling: cliSampling(args.samplingReply, terminal, converse),
       elicitation: cliElicitation(args.elicitReply, terminal, converse, (line) => bar.print(line)),
@@ -99,7 +99,7 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
         args.action,
         {
           signal: interrupt.signal,
-          timeout: args.timeout,
+          timeoutMs: args.timeout,
           onprogress: (progress) => bar.update(progress),
           ontask: taskReporter(bar, (taskId) => resumeCommand(args, taskId)),
         },
@@ -150,7 +150,7 @@ function open(
     return connectStdio(
       client,
       { command: target.command, args: target.args, stderr: 'inherit' },
-      { signal, timeout: args.timeout },
+      { signal, timeoutMs: args.timeout },
     );
   }
   return connectUrl(client, target.url, {
@@ -158,7 +158,7 @@ function open(
     headers: args.headers,
     fetch,
     signal,
-    timeout: args.timeout,
+    timeoutMs: args.timeout,
   });
 }
 

@@ -11,7 +11,7 @@ import { ProtectedResource } from '../http/protected-resource.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import type { RequestStateKey } from '../server/modern/request-state.js';
 import type { Server } from '../server/server.js';
-import { LegacySseHandler } from '../server/sse/legacy-sse-handler.js';
+import { LegacySSEHandler } from '../server/sse/legacy-sse-handler.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
 import type { TaskStore } from '../tasks/task-store.js';
 import type { EventLogger } from '../telemetry/log-sink.js';
@@ -165,7 +165,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
     onerror,
   });
   const legacy = options.legacySse
-    ? new LegacySseHandler(server, { dnsRebindingProtection, cors, auth, onerror })
+    ? new LegacySSEHandler(server, { dnsRebindingProtection, cors, auth, onerror })
     : undefined;
 
   http.on('request', (req, res) => {

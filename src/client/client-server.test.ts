@@ -318,7 +318,7 @@ describe('Client with our Server: timeouts and cancellation', () => {
 
   test('a request times out by the clock; the server handler sees its signal aborted', async () => {
     const clock = new ManualClock();
-    const { session, calls } = await slowSetup({ clock, requestTimeout: 1000 });
+    const { session, calls } = await slowSetup({ clock, requestTimeoutMs: 1000 });
     const call = session.callTool('slow');
     await until(() => calls.length === 1);
     clock.advance(999);
@@ -329,9 +329,9 @@ describe('Client with our Server: timeouts and cancellation', () => {
     await until(() => calls[0].signal.aborted);
   });
 
-  test('progress resets the timeout, but never past maxTotalTimeout', async () => {
+  test('progress resets the timeout, but never past maxTotalTimeoutMs', async () => {
     const clock = new ManualClock();
-    const { session, calls } = await slowSetup({ clock, requestTimeout: 1000, maxTotalTimeout: 2500 });
+    const { session, calls } = await slowSetup({ clock, requestTimeoutMs: 1000, maxTotalTimeoutMs: 2500 });
     const progress: number[] = [];
     const call = session.callTool('slow', undefined, { onprogress: (p) => progress.push(p.progress) });
     let settled = false;
@@ -356,15 +356,15 @@ describe('Client with our Server: timeouts and cancellation', () => {
     clock.advance(100);
     await assert.rejects(
       call,
-      (err: Error) => err instanceof RequestTimeoutError && err.limit === 'maxTotalTimeout',
+      (err: Error) => err instanceof RequestTimeoutError && err.limit === 'maxTotalTimeoutMs',
     );
     await until(() => calls[0].signal.aborted);
   });
 
   test('the timeout a call gives overrides the client default', async () => {
     const clock = new ManualClock();
-    const { session, calls } = await slowSetup({ clock, requestTimeout: 1000 });
-    const call = session.callTool('slow', undefined, { timeout: 5000 });
+    const { session, calls } = await slowSetup({ clock, requestTimeoutMs: 1000 });
+    const call = session.callTool('slow', undefined, { timeoutMs: 5000 });
     await until(() => calls.length === 1);
     clock.advance(4000);
     await tick();

@@ -2,7 +2,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
 import type { Connection } from '../peer/connection.js';
 import { CapabilityError } from '../peer/errors.js';
-import { type RequestContext, type RequestOptions, Session } from '../peer/jsonrpc-peer.js';
+import { JsonRpcPeer, type RequestContext, type RequestOptions } from '../peer/jsonrpc-peer.js';
 import { MetaKey } from '../protocol/envelope.js';
 import { READ_ONLY_METHODS, type SubscriptionFilter } from '../protocol/modern-types.js';
 import { TaskMethod } from '../protocol/tasks.js';
@@ -94,12 +94,12 @@ const TASK_REQUESTS: ReadonlySet<string> = new Set([TaskMethod.Get, TaskMethod.U
  *
  * Promise: the API is the same in both eras. Every request method first checks that the server declared
  * the capability it needs and rejects with CapabilityError, sending nothing, when it did not (`ping` is
- * always allowed). All take RequestOptions (signal, timeout, onprogress, maxTotalTimeout). What the
+ * always allowed). All take RequestOptions (signal, timeout, onprogress, maxTotalTimeoutMs). What the
  * server asks of the client (roots, sampling, elicitation) is answered with the Client's handlers, as
  * server requests (legacy) or `input_required` rounds (modern); server notifications become events
  * (`on`), and `listen` streams them in both eras.
  */
-export class ClientSession extends Session {
+export class ClientSession extends JsonRpcPeer {
   private current: SessionEra | undefined;
   private verdictFound: EraVerdict | undefined;
   private roots: Root[];
@@ -157,7 +157,7 @@ export class ClientSession extends Session {
         return (await this.catalog.lookup(name, options))?.taskSupport;
       },
       clock: this.clock,
-      maxTotalTimeout: this.maxTotalTimeout,
+      maxTotalTimeoutMs: this.maxTotalTimeoutMs,
       report: (err) => this.report(err),
     };
     this.tasks = new ClientTasks(this.taskSession);
@@ -236,8 +236,8 @@ export class ClientSession extends Session {
     if (preference !== 'legacy' && client.modernVersions.length > 0) {
       const versions = prior?.era === 'modern' ? [prior.protocolVersion] : client.modernVersions;
       const timeout = Math.min(
-        client.options.probeTimeout ?? DEFAULT_PROBE_TIMEOUT_MS,
-        options.timeout ?? Infinity,
+        client.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+        options.timeoutMs ?? Infinity,
       );
       const outcome = await probeConnection(
         this.wire,
@@ -477,7 +477,7 @@ export class ClientSession extends Session {
     await this.spoken().rootsChanged();
   }
 
-  // ---- incoming (the Session contract) ----
+  // ---- incoming (the JsonRpcPeer contract) ----
 
   protected override handleRequest(
     request: JsonRpcRequest,

@@ -244,7 +244,7 @@ describe('Client.connect', () => {
   test('times out on a silent server without cancelling initialize, and closes', async () => {
     const clock = new ManualClock();
     const { server, client, clientEnd } = connectRaw({ clock }, { initialize: () => SILENT });
-    const connecting = client.connect(clientEnd, { timeout: 5000 });
+    const connecting = client.connect(clientEnd, { timeoutMs: 5000 });
     await tick();
     clock.advance(4999);
     await tick();
@@ -419,7 +419,7 @@ describe('ClientSession requests', () => {
   test('a request times out by the clock, and the server is sent notifications/cancelled', async () => {
     const clock = new ManualClock();
     const { session, server } = await connect(
-      { clock, requestTimeout: 1000 },
+      { clock, requestTimeoutMs: 1000 },
       { 'resources/read': () => SILENT },
     );
     const reading = session.readResource('file:///slow');

@@ -1,6 +1,6 @@
 import type { Params } from '../jsonrpc/types.js';
 import type { Connection } from '../peer/connection.js';
-import type { SessionOptions } from '../peer/jsonrpc-peer.js';
+import type { PeerOptions } from '../peer/jsonrpc-peer.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import type {
   ClientCapabilities,
@@ -47,7 +47,7 @@ export type UrlElicitationHandler = (
   ctx: ClientContext,
 ) => ElicitResult | Promise<ElicitResult>;
 
-export interface ClientOptions extends SessionOptions, TelemetryOptions {
+export interface ClientOptions extends PeerOptions, TelemetryOptions {
   /** The initial roots of every session. Giving it declares `roots: { listChanged: true }`. */
   roots?: Root[];
   /** Giving it declares the `sampling` capability. */
@@ -90,7 +90,7 @@ export interface ClientOptions extends SessionOptions, TelemetryOptions {
    * before taking the server for a legacy one. Default 5 s. Over HTTP the probe waits as long as a request
    * may, since a sign-in may happen within it.
    */
-  probeTimeout?: number;
+  probeTimeoutMs?: number;
 }
 
 /** Which era a Client speaks; see `ClientOptions.era`. */
@@ -100,8 +100,8 @@ export type EraPreference = 'auto' | 'modern' | 'legacy';
 export interface ClientConnectOptions {
   /** Aborting gives up on the handshake and closes the connection. */
   signal?: AbortSignal;
-  /** Time to wait for each answer of the handshake; default: the client's `requestTimeout`. */
-  timeout?: number;
+  /** Time to wait for each answer of the handshake; default: the client's `requestTimeoutMs`. */
+  timeoutMs?: number;
   /**
    * What an earlier negotiation found (`session.verdict`): the probe is skipped and that era spoken. A
    * verdict that proves wrong fails the connect; `connectUrl` then probes afresh.
@@ -176,7 +176,7 @@ export class Client {
 
   /**
    * Negotiates the era over `connection` and resolves with the session once it is ready: with `era:
-   * 'auto'`, `server/discover` first (within `probeTimeout`), then `initialize` when the answer is not a
+   * 'auto'`, `server/discover` first (within `probeTimeoutMs`), then `initialize` when the answer is not a
    * modern one. On any failure (timeout, abort, an error answer, a malformed result, an unsupported
    * version) the connection is closed and the promise rejects with the reason. initialize itself is never
    * cancelled on the wire: the spec forbids it.

@@ -1,5 +1,5 @@
 // The errors a client's calls reject with, exported where the client is imported from; the transports'
-// own (StreamableHTTPError, SessionLostError, SseClientError, OAuthError, StdioProcessError) come with the
+// own (StreamableHTTPError, SessionLostError, SSEClientError, OAuthError, StdioProcessError) come with the
 // transports, from `mcpwire/transport`.
 export { ErrorCode, McpError } from '../jsonrpc/errors.js';
 export {

@@ -54,7 +54,7 @@ export class LegacyEra implements SessionEra {
       this.client.initializeParams,
       {
         signal: options.signal,
-        timeout: options.timeout,
+        timeoutMs: options.timeoutMs,
       },
     );
     const problem = validateInitializeResult(result);
@@ -144,7 +144,7 @@ export class LegacyEra implements SessionEra {
 
   /** The transport reached a fresh server session: initialize it, which announces this client anew. */
   restart(): Promise<void> {
-    return this.begin({ timeout: undefined });
+    return this.begin({ timeoutMs: undefined });
   }
 
   private initialized(): InitializeResult {

@@ -34,7 +34,7 @@ import type { ListenEvent } from './listen.js';
 const LISTS: ServerCapabilities = { tools: { listChanged: true }, prompts: { listChanged: true } };
 const client = new Client(
   { name: 'listen-test', version: '1' },
-  { requestTimeout: 5000, retry: { initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 3 } },
+  { requestTimeoutMs: 5000, retry: { initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 3 } },
 );
 const tag = (id: unknown) => ({ [MetaKey.SubscriptionId]: id });
 const ack = (id: unknown, notifications: Record<string, unknown>) => ({

@@ -134,7 +134,7 @@ describe('ModernEra over a scripted server', () => {
     const connect = (options: ClientOptions) =>
       new Client(
         { name: 'era-test', version: '1' },
-        { requestTimeout: 5000, maxInputRounds: 3, ...options },
+        { requestTimeoutMs: 5000, maxInputRounds: 3, ...options },
       ).connect(new ModernHTTPClientConnection(server.url));
     session = await within(
       connect({ elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) } }),
@@ -284,7 +284,7 @@ test('MRTR against our own Server over the in-memory transport (a stdio-like con
   serverEnd.start(served);
   const client = new Client(
     { name: 'mem', version: '1' },
-    { requestTimeout: 5000, elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) } },
+    { requestTimeoutMs: 5000, elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) } },
   );
   const session = await within(client.connect(clientEnd), 10_000, 'connect');
   try {

@@ -89,7 +89,7 @@ export function openModernListen(
         envelope({ notifications: filter }),
         {
           signal,
-          timeout: Number.POSITIVE_INFINITY,
+          timeoutMs: Number.POSITIVE_INFINITY,
         },
       );
       const id = issued.id;

@@ -32,7 +32,7 @@ export interface TaskSession {
   /** The capability check of tools/call, then what tools/list said of the tool. */
   lookup(name: string, options: RequestOptions | undefined): Promise<TaskSupport | undefined>;
   readonly clock: Clock;
-  readonly maxTotalTimeout: number;
+  readonly maxTotalTimeoutMs: number;
   report(err: Error): void;
 }
 
@@ -56,7 +56,7 @@ export function taskHost(session: TaskSession): TaskHost {
     follow: (taskId) => session.follow(taskId),
     canCancel: era === 'modern' || tasks?.cancel !== undefined,
     clock: session.clock,
-    maxTotalTimeout: session.maxTotalTimeout,
+    maxTotalTimeoutMs: session.maxTotalTimeoutMs,
     limits: session.limits!,
     report: (err) => session.report(err),
   };

@@ -28,8 +28,8 @@ export interface TaskHost {
   /** False when a legacy server did not declare `tasks.cancel`. */
   readonly canCancel: boolean;
   readonly clock: Clock;
-  /** The session's `maxTotalTimeout`, for calls that give none. */
-  readonly maxTotalTimeout: number;
+  /** The session's `maxTotalTimeoutMs`, for calls that give none. */
+  readonly maxTotalTimeoutMs: number;
   readonly limits: Required<Omit<ClientTaskOptions, 'ttlMs'>>;
   report(err: Error): void;
 }
@@ -51,7 +51,7 @@ const CALL = 'tools/call';
  * `failed` rejects with the task's JSON-RPC error as an McpError, `cancelled` with TaskCancelledError.
  *
  * Time: `timeout` bounds each poll (a poll answered is the server alive, as progress is for a plain request; a
- * legacy `tasks/result` waits as long as the task runs), `maxTotalTimeout` the whole call from the start. When
+ * legacy `tasks/result` waits as long as the task runs), `maxTotalTimeoutMs` the whole call from the start. When
  * the caller gives up (its signal aborts, the total time runs out, a handler fails) the task is cancelled with
  * `tasks/cancel` before the rejection; errors of the server or the connection leave it running, to be resumed
  * by its id.
@@ -64,7 +64,7 @@ export async function driveTask(
   const { signal, ontask } = options;
   const taskId = first.taskId;
   const started = host.clock.now();
-  const maxTotal = options.maxTotalTimeout ?? host.maxTotalTimeout;
+  const maxTotal = options.maxTotalTimeoutMs ?? host.maxTotalTimeoutMs;
   const answered = new Set<string>();
   const inbox = host.follow(taskId);
   let task = first;
@@ -74,13 +74,13 @@ export async function driveTask(
   let giveUp = false;
 
   const remaining = () => maxTotal - (host.clock.now() - started);
-  const requestOptions = (timeout = options.timeout): RequestOptions => {
+  const requestOptions = (timeout = options.timeoutMs): RequestOptions => {
     const left = remaining();
     if (left <= 0) {
       giveUp = true;
-      throw new RequestTimeoutError(CALL, maxTotal, 'maxTotalTimeout');
+      throw new RequestTimeoutError(CALL, maxTotal, 'maxTotalTimeoutMs');
     }
-    return { signal, timeout, maxTotalTimeout: Number.isFinite(left) ? left : undefined };
+    return { signal, timeoutMs: timeout, maxTotalTimeoutMs: Number.isFinite(left) ? left : undefined };
   };
   const legacyResult = () => {
     waiter ??= host.request<CallToolResult>(
@@ -166,9 +166,9 @@ export async function driveTask(
       if (woke === 'timer' || reread) task = newer(task, await poll());
     }
   } catch (err) {
-    if (err instanceof RequestTimeoutError && err.limit === 'maxTotalTimeout') giveUp = true;
+    if (err instanceof RequestTimeoutError && err.limit === 'maxTotalTimeoutMs') giveUp = true;
     if (signal?.aborted || giveUp) {
-      await cancel(host, taskId, options.timeout);
+      await cancel(host, taskId, options.timeoutMs);
       if (signal?.aborted) throw new RequestCancelledError(CALL, signal.reason);
     }
     throw err;
@@ -202,7 +202,7 @@ export async function cancel(host: TaskHost, taskId: string, timeout: number | u
     return;
   }
   try {
-    await host.request(TaskMethod.Cancel, { taskId }, { timeout });
+    await host.request(TaskMethod.Cancel, { taskId }, { timeoutMs: timeout });
   } catch (err) {
     host.report(new Error(`Could not cancel task ${taskId}: ${(err as Error).message}`, { cause: err }));
   }

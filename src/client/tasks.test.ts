@@ -207,7 +207,7 @@ describe('tasks, polling time (a manual clock)', () => {
       modernTask('completed', { result: done('ok') }),
     ]);
     const session = await within(
-      client({ clock, requestTimeout: 1e9, tasks: true }).connect(peer.connection),
+      client({ clock, requestTimeoutMs: 1e9, tasks: true }).connect(peer.connection),
       10_000,
       'connect',
     );
@@ -231,21 +231,21 @@ describe('tasks, polling time (a manual clock)', () => {
     }
   });
 
-  test('maxTotalTimeout bounds the whole call: past it the task is cancelled and the call rejects', async () => {
+  test('maxTotalTimeoutMs bounds the whole call: past it the task is cancelled and the call rejects', async () => {
     const clock = new ManualClock();
     const peer = modernPeer({ resultType: 'task', ...modernTask('working', { pollIntervalMs: 100 }) }, [
       modernTask('working', { pollIntervalMs: 100 }),
     ]);
     const session = await within(
-      client({ clock, requestTimeout: 1e9, tasks: true }).connect(peer.connection),
+      client({ clock, requestTimeoutMs: 1e9, tasks: true }).connect(peer.connection),
       10_000,
       'connect',
     );
     try {
-      const call = session.callTool('slow', {}, { maxTotalTimeout: 250 });
+      const call = session.callTool('slow', {}, { maxTotalTimeoutMs: 250 });
       const failed = assert.rejects(
         call,
-        (err) => err instanceof RequestTimeoutError && err.limit === 'maxTotalTimeout',
+        (err) => err instanceof RequestTimeoutError && err.limit === 'maxTotalTimeoutMs',
       );
       for (let polls = 1; polls <= 2; polls++) {
         await settle();

@@ -117,7 +117,7 @@ export class ToolCatalog {
     // Without the caller's signal: the listing may be shared with callers that did not abort.
     this.listing ??= (async () => {
       try {
-        for await (const _ of this.listAll({ timeout: options?.timeout })) {
+        for await (const _ of this.listAll({ timeoutMs: options?.timeoutMs })) {
           // Consumed for its side effect: each page is recorded.
         }
       } finally {

@@ -11,7 +11,7 @@ import { createRedisClient } from '../eventstore/redis-client.js';
 import type { JsonRpcMessage, JsonRpcNotification } from '../jsonrpc/types.js';
 import { SessionExpiredError } from '../peer/errors.js';
 import { deploy, type Node } from '../test-support/cluster-deployment.js';
-import { get, initializeRequest, openSession, post, SseReader } from '../test-support/mcp-http.js';
+import { get, initializeRequest, openSession, post, SSEReader } from '../test-support/mcp-http.js';
 import { postModern } from '../test-support/modern-http.js';
 import { startRedisBackend } from '../test-support/redis-backend.js';
 import { startRedisServer } from '../test-support/redis-server.js';
@@ -93,7 +93,7 @@ const mcp = (node: Node) => `${node.origin}/mcp`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The messages of an SSE stream until it ends, with their event ids. */
-async function drain(reader: SseReader): Promise<Array<{ id?: string; message: any }>> {
+async function drain(reader: SSEReader): Promise<Array<{ id?: string; message: any }>> {
   const out: Array<{ id?: string; message: any }> = [];
   for (let m = await reader.nextMessage(); m !== undefined; m = await reader.nextMessage()) out.push(m);
   return out;
@@ -243,10 +243,10 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       const [a, b] = d.nodes;
       const sessionId = await openSession(mcp(a));
       const set = await post(mcp(a), request(1, 'logging/setLevel', { level: 'error' }), { sessionId });
-      assert.equal((await drain(new SseReader(set))).at(-1)?.message.result !== undefined, true);
+      assert.equal((await drain(new SSEReader(set))).at(-1)?.message.result !== undefined, true);
       // B has never seen the session: it loads it with its level, and filters the info log of echo.
       const quiet = await drain(
-        new SseReader(await post(mcp(b), call(2, 'echo', { message: 'x' }), { sessionId })),
+        new SSEReader(await post(mcp(b), call(2, 'echo', { message: 'x' }), { sessionId })),
       );
       assert.deepEqual(
         quiet.map((m) => m.message.method ?? 'response'),
@@ -296,12 +296,12 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
           sessionId,
         },
       );
-      const first = new SseReader(answer);
+      const first = new SSEReader(answer);
       const firstProgress = await first.nextMessage();
       assert.equal(firstProgress?.message.params.progress, 1);
       // The client's connection to A drops; it resumes through B while A still runs the tool.
       await first.cancel();
-      const resumed = new SseReader(await get(mcp(b), sessionId, { lastEventId: firstProgress!.id }));
+      const resumed = new SSEReader(await get(mcp(b), sessionId, { lastEventId: firstProgress!.id }));
       const rest = await within(drain(resumed), 30_000, 'the resumed stream to end');
       assert.deepEqual(
         rest.map((m) => m.message.params?.progress ?? m.message.params?.data ?? m.message.id),
@@ -332,7 +332,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       await (
         await post(mcp(b), request(1, 'resources/subscribe', { uri: 'demo://readme' }), { sessionId })
       ).text();
-      const onA = new SseReader(await get(mcp(a), sessionId));
+      const onA = new SSEReader(await get(mcp(a), sessionId));
       const priming = await onA.next();
       assert.equal(priming?.data, '');
       a.server.resourceUpdated('demo://readme');
@@ -348,7 +348,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       a.server.resourceUpdated('demo://readme');
       b.server.resourceUpdated('demo://readme');
       await sleep(50);
-      const onB = new SseReader(await get(mcp(b), sessionId, { lastEventId: live[1]!.id }));
+      const onB = new SSEReader(await get(mcp(b), sessionId, { lastEventId: live[1]!.id }));
       const replayed = [await onB.nextMessage(), await onB.nextMessage()];
       // And after the resumption, both again.
       a.server.resourceUpdated('demo://readme');
@@ -381,17 +381,17 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       const uri = 'demo://readme';
       const updated = (m: { message: any } | undefined) =>
         m?.message.method === 'notifications/resources/updated';
-      const nothingMore = async (reader: SseReader) =>
+      const nothingMore = async (reader: SSEReader) =>
         assert.equal(await Promise.race([reader.nextMessage(), sleep(300).then(() => 'none')]), 'none');
       const sessionId = await openSession(mcp(a));
       await (await post(mcp(a), request(1, 'resources/subscribe', { uri }), { sessionId })).text();
       // Another session, not subscribed, listening on B: it hears nothing.
       const bystander = await openSession(mcp(a));
-      const onBystander = new SseReader(await get(mcp(b), bystander));
+      const onBystander = new SSEReader(await get(mcp(b), bystander));
       await onBystander.next();
 
       // The GET stream held by A, the update reported on B, which has never served the session.
-      const onA = new SseReader(await get(mcp(a), sessionId));
+      const onA = new SSEReader(await get(mcp(a), sessionId));
       await onA.next();
       b.server.resourceUpdated(uri);
       const first = await within(onA.nextMessage(), 30_000, 'the update on A');
@@ -406,7 +406,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       await sleep(50);
       b.server.resourceUpdated(uri);
       await sleep(100);
-      const onB = new SseReader(await get(mcp(b), sessionId, { lastEventId: first!.id }));
+      const onB = new SSEReader(await get(mcp(b), sessionId, { lastEventId: first!.id }));
       const second = await within(onB.nextMessage(), 30_000, 'the update replayed through B');
       assert.ok(updated(second));
       assert.equal(indexOf(second!.id), indexOf(first!.id) + 1);
@@ -456,7 +456,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
         if (source !== 'lua' && args.some((arg) => arg.includes(hash))) commands.push(args[0].toLowerCase());
       });
       const answer = await drain(
-        new SseReader(await post(mcp(a), call(3, 'add', { a: 2, b: 3 }), { sessionId })),
+        new SSEReader(await post(mcp(a), call(3, 'add', { a: 2, b: 3 }), { sessionId })),
       );
       assert.deepEqual(answer.at(-1)?.message.result.structuredContent, { sum: 5 });
       await sleep(100);
@@ -464,7 +464,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       assert.deepEqual(commands, ['evalsha']);
       // Recorded before it left: a client whose connection dropped after the priming event resumes through B.
       const primingId = `${answer[0].id!.slice(0, answer[0].id!.lastIndexOf('_'))}_0`;
-      const resumed = await drain(new SseReader(await get(mcp(b), sessionId, { lastEventId: primingId })));
+      const resumed = await drain(new SSEReader(await get(mcp(b), sessionId, { lastEventId: primingId })));
       assert.deepEqual(
         resumed.map((m) => [m.id, m.message]),
         answer.map((m) => [m.id, m.message]),
@@ -483,14 +483,14 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
     try {
       const [a, b] = d.nodes;
       const sessionId = await openSession(mcp(a));
-      const onA = new SseReader(
+      const onA = new SSEReader(
         await post(mcp(a), call(7, 'long_running', { duration: 10, steps: 20 }, { progressToken: 't' }), {
           sessionId,
         }),
       );
       const first = await onA.nextMessage();
       await onA.cancel();
-      const onB = new SseReader(await get(mcp(b), sessionId, { lastEventId: first!.id }));
+      const onB = new SSEReader(await get(mcp(b), sessionId, { lastEventId: first!.id }));
       const followed = await within(onB.nextMessage(), 30_000, 'B to follow the stream A writes');
       assert.equal(followed?.message.params.progress, 2);
       // A is cut off from Redis and the other processes, as if killed: its liveness key is gone.
@@ -500,7 +500,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       // The stream is closed for good: a resumption through any process replays what it holds and ends at once.
       const last = rest.at(-1) ?? followed;
       const again = await within(
-        drain(new SseReader(await get(mcp(b), sessionId, { lastEventId: last!.id }))),
+        drain(new SSEReader(await get(mcp(b), sessionId, { lastEventId: last!.id }))),
         2000,
         'a later resumption to end',
       );
@@ -545,7 +545,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       await until(() => aborted.length > 0, 30_000, 'the handler to be aborted');
       assert.deepEqual(aborted, ['node 0']);
       // A cancelled request gets no answer: its stream just ends.
-      assert.deepEqual(await drain(new SseReader(await hanging)), []);
+      assert.deepEqual(await drain(new SSEReader(await hanging)), []);
     } finally {
       await d.close();
     }
@@ -556,7 +556,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
     try {
       const [a, b] = d.nodes;
       const sessionId = await openSession(mcp(a));
-      const onB = new SseReader(await get(mcp(b), sessionId));
+      const onB = new SSEReader(await get(mcp(b), sessionId));
       await onB.next();
       const deleted = await fetch(mcp(a), { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
       assert.equal(deleted.status, 204);
@@ -581,7 +581,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       const idle = await openSession(mcp(a));
       await (await post(mcp(b), call(1, 'add', { a: 1, b: 1 }), { sessionId: idle })).text();
       const busy = await openSession(mcp(a));
-      const stream = new SseReader(await get(mcp(b), busy));
+      const stream = new SSEReader(await get(mcp(b), busy));
       await stream.next();
       await sleep(1300);
       for (const node of d.nodes) {
@@ -683,7 +683,7 @@ describe('RedisCluster: Redis loses data', oneServer, () => {
     try {
       const [a] = d.nodes;
       const sessionId = await openSession(mcp(a));
-      const reader = new SseReader(
+      const reader = new SSEReader(
         await post(mcp(a), call(7, 'long_running', { duration: 1.2, steps: 6 }, { progressToken: 't' }), {
           sessionId,
         }),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import { Server } from '../server/server.js';
-import { LegacySseHandler } from '../server/sse/legacy-sse-handler.js';
+import { LegacySSEHandler } from '../server/sse/legacy-sse-handler.js';
 import { listenLoopback, rawConnect, readAll } from '../test-support/http-loopback.js';
 import { initializeRequest } from '../test-support/mcp-http.js';
 import { writeJsonError } from './json-error.js';
@@ -12,7 +12,7 @@ import { fromNode } from './node-adapter.js';
 async function serveBoth() {
   const server = new Server({ name: 'absolute', version: '1' });
   const streamable = new StreamableHTTPHandler(server);
-  const legacy = new LegacySseHandler(server);
+  const legacy = new LegacySSEHandler(server);
   const paths: string[] = [];
   const http = await listenLoopback((req, res) => {
     const exchange = fromNode(req, res);

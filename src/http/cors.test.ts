@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createDemoServer } from '../demo/demo-server.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
-import { LegacySseHandler } from '../server/sse/legacy-sse-handler.js';
+import { LegacySSEHandler } from '../server/sse/legacy-sse-handler.js';
 import { initializeRequest, post, type Served, serveOn } from '../test-support/mcp-http.js';
 import { CORS_REQUEST_HEADERS, Cors } from './cors.js';
 import { ProtectedResource } from './protected-resource.js';
@@ -217,7 +217,7 @@ describe('CORS with OAuth, credentials, and without the option', () => {
 });
 
 describe('CORS on the legacy HTTP+SSE handler', () => {
-  const handler = new LegacySseHandler(createDemoServer(), { cors: { origins: [PAGE] } });
+  const handler = new LegacySSEHandler(createDemoServer(), { cors: { origins: [PAGE] } });
   let served: Served;
   let base: string;
 

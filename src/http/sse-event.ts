@@ -1,5 +1,5 @@
 /** One Server-Sent Event. */
-export interface SseEvent {
+export interface SSEEvent {
   /** Becomes the client's Last-Event-ID; must not contain CR, LF or NUL. */
   id?: string;
   /** The event type (`message` when absent); must not contain CR or LF. */
@@ -19,7 +19,7 @@ const LINE_BREAK = /\r\n|\r|\n/;
  * The event as one wire string (ending in the blank line that dispatches it), so it can be written with
  * one call and stored as is. Throws a TypeError for an id or event type that could inject fields.
  */
-export function formatSseEvent(e: SseEvent): string {
+export function formatSseEvent(e: SSEEvent): string {
   let frame = '';
   if (e.id !== undefined) frame += `id: ${safeField('id', e.id)}\n`;
   if (e.event !== undefined) frame += `event: ${safeField('event', e.event)}\n`;

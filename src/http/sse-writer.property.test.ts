@@ -7,8 +7,8 @@ import { describe, test } from 'node:test';
 import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
 import { fuzzRuns } from '../test-support/fuzz.js';
-import { formatSseEvent, type SseEvent } from './sse-event.js';
-import { SseWriter } from './sse-writer.js';
+import { formatSseEvent, type SSEEvent } from './sse-event.js';
+import { SSEWriter } from './sse-writer.js';
 import { fromWeb } from './web-adapter.js';
 
 /** Pieces that matter to SSE framing, and text that is not ASCII (BOM, line separators, astral). */
@@ -43,7 +43,7 @@ const retry = fc.oneof(
   { weight: 3, arbitrary: fc.nat() },
   { weight: 1, arbitrary: fc.constantFrom(-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY) },
 );
-const sseEvent: fc.Arbitrary<SseEvent> = fc.record(
+const sseEvent: fc.Arbitrary<SSEEvent> = fc.record(
   { id: sseText, event: sseText, data: sseText, retry },
   { requiredKeys: ['data'] },
 );
@@ -51,13 +51,13 @@ const sseEvent: fc.Arbitrary<SseEvent> = fc.record(
 const UNSAFE = /[\r\n\0]/;
 
 /** Whether formatting `e` must throw: a field that could inject another, or a retry that is not a delay. */
-const refused = (e: SseEvent) =>
+const refused = (e: SSEEvent) =>
   (e.id !== undefined && UNSAFE.test(e.id)) ||
   (e.event !== undefined && UNSAFE.test(e.event)) ||
   (e.retry !== undefined && !(Number.isInteger(e.retry) && e.retry >= 0));
 
 /** What a client must see for `e`: its data with every line break a LF, an empty event type as none. */
-const expected = (e: SseEvent) => ({
+const expected = (e: SSEEvent) => ({
   id: e.id,
   event: e.event === '' ? undefined : e.event,
   data: e.data.replace(/\r\n|\r|\n/g, '\n'),
@@ -119,7 +119,7 @@ describe('formatSseEvent, fuzzed', () => {
   });
 });
 
-type Op = { kind: 'event'; e: SseEvent } | { kind: 'prime'; id: string } | { kind: 'retry'; ms: number };
+type Op = { kind: 'event'; e: SSEEvent } | { kind: 'prime'; id: string } | { kind: 'retry'; ms: number };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: sseEvent.map((e) => ({ kind: 'event' as const, e })) },
@@ -127,7 +127,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: retry.map((ms) => ({ kind: 'retry' as const, ms })) },
 );
 
-describe('SseWriter, fuzzed', () => {
+describe('SSEWriter, fuzzed', () => {
   test('a stream of writes reads back as the events written; a refused write throws and writes nothing', () => {
     fc.assert(
       fc.property(fc.array(op, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 6 }), (ops, cuts) => {
@@ -138,10 +138,10 @@ describe('SseWriter, fuzzed', () => {
           writes.push(chunk);
           return write(chunk);
         };
-        const writer = new SseWriter(exchange, { keepAliveMs: 0 });
+        const writer = new SSEWriter(exchange, { keepAliveMs: 0 });
         const want: Read = { events: [], retries: [] };
         for (const o of ops) {
-          const e: SseEvent =
+          const e: SSEEvent =
             o.kind === 'event'
               ? o.e
               : o.kind === 'prime'

@@ -5,7 +5,7 @@ import { listenLoopback, rawConnect, readAll } from '../test-support/http-loopba
 import { ManualClock } from '../util/manual-clock.js';
 import type { HTTPExchange } from './exchange.js';
 import { fromNode } from './node-adapter.js';
-import { OVERFLOW_GRACE_MS, SseWriter } from './sse-writer.js';
+import { OVERFLOW_GRACE_MS, SSEWriter } from './sse-writer.js';
 import { fromWeb } from './web-adapter.js';
 
 /** A web exchange whose writes are recorded, and a way to read what its client received. */
@@ -27,19 +27,19 @@ function spiedExchange() {
 }
 
 /** Resolves with the writer the server made for the next request. */
-function nextWriter(options: ConstructorParameters<typeof SseWriter>[1]) {
-  let resolveWriter!: (w: { writer: SseWriter; exchange: HTTPExchange }) => void;
-  const made = new Promise<{ writer: SseWriter; exchange: HTTPExchange }>((resolve) => {
+function nextWriter(options: ConstructorParameters<typeof SSEWriter>[1]) {
+  let resolveWriter!: (w: { writer: SSEWriter; exchange: HTTPExchange }) => void;
+  const made = new Promise<{ writer: SSEWriter; exchange: HTTPExchange }>((resolve) => {
     resolveWriter = resolve;
   });
   const handler = (req: Parameters<typeof fromNode>[0], res: Parameters<typeof fromNode>[1]) => {
     const exchange = fromNode(req, res);
-    resolveWriter({ writer: new SseWriter(exchange, options), exchange });
+    resolveWriter({ writer: new SSEWriter(exchange, options), exchange });
   };
   return { made, handler };
 }
 
-describe('SseWriter', () => {
+describe('SSEWriter', () => {
   test('the client sees the 200 and the SSE headers before any event is written', async () => {
     const { made, handler } = nextWriter({ headers: { 'mcp-session-id': 's1' }, keepAliveMs: 0 });
     const server = await listenLoopback(handler);
@@ -74,7 +74,7 @@ describe('SseWriter', () => {
         flushed++;
         flush();
       };
-      const writer = new SseWriter(exchange, { keepAliveMs: 0 });
+      const writer = new SSEWriter(exchange, { keepAliveMs: 0 });
       if (writeAtOnce) writer.event({ data: 'x' });
       return { count: () => flushed, writes };
     };
@@ -108,7 +108,7 @@ describe('SseWriter', () => {
 
   test('each event, however many fields and lines, is one write call', async () => {
     const { exchange, writes, received } = spiedExchange();
-    const writer = new SseWriter(exchange, { keepAliveMs: 0 });
+    const writer = new SSEWriter(exchange, { keepAliveMs: 0 });
     assert.equal(
       writer.event({ id: 's_1', event: 'message', data: 'line 1\r\nline 2\rline 3\nline 4' }),
       true,
@@ -124,7 +124,7 @@ describe('SseWriter', () => {
 
   test('an id or event type that could inject a field throws and writes nothing', () => {
     const { exchange, writes } = spiedExchange();
-    const writer = new SseWriter(exchange, { keepAliveMs: 0 });
+    const writer = new SSEWriter(exchange, { keepAliveMs: 0 });
     assert.throws(() => writer.event({ id: '1\nevent: forged', data: 'x' }), TypeError);
     assert.throws(() => writer.event({ event: 'message\r', data: 'x' }), TypeError);
     assert.throws(() => writer.prime('1\0'), TypeError);
@@ -135,7 +135,7 @@ describe('SseWriter', () => {
 
   test('prime writes an id with empty data; retry writes only the retry field', async () => {
     const { exchange, received } = spiedExchange();
-    const writer = new SseWriter(exchange, { keepAliveMs: 0 });
+    const writer = new SSEWriter(exchange, { keepAliveMs: 0 });
     writer.prime('s_0');
     writer.retry(2500);
     writer.close();
@@ -145,7 +145,7 @@ describe('SseWriter', () => {
   test('a keep-alive comment every keepAliveMs (15 s by default), none after close', async () => {
     const clock = new ManualClock();
     const { exchange, writes, received } = spiedExchange();
-    const writer = new SseWriter(exchange, { clock });
+    const writer = new SSEWriter(exchange, { clock });
     clock.advance(14_999);
     assert.deepEqual(writes, []);
     clock.advance(1);
@@ -163,7 +163,7 @@ describe('SseWriter', () => {
   test('when the client goes away the keep-alive stops and writes report false', async () => {
     const clock = new ManualClock();
     const { exchange, response } = spiedExchange();
-    const writer = new SseWriter(exchange, { clock, keepAliveMs: 1000 });
+    const writer = new SSEWriter(exchange, { clock, keepAliveMs: 1000 });
     await (await response).body!.cancel();
     assert.equal(writer.closed, true);
     assert.equal(clock.pending, 0);
@@ -172,7 +172,7 @@ describe('SseWriter', () => {
   });
 
   /** Writes 16 KiB per turn of the event loop, as a busy server would, until the writer stops taking events. */
-  async function flood(writer: SseWriter, data: string): Promise<number> {
+  async function flood(writer: SSEWriter, data: string): Promise<number> {
     let written = 0;
     for (let turn = 0; turn < 10_000 && !writer.closed; turn++) {
       for (let i = 0; i < 16 && writer.event({ data }); i++) written++;

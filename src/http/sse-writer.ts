@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../util/clock.js';
 import type { HTTPExchange } from './exchange.js';
-import { formatRetry, formatSseEvent, type SseEvent } from './sse-event.js';
+import { formatRetry, formatSseEvent, type SSEEvent } from './sse-event.js';
 
 /** A comment every 15 s keeps proxies and load balancers from closing an idle stream. */
 export const DEFAULT_KEEP_ALIVE_MS = 15_000;
@@ -18,7 +18,7 @@ const SSE_HEADERS: Readonly<Record<string, string>> = {
 
 const KEEP_ALIVE = ': keepalive\n\n';
 
-export interface SseWriterOptions {
+export interface SSEWriterOptions {
   /** Extra response headers, e.g. `mcp-session-id`. */
   headers?: Readonly<Record<string, string>>;
   /** Interval of the keep-alive comment; 0 turns it off. Default `DEFAULT_KEEP_ALIVE_MS`. */
@@ -55,7 +55,7 @@ export const OVERFLOW_GRACE_MS = 30_000;
  * `overflowed` turns true, so the caller can let the client resume from its event store; writes after
  * close are ignored.
  */
-export class SseWriter {
+export class SSEWriter {
   private readonly clock: Clock;
   private readonly keepAliveMs: number;
   private readonly maxBufferedBytes: number;
@@ -66,7 +66,7 @@ export class SseWriter {
 
   constructor(
     private readonly exchange: HTTPExchange,
-    options?: SseWriterOptions,
+    options?: SSEWriterOptions,
   ) {
     this.clock = options?.clock ?? systemClock;
     this.keepAliveMs = options?.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
@@ -81,7 +81,7 @@ export class SseWriter {
   }
 
   /** Writes one event; false when it was not written: the stream is closed, or overflowed now. */
-  event(e: SseEvent): boolean {
+  event(e: SSEEvent): boolean {
     return this.send(formatSseEvent(e));
   }
 

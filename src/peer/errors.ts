@@ -7,7 +7,7 @@ export class RequestTimeoutError extends McpError {
   constructor(
     readonly method: string,
     readonly waitedMs: number,
-    readonly limit: 'timeout' | 'maxTotalTimeout',
+    readonly limit: 'timeout' | 'maxTotalTimeoutMs',
   ) {
     super(
       ErrorCode.RequestTimeout,

@@ -10,7 +10,7 @@ import {
   RequestTimeoutError,
   SessionExpiredError,
 } from './errors.js';
-import { type RequestContext, Session, type SessionOptions } from './jsonrpc-peer.js';
+import { JsonRpcPeer, type PeerOptions, type RequestContext } from './jsonrpc-peer.js';
 import { createMemoryPair } from './memory.js';
 
 type Handler = (
@@ -19,13 +19,13 @@ type Handler = (
 ) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
 /** A bare peer: requests go to `handler`, notifications are recorded. */
-class Peer extends Session {
+class Peer extends JsonRpcPeer {
   notifications: JsonRpcNotification[] = [];
   onNote: ((n: JsonRpcNotification) => void | Promise<void>) | undefined;
   constructor(
     connection: Connection,
     public handler: Handler = () => ({}),
-    options?: SessionOptions,
+    options?: PeerOptions,
   ) {
     super(connection, options);
     this.protocolVersion = '2025-11-25';
@@ -57,7 +57,7 @@ class Recorder implements Connection {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-function pair(handler?: Handler, options?: SessionOptions) {
+function pair(handler?: Handler, options?: PeerOptions) {
   const [a, b] = createMemoryPair();
   const client = new Peer(a, undefined, options);
   const server = new Peer(b, handler);
@@ -159,7 +159,7 @@ describe('Session', () => {
   test('a response to no request is reported; a late one (after a timeout) is dropped quietly', async () => {
     const clock = new ManualClock();
     const rec = new Recorder();
-    const peer = new Peer(rec, undefined, { clock, requestTimeout: 10 });
+    const peer = new Peer(rec, undefined, { clock, requestTimeoutMs: 10 });
     const errors: Error[] = [];
     peer.onerror = (e) => errors.push(e);
     const timedOut = peer.request('slow', undefined);
@@ -243,7 +243,7 @@ describe('Session timeouts', () => {
   test('a request times out with a typed error naming the method and time, and sends cancelled', async () => {
     const clock = new ManualClock();
     const rec = new Recorder();
-    const s = new Peer(rec, undefined, { clock, requestTimeout: 1000 });
+    const s = new Peer(rec, undefined, { clock, requestTimeoutMs: 1000 });
     const p = s.request('tools/call', { name: 'slow' });
     clock.advance(999);
     assert.equal(rec.sent.length, 1);
@@ -263,8 +263,8 @@ describe('Session timeouts', () => {
 
   test('a per-call timeout overrides the default', async () => {
     const clock = new ManualClock();
-    const s = new Peer(new Recorder(), undefined, { clock, requestTimeout: 1000 });
-    const p = s.request('x', undefined, { timeout: 50 });
+    const s = new Peer(new Recorder(), undefined, { clock, requestTimeoutMs: 1000 });
+    const p = s.request('x', undefined, { timeoutMs: 50 });
     clock.advance(50);
     await assert.rejects(p, RequestTimeoutError);
   });
@@ -273,7 +273,7 @@ describe('Session timeouts', () => {
     for (const withCallback of [true, false]) {
       const clock = new ManualClock();
       const rec = new Recorder();
-      const s = new Peer(rec, undefined, { clock, requestTimeout: 100 });
+      const s = new Peer(rec, undefined, { clock, requestTimeoutMs: 100 });
       const progress: number[] = [];
       const params = withCallback ? {} : { _meta: { progressToken: 'tok' } };
       const p = s.request(
@@ -299,10 +299,10 @@ describe('Session timeouts', () => {
     }
   });
 
-  test('maxTotalTimeout ends a request however much progress arrives', async () => {
+  test('maxTotalTimeoutMs ends a request however much progress arrives', async () => {
     const clock = new ManualClock();
     const rec = new Recorder();
-    const s = new Peer(rec, undefined, { clock, requestTimeout: 100, maxTotalTimeout: 250 });
+    const s = new Peer(rec, undefined, { clock, requestTimeoutMs: 100, maxTotalTimeoutMs: 250 });
     const p = s.request('x', {}, { onprogress: () => {} });
     const token = ((rec.sent[0].message as JsonRpcRequest).params!._meta as { progressToken: number })
       .progressToken;
@@ -324,14 +324,14 @@ describe('Session timeouts', () => {
     await tick();
     const failed = outcome.failed as unknown;
     assert.ok(failed instanceof RequestTimeoutError);
-    assert.equal(failed.limit, 'maxTotalTimeout');
+    assert.equal(failed.limit, 'maxTotalTimeoutMs');
     assert.equal(failed.waitedMs, 250);
   });
 
   test('initialize is never cancelled: a timeout rejects without sending cancelled', async () => {
     const clock = new ManualClock();
     const rec = new Recorder();
-    const s = new Peer(rec, undefined, { clock, requestTimeout: 10 });
+    const s = new Peer(rec, undefined, { clock, requestTimeoutMs: 10 });
     const p = s.request('initialize', {});
     clock.advance(10);
     await assert.rejects(p, RequestTimeoutError);

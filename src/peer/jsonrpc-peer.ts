@@ -26,11 +26,11 @@ import {
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** What both peers configure on a session. */
-export interface SessionOptions {
+export interface PeerOptions {
   /** Default time a request waits for its answer, reset by each progress notification. */
-  requestTimeout?: number;
+  requestTimeoutMs?: number;
   /** Hard limit on a request's total time, whatever progress arrives. Default: none. */
-  maxTotalTimeout?: number;
+  maxTotalTimeoutMs?: number;
   /** Receives every failure that has no caller to reject: bad input, handler errors, send errors. */
   onerror?: (err: Error) => void;
   clock?: Clock;
@@ -45,10 +45,10 @@ export interface Progress {
 export interface RequestOptions {
   /** Aborting sends `notifications/cancelled` and rejects with `RequestCancelledError`. */
   signal?: AbortSignal;
-  /** Overrides the session's `requestTimeout` for this call. */
-  timeout?: number;
-  /** Overrides the session's `maxTotalTimeout` for this call. */
-  maxTotalTimeout?: number;
+  /** Overrides the session's `requestTimeoutMs` for this call. */
+  timeoutMs?: number;
+  /** Overrides the session's `maxTotalTimeoutMs` for this call. */
+  maxTotalTimeoutMs?: number;
   /** Called for each progress notification; asking for it attaches a progress token. */
   onprogress?: (progress: Progress) => void;
   /** The incoming request this one is made on behalf of (routes it to that request's stream). */
@@ -67,7 +67,7 @@ export interface RequestOptions {
 }
 
 /** What a request handler gets besides its params. One per incoming request. */
-export interface RequestContext<S extends Session = Session> {
+export interface RequestContext<S extends JsonRpcPeer = JsonRpcPeer> {
   readonly session: S;
   readonly requestId: RequestId;
   readonly method: string;
@@ -126,7 +126,7 @@ const noop = () => {};
  */
 const DIGITS = /^\d{1,15}$/;
 
-export abstract class Session implements Receiver {
+export abstract class JsonRpcPeer implements Receiver {
   /** The negotiated protocol version, once initialize has run. */
   protocolVersion: string | undefined;
   onclose: ((cause?: Error) => void) | undefined;
@@ -152,16 +152,16 @@ export abstract class Session implements Receiver {
   private initializeId: RequestId | undefined;
   private ended = false;
   protected readonly clock: Clock;
-  protected readonly requestTimeout: number;
-  protected readonly maxTotalTimeout: number;
+  protected readonly requestTimeoutMs: number;
+  protected readonly maxTotalTimeoutMs: number;
 
   constructor(
     readonly connection: Connection,
-    options: SessionOptions = {},
+    options: PeerOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
-    this.requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.maxTotalTimeout = options.maxTotalTimeout ?? Number.POSITIVE_INFINITY;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? Number.POSITIVE_INFINITY;
     this.onerror = options.onerror;
   }
 
@@ -266,8 +266,8 @@ export abstract class Session implements Receiver {
         resolve: resolve as (r: Record<string, unknown>) => void,
         reject,
         startedAt: this.clock.now(),
-        timeout: options.timeout ?? this.requestTimeout,
-        maxTotal: options.maxTotalTimeout ?? this.maxTotalTimeout,
+        timeout: options.timeoutMs ?? this.requestTimeoutMs,
+        maxTotal: options.maxTotalTimeoutMs ?? this.maxTotalTimeoutMs,
         timer: undefined,
         progressToken,
         onprogress: options.onprogress,
@@ -329,7 +329,7 @@ export abstract class Session implements Receiver {
     const elapsed = this.clock.now() - entry.startedAt;
     const remainingTotal = entry.maxTotal - elapsed;
     if (remainingTotal <= 0) {
-      this.abandon(id, new RequestTimeoutError(entry.method, entry.maxTotal, 'maxTotalTimeout'), 'timeout');
+      this.abandon(id, new RequestTimeoutError(entry.method, entry.maxTotal, 'maxTotalTimeoutMs'), 'timeout');
       return;
     }
     const hitsTotal = remainingTotal < entry.timeout;
@@ -337,7 +337,7 @@ export abstract class Session implements Receiver {
     if (!Number.isFinite(wait)) return;
     entry.timer = this.clock.setTimeout(() => {
       const err = hitsTotal
-        ? new RequestTimeoutError(entry.method, entry.maxTotal, 'maxTotalTimeout')
+        ? new RequestTimeoutError(entry.method, entry.maxTotal, 'maxTotalTimeoutMs')
         : new RequestTimeoutError(entry.method, entry.timeout, 'timeout');
       this.abandon(id, err, err.message);
     }, wait);
@@ -739,7 +739,7 @@ export class RunningRequest {
  * The per-request handler context. A class so that its methods live on one shared prototype;
  * the server and client extend it with their own calls.
  */
-export class HandlerContext<S extends Session = Session> implements RequestContext<S> {
+export class HandlerContext<S extends JsonRpcPeer = JsonRpcPeer> implements RequestContext<S> {
   readonly requestId: RequestId;
   readonly method: string;
   readonly meta: Record<string, unknown> | undefined;

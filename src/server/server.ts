@@ -1,6 +1,6 @@
 import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import type { Connection } from '../peer/connection.js';
-import type { SessionOptions } from '../peer/jsonrpc-peer.js';
+import type { PeerOptions } from '../peer/jsonrpc-peer.js';
 import { MetaKey } from '../protocol/envelope.js';
 import {
   type Implementation,
@@ -59,7 +59,7 @@ import {
 } from './tools.js';
 
 /** How a server behaves; shared by every session it serves. */
-export interface ServerOptions extends SessionOptions, TelemetryOptions {
+export interface ServerOptions extends PeerOptions, TelemetryOptions {
   /** Told to clients at initialize: how to use this server (e.g. for a system prompt). */
   instructions?: string;
   /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. Default 100. */

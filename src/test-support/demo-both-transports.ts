@@ -2,7 +2,7 @@ import { createDemoServer } from '../demo/demo-server.js';
 import { writeJsonError } from '../http/json-error.js';
 import { fromNode } from '../http/node-adapter.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
-import { LegacySseHandler } from '../server/sse/legacy-sse-handler.js';
+import { LegacySSEHandler } from '../server/sse/legacy-sse-handler.js';
 import { listenLoopback } from './http-loopback.js';
 
 /** The demo server served in this process on 127.0.0.1. */
@@ -18,7 +18,7 @@ export interface DemoHere {
 export async function serveDemoHere(): Promise<DemoHere> {
   const server = createDemoServer();
   const streamable = new StreamableHTTPHandler(server);
-  const legacy = new LegacySseHandler(server);
+  const legacy = new LegacySSEHandler(server);
   const requests: string[] = [];
   const http = await listenLoopback((req, res) => {
     requests.push(`${req.method} ${req.url}`);

@@ -19,7 +19,7 @@ export function everythingClientOptions(samplingText: string): EverythingClientO
   const errors: Error[] = [];
   const samplingRequests: CreateMessageRequestParams[] = [];
   const options: ClientOptions = {
-    requestTimeout: 10_000,
+    requestTimeoutMs: 10_000,
     onerror: (err) => errors.push(err),
     roots: [{ uri: 'file:///work/project', name: 'project' }],
     sampling: (params) => {

@@ -2,7 +2,7 @@ import type { LoopbackServer } from './http-loopback.js';
 import { listenLoopback } from './http-loopback.js';
 
 /** One parsed SSE event. */
-export interface SseEventRead {
+export interface SSEEventRead {
   id?: string;
   data: string;
   retry?: number;
@@ -87,11 +87,11 @@ export async function openSession(
 }
 
 /** Splits SSE text into events (comments and blank keep-alives skipped). */
-export function parseSse(text: string): SseEventRead[] {
-  const events: SseEventRead[] = [];
+export function parseSse(text: string): SSEEventRead[] {
+  const events: SSEEventRead[] = [];
   for (const block of text.split('\n\n')) {
     if (block.trim() === '') continue;
-    const e: SseEventRead = { data: '' };
+    const e: SSEEventRead = { data: '' };
     let hasField = false;
     const data: string[] = [];
     for (const line of block.split('\n')) {
@@ -113,7 +113,7 @@ export function parseSse(text: string): SseEventRead[] {
 }
 
 /** The whole SSE body of a response, parsed. */
-export async function readSse(res: Response): Promise<SseEventRead[]> {
+export async function readSse(res: Response): Promise<SSEEventRead[]> {
   return parseSse(await res.text());
 }
 
@@ -126,9 +126,9 @@ export async function sseMessages(res: Response): Promise<any[]> {
  * Reads SSE events from a streaming response as they arrive; `next()` resolves with the next event, or
  * undefined when the stream ended.
  */
-export class SseReader {
+export class SSEReader {
   private buffer = '';
-  private readonly queue: SseEventRead[] = [];
+  private readonly queue: SSEEventRead[] = [];
   private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
   private readonly decoder = new TextDecoder();
   private done = false;
@@ -137,7 +137,7 @@ export class SseReader {
     this.reader = res.body!.getReader();
   }
 
-  async next(): Promise<SseEventRead | undefined> {
+  async next(): Promise<SSEEventRead | undefined> {
     for (;;) {
       const e = this.queue.shift();
       if (e !== undefined) return e;

@@ -77,7 +77,7 @@ export async function startOAuthFixture(): Promise<OAuthFixture> {
         ...options,
       }),
     connect: (auth) => {
-      const client = new Client({ name: 'oauth-test', version: '1' }, { requestTimeout: 10_000 });
+      const client = new Client({ name: 'oauth-test', version: '1' }, { requestTimeoutMs: 10_000 });
       return client.connect(new StreamableHTTPClientConnection(serverUrl, { fetch: auth.fetch }));
     },
     reset() {

@@ -141,7 +141,7 @@ export function demoClient(era: EraPreference): Client {
     { name: 'traced-agent', version: '1.0.0' },
     {
       era,
-      requestTimeout: 20_000,
+      requestTimeoutMs: 20_000,
       elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
     },
   );

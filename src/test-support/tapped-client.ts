@@ -93,7 +93,7 @@ export async function connectTapped(url: string): Promise<Connected> {
   const client = new Client(
     { name: 'cluster-test', version: '1.0.0' },
     {
-      requestTimeout: 10_000,
+      requestTimeoutMs: 10_000,
       roots: [TAPPED_ROOT],
       onerror: (err) => errors.push(err),
       sampling: (params) => {

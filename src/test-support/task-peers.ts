@@ -45,7 +45,7 @@ export function taskClient(options: ClientOptions = {}): Client {
   return new Client(
     { name: 'tasks-test', version: '1' },
     {
-      requestTimeout: 5000,
+      requestTimeoutMs: 5000,
       tasks: FAST,
       elicitation: { form: (p) => ({ action: 'accept', content: { name: `Ada for ${p.message}` } }) },
       ...options,

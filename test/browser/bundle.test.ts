@@ -110,8 +110,8 @@ describe('the bundle, run without Node', () => {
     const answers = await run(
       `
       const { Client, connectUrl } = mcpwire;
-      const client = new Client({ name: 'no-node', version: '1' }, { requestTimeout: 10000 });
-      const legacy = new Client({ name: 'no-node', version: '1' }, { era: 'legacy', requestTimeout: 10000 });
+      const client = new Client({ name: 'no-node', version: '1' }, { requestTimeoutMs: 10000 });
+      const legacy = new Client({ name: 'no-node', version: '1' }, { era: 'legacy', requestTimeoutMs: 10000 });
       const out = [];
       for (const [c, url, transport] of [
         [client, base + '/mcp', 'auto'], [legacy, base + '/mcp', 'http'], [legacy, base + '/sse', 'sse'],
@@ -129,7 +129,7 @@ describe('the bundle, run without Node', () => {
     assert.deepEqual(answers, [
       ['modern', 'ModernHTTPClientConnection', true, 'Echo: auto'],
       ['legacy', 'StreamableHTTPClientConnection', true, 'Echo: http'],
-      ['legacy', 'SseClientConnection', true, 'Echo: sse'],
+      ['legacy', 'SSEClientConnection', true, 'Echo: sse'],
     ]);
   });
 
@@ -144,7 +144,7 @@ describe('the bundle, run without Node', () => {
       `
       const { Client, OAuthClient, StreamableHTTPClientConnection } = mcpwire;
       const auth = new OAuthClient({ redirectUri: 'http://127.0.0.1:1/callback', authorize: approve });
-      const client = new Client({ name: 'no-node', version: '1' }, { era: 'legacy', requestTimeout: 10000 });
+      const client = new Client({ name: 'no-node', version: '1' }, { era: 'legacy', requestTimeoutMs: 10000 });
       const session = await client.connect(new StreamableHTTPClientConnection(serverUrl, { fetch: auth.fetch }));
       const text = (await session.callTool('echo', { message: 'signed in' })).content[0].text;
       await session.close();

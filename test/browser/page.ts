@@ -7,10 +7,10 @@ const query = new URLSearchParams(location.search);
 const server = query.get('server') ?? '';
 const proxy = query.get('proxy') ?? '';
 
-const client = new Client({ name: 'mcpwire-browser-test', version: '1.0.0' }, { requestTimeout: 15_000 });
+const client = new Client({ name: 'mcpwire-browser-test', version: '1.0.0' }, { requestTimeoutMs: 15_000 });
 const legacyClient = new Client(
   { name: 'mcpwire-browser-test', version: '1.0.0' },
-  { era: 'legacy', requestTimeout: 15_000 },
+  { era: 'legacy', requestTimeoutMs: 15_000 },
 );
 
 /** The page's section for a scenario: a heading, a status line, and room for lines of detail. */
@@ -66,7 +66,7 @@ async function longRunning(session: ClientSession, steps: number, view: ReturnTy
 let session: ClientSession | undefined;
 
 async function connected(): Promise<ClientSession> {
-  session ??= await connectUrl(client, server, { timeout: 15_000 });
+  session ??= await connectUrl(client, server, { timeoutMs: 15_000 });
   return session;
 }
 
@@ -94,7 +94,7 @@ const scenarios = {
     const view = section('sse', 'The legacy HTTP+SSE transport');
     const sse = await connectUrl(legacyClient, server.replace(/\/mcp$/, '/sse'), {
       transport: 'sse',
-      timeout: 15_000,
+      timeoutMs: 15_000,
     });
     try {
       const answer = text(await sse.callTool('echo', { message: 'from a page' }));
@@ -120,7 +120,11 @@ const scenarios = {
       }
       return fetch(input, init);
     };
-    const cut = await connectUrl(legacyClient, proxy, { transport: 'http', fetch: logged, timeout: 15_000 });
+    const cut = await connectUrl(legacyClient, proxy, {
+      transport: 'http',
+      fetch: logged,
+      timeoutMs: 15_000,
+    });
     try {
       const outcome = await longRunning(cut, 10, view);
       view.status(`${outcome.text} (${cut.era} era, resumed ${resumedFrom.length}×)`);
@@ -134,7 +138,7 @@ const scenarios = {
   async refused(): Promise<{ name: string; message: string }> {
     const view = section('refused', `From ${location.origin}, not an allowed origin`);
     try {
-      const s = await connectUrl(client, server, { timeout: 15_000 });
+      const s = await connectUrl(client, server, { timeoutMs: 15_000 });
       await s.close();
       view.status('connected (it should not have)');
       return { name: '', message: 'connected' };

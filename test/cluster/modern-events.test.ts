@@ -8,8 +8,8 @@ import {
   get,
   openSession,
   post,
-  type SseReader as Reader,
-  SseReader,
+  type SSEReader as Reader,
+  SSEReader,
   sseMessages,
 } from '../../src/test-support/mcp-http.js';
 import { postModern } from '../../src/test-support/modern-http.js';
@@ -45,7 +45,7 @@ async function listenOn(base: string, id: string): Promise<Listening> {
     notifications: { toolsListChanged: true, resourceSubscriptions: [README] },
   });
   assert.equal(res.status, 200);
-  const reader: Reader = new SseReader(res);
+  const reader: Reader = new SSEReader(res);
   const ack = await within(reader.nextMessage(), 10_000, `the ack of ${id}`);
   assert.equal(ack?.message.method, 'notifications/subscriptions/acknowledged');
   const heard: Listening['heard'] = [];
@@ -114,7 +114,7 @@ test('a legacy session hears each toggle_tool once, made on the process holding 
   const sessionId = await openSession(`${a.url}/mcp`);
   const stream = await get(`${a.url}/mcp`, sessionId);
   assert.equal(stream.status, 200);
-  const reader = new SseReader(stream);
+  const reader = new SSEReader(stream);
   const heard: string[] = [];
   (async () => {
     for (let m = await reader.nextMessage(); m !== undefined; m = await reader.nextMessage()) {

@@ -5,14 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL as MAX } from '../../src/server/http/modern/listen-streams.js';
-import { SseReader } from '../../src/test-support/mcp-http.js';
+import { SSEReader } from '../../src/test-support/mcp-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type ListenRefusal, openRawListen, refusedListen } from '../../src/test-support/raw-listen.js';
 import { type RedisBackend, startRedisBackend } from '../../src/test-support/redis-backend.js';
 
 let redis: RedisBackend;
 let cluster: ProcessCluster;
-const open: SseReader[] = [];
+const open: SSEReader[] = [];
 
 before(async () => {
   redis = await startRedisBackend();
@@ -26,9 +26,9 @@ after(async () => {
 });
 
 /** Opens a listen on one process, kept to be closed after the test. */
-async function listenOn(base: string): Promise<SseReader | ListenRefusal> {
+async function listenOn(base: string): Promise<SSEReader | ListenRefusal> {
   const outcome = await openRawListen(base);
-  if (outcome instanceof SseReader) open.push(outcome);
+  if (outcome instanceof SSEReader) open.push(outcome);
   return outcome;
 }
 
@@ -36,11 +36,11 @@ test('the bound holds across processes, frees with a close, and with the death o
   timeout: 60_000,
 }, async () => {
   const [a, b] = cluster.processes;
-  const onB: SseReader[] = [];
+  const onB: SSEReader[] = [];
   for (let i = 0; i < MAX / 2; i++) {
-    assert.ok((await listenOn(a.url)) instanceof SseReader, `listen ${i} on A`);
+    assert.ok((await listenOn(a.url)) instanceof SSEReader, `listen ${i} on A`);
     const r = await listenOn(b.url);
-    assert.ok(r instanceof SseReader, `listen ${i} on B`);
+    assert.ok(r instanceof SSEReader, `listen ${i} on B`);
     onB.push(r);
   }
   for (const p of [a, b]) {
@@ -54,10 +54,10 @@ test('the bound holds across processes, frees with a close, and with the death o
   let took: Awaited<ReturnType<typeof listenOn>> | undefined;
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
     took = await listenOn(a.url);
-    if (took instanceof SseReader) break;
+    if (took instanceof SSEReader) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  assert.ok(took instanceof SseReader, 'the freed place was taken');
+  assert.ok(took instanceof SSEReader, 'the freed place was taken');
   assert.equal(refusedListen(await listenOn(b.url)).status, 429);
 
   // A dies with its 17 streams: each stops counting once its lease lapses (within 3 × 2 s), and B serves 17
@@ -65,7 +65,7 @@ test('the bound holds across processes, frees with a close, and with the death o
   await cluster.kill(0, 'SIGKILL');
   let served = 0;
   for (const deadline = Date.now() + 20_000; served < MAX / 2 + 1 && Date.now() < deadline; ) {
-    if ((await listenOn(b.url)) instanceof SseReader) served++;
+    if ((await listenOn(b.url)) instanceof SSEReader) served++;
     else await new Promise((resolve) => setTimeout(resolve, 250));
   }
   assert.equal(served, MAX / 2 + 1, 'the places of the dead process were freed');

@@ -56,7 +56,10 @@ test('kill -9 of the process holding a listen stream: the listen opens again els
   timeout: 60_000,
 }, async () => {
   const log: { method: string; backend: string | null }[] = [];
-  const client = new Client({ name: 'failover', version: '1.0.0' }, { era: 'modern', requestTimeout: LIMIT });
+  const client = new Client(
+    { name: 'failover', version: '1.0.0' },
+    { era: 'modern', requestTimeoutMs: LIMIT },
+  );
   const session: ClientSession = await within(
     connectUrl(client, `${proxy.url}/mcp`, {
       fetch: servedFetch(log),

@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL as MAX } from '../../src/server/http/modern/listen-streams.js';
-import { SseReader } from '../../src/test-support/mcp-http.js';
+import { SSEReader } from '../../src/test-support/mcp-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type ListenRefusal, openRawListen, refusedListen } from '../../src/test-support/raw-listen.js';
 import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
 
 let redis: RedisServer;
 let cluster: ProcessCluster;
-const open: SseReader[] = [];
+const open: SSEReader[] = [];
 
 before(async () => {
   redis = await startRedisServer();
@@ -26,17 +26,17 @@ after(async () => {
   await redis?.stop();
 });
 
-async function listenOn(base: string): Promise<SseReader | ListenRefusal> {
+async function listenOn(base: string): Promise<SSEReader | ListenRefusal> {
   const outcome = await openRawListen(base);
-  if (outcome instanceof SseReader) open.push(outcome);
+  if (outcome instanceof SSEReader) open.push(outcome);
   return outcome;
 }
 
 /** Listens until one outcome is not a 503 (Redis reachable again), within 20 s. */
-async function onceRedisAnswers(base: string): Promise<SseReader | ListenRefusal> {
+async function onceRedisAnswers(base: string): Promise<SSEReader | ListenRefusal> {
   for (const deadline = Date.now() + 20_000; ; ) {
     const outcome = await listenOn(base);
-    if (outcome instanceof SseReader || outcome.status !== 503 || Date.now() > deadline) return outcome;
+    if (outcome instanceof SSEReader || outcome.status !== 503 || Date.now() > deadline) return outcome;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -46,7 +46,7 @@ test('down: a listen is a 503 naming Redis; back empty: the open streams count a
 }, async () => {
   const [a, b] = cluster.processes;
   for (let i = 0; i < MAX - 1; i++)
-    assert.ok((await listenOn(a.url)) instanceof SseReader, `listen ${i} on A`);
+    assert.ok((await listenOn(a.url)) instanceof SSEReader, `listen ${i} on A`);
 
   await redis.stop();
   for (const p of [a, b]) {
@@ -58,11 +58,11 @@ test('down: a listen is a 503 naming Redis; back empty: the open streams count a
 
   // Redis comes back with nothing: A's 31 leases are gone until A renews them (every 2 s); B knows of none.
   await redis.restart();
-  assert.ok((await onceRedisAnswers(b.url)) instanceof SseReader, 'the 32nd place is served');
+  assert.ok((await onceRedisAnswers(b.url)) instanceof SSEReader, 'the 32nd place is served');
   let refusal: ListenRefusal | undefined;
   for (const deadline = Date.now() + 20_000; refusal === undefined && Date.now() < deadline; ) {
     const outcome = await listenOn(b.url);
-    if (outcome instanceof SseReader) {
+    if (outcome instanceof SSEReader) {
       // Served before the renewal re-counted the others: close it and try once they count.
       await outcome.cancel();
       open.splice(open.indexOf(outcome), 1);

@@ -331,7 +331,7 @@ test('Redis restarted mid-run: 503 with a JSON-RPC error while it is down, servi
     assert.match(body.error?.message ?? '', /unavailable|redis/i);
   }
   // The session made before: its call fails clearly too, and fast.
-  await assert.rejects(session.callTool('echo', { message: 'during' }, { timeout: 8000 }), /503/);
+  await assert.rejects(session.callTool('echo', { message: 'during' }, { timeoutMs: 8000 }), /503/);
   assert.ok(
     cluster.processes.every((p) => p.running),
     'no process crashed',

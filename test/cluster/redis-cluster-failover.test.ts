@@ -83,7 +83,7 @@ test('a master killed mid-run: its replica takes over; every session goes on, ea
     for (let n = 0; !stop; n++) {
       const message = `client ${i} call ${n}`;
       try {
-        const result = await c.session.callTool('echo', { message }, { timeout: CALL_TIMEOUT_MS });
+        const result = await c.session.callTool('echo', { message }, { timeoutMs: CALL_TIMEOUT_MS });
         assert.equal(text(result), `Echo: ${message}`);
         outcomes[i].ok++;
         if (healthy) outcomes[i].okAfter++;

@@ -10,7 +10,7 @@ import { Client } from '../../src/client/client.js';
 import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import { TASKS_EXTENSION } from '../../src/protocol/tasks.js';
 import { RUNNER_STOPPED_MESSAGE } from '../../src/tasks/task-record.js';
-import { jsonBody, SseReader } from '../../src/test-support/mcp-http.js';
+import { jsonBody, SSEReader } from '../../src/test-support/mcp-http.js';
 import { postModern } from '../../src/test-support/modern-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type RedisBackend, startRedisBackend } from '../../src/test-support/redis-backend.js';
@@ -58,7 +58,7 @@ async function countdown(p: number, args: Record<string, unknown>, signal?: Abor
 }
 
 /** A listen on process `p` for the changes of `taskId`, acknowledged. */
-async function listenOn(p: number, taskId: string): Promise<SseReader> {
+async function listenOn(p: number, taskId: string): Promise<SSEReader> {
   const listen = await postModern(
     `${cluster.processes[p].url}/mcp`,
     nextId++,
@@ -67,7 +67,7 @@ async function listenOn(p: number, taskId: string): Promise<SseReader> {
     { capabilities: WITH_TASKS },
   );
   assert.equal(listen.status, 200);
-  const reader = new SseReader(listen);
+  const reader = new SSEReader(listen);
   await within(reader.nextMessage(), BOUND_MS, 'the listen ack');
   return reader;
 }
@@ -115,7 +115,7 @@ describe('Tasks across mcpwire serve --redis processes', () => {
         {
           era: 'legacy',
           tasks: true,
-          requestTimeout: BOUND_MS,
+          requestTimeoutMs: BOUND_MS,
           elicitation: {
             form: (params) => {
               asked.push(params.message);
@@ -155,7 +155,7 @@ describe('Tasks across mcpwire serve --redis processes', () => {
       {
         era: 'modern',
         tasks: { minPollIntervalMs: 3_600_000, maxPollIntervalMs: 3_600_000 },
-        requestTimeout: BOUND_MS,
+        requestTimeoutMs: BOUND_MS,
         elicitation: {
           form: (params) => {
             asked.push(params.message);

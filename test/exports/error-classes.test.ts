@@ -29,7 +29,7 @@ const EXPECTED: Record<string, string[]> = {
   transport: [
     'StreamableHTTPError',
     'SessionLostError',
-    'SseClientError',
+    'SSEClientError',
     'OAuthError',
     'StdioProcessError',
     'HTTPRejectionError',

@@ -1,5 +1,5 @@
 // Fuzzing the HTTP intake of both eras (issue 13): the demo server behind a StreamableHTTPHandler and a
-// LegacySseHandler (both with OAuth, so sessions are bound to principals), on loopback. fast-check sends requests
+// LegacySSEHandler (both with OAuth, so sessions are bound to principals), on loopback. fast-check sends requests
 // with node's raw http client (fetch refuses hostile headers): any method, path, header set (Content-Type, Accept,
 // Mcp-Session-Id of nobody or of another principal's session, MCP-Protocol-Version, Mcp-Method, Mcp-Name,
 // Mcp-Param-* with latin1 bytes, Last-Event-ID of another session's stream, Host, Origin) and body (bytes, JSON,
@@ -16,7 +16,7 @@ import { fromNode } from '../../src/http/node-adapter.js';
 import { ProtectedResource, type TokenGrant } from '../../src/http/protected-resource.js';
 import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import type { ServerSession } from '../../src/server/legacy/server-session.js';
-import { LegacySseHandler } from '../../src/server/sse/legacy-sse-handler.js';
+import { LegacySSEHandler } from '../../src/server/sse/legacy-sse-handler.js';
 import { fuzzRuns } from '../../src/test-support/fuzz.js';
 import { ACCEPT_BOTH, openSession, parseSse, type Served, serveOn } from '../../src/test-support/mcp-http.js';
 import { until } from '../../src/test-support/time-limit.js';
@@ -43,7 +43,7 @@ function assertJsonRpcError(value: unknown, what: string): void {
 describe('HTTP intake of both eras, fuzzed', () => {
   let served: Served;
   let streamable: StreamableHTTPHandler;
-  let legacy: LegacySseHandler;
+  let legacy: LegacySSEHandler;
   const internal: Error[] = [];
   const streams: { close(): void }[] = [];
   let known: Known;
@@ -70,7 +70,7 @@ describe('HTTP intake of both eras, fuzzed', () => {
       if (e.name !== 'HTTPRejectionError') internal.push(e);
     };
     streamable = new StreamableHTTPHandler(server, { auth: resource, onerror, keepAliveMs: 0 });
-    legacy = new LegacySseHandler(server, { auth: resource, keepAliveMs: 0 });
+    legacy = new LegacySSEHandler(server, { auth: resource, keepAliveMs: 0 });
     const port = served.port;
     const post = (path: string, auth: Record<string, string>, m: unknown, sessionId?: string) =>
       send(port, {

@@ -59,7 +59,7 @@ test('auto against the SDK 1.32.2 Streamable HTTP server: discover refused, then
   timeout: 30_000,
 }, async () => {
   const fallbacks: unknown[] = [];
-  const client = new Client({ name: 'mcpwire-auto', version: '1.0.0' }, { requestTimeout: LIMIT });
+  const client = new Client({ name: 'mcpwire-auto', version: '1.0.0' }, { requestTimeoutMs: LIMIT });
   const session = await within(
     connectUrl(client, `http://127.0.0.1:${http.port}/mcp`, { onFallback: (err) => fallbacks.push(err) }),
     LIMIT,

@@ -28,7 +28,7 @@ function client(era: EraPreference): Client {
     { name: 'mcpwire-both-eras', version: '1.0.0' },
     {
       era,
-      requestTimeout: 20_000,
+      requestTimeoutMs: 20_000,
       roots: [WALK_ROOT],
       sampling: shout,
       elicitation: { form: () => ({ action: 'accept', content: { name: WALK_NAME } }) },

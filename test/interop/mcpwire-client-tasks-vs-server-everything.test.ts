@@ -30,7 +30,7 @@ describe('mcpwire Client tasks ↔ server-everything (stdio, 2025-11-25)', () =>
       { name: 'mcpwire-tasks-interop', version: '0.1.0' },
       {
         tasks: { minPollIntervalMs: 3_600_000, maxPollIntervalMs: 3_600_000 },
-        requestTimeout: MS,
+        requestTimeoutMs: MS,
         elicitation: {
           form: (params) => {
             asked.push(params);
@@ -49,7 +49,7 @@ describe('mcpwire Client tasks ↔ server-everything (stdio, 2025-11-25)', () =>
       if ('method' in message && 'id' in message) requested.push(message.method);
       return send(message, ...rest);
     };
-    session = await within(client.connect(connection, { timeout: MS }), MS, 'connect');
+    session = await within(client.connect(connection, { timeoutMs: MS }), MS, 'connect');
   });
 
   after(async () => {

@@ -26,9 +26,9 @@ describe('mcpwire Client over stdio ↔ official v2 serveStdio', { timeout: 90_0
   const client = new Client(
     { name: 'mcpwire-vs-official-v2-stdio', version: '1.0.0' },
     {
-      requestTimeout: LIMIT,
+      requestTimeoutMs: LIMIT,
       // tsx compiles the fixture on its first message: more than the default 5 s on a loaded machine.
-      probeTimeout: LIMIT,
+      probeTimeoutMs: LIMIT,
       elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
       onerror: (err) => errors.push(err),
     },

@@ -31,7 +31,7 @@ function client(options: ClientOptions = {}): Client {
   return new Client(
     { name: 'mcpwire-vs-official-v2', version: '1.0.0' },
     {
-      requestTimeout: LIMIT,
+      requestTimeoutMs: LIMIT,
       roots: ROOTS,
       sampling: (params: CreateMessageRequestParams) => {
         assert.deepEqual(params.messages[0].content, { type: 'text', text: 'hi' });

@@ -73,7 +73,7 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
         stderr += chunk;
       },
     });
-    session = await client.connect(connection, { timeout: 10_000 });
+    session = await client.connect(connection, { timeoutMs: 10_000 });
   });
 
   after(async () => {

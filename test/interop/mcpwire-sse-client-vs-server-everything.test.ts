@@ -3,24 +3,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, type ClientSession } from '../../src/client/index.js';
-import { SseClientConnection } from '../../src/client/sse/sse-client-connection.js';
+import { SSEClientConnection } from '../../src/client/sse/sse-client-connection.js';
 import type { Progress } from '../../src/peer/jsonrpc-peer.js';
 import { everythingClientOptions } from '../../src/test-support/everything-client-options.js';
 import { type RunningEverything, startEverything } from '../../src/test-support/server-everything.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
-describe('mcpwire Client over SseClientConnection ↔ server-everything (sse)', () => {
+describe('mcpwire Client over SSEClientConnection ↔ server-everything (sse)', () => {
   let everything: RunningEverything;
-  let connection: SseClientConnection;
+  let connection: SSEClientConnection;
   let session: ClientSession;
   const { options, errors, samplingRequests } = everythingClientOptions('Sampled by mcpwire over SSE');
 
   before(async () => {
     everything = await startEverything('sse');
     const client = new Client({ name: 'mcpwire-sse-interop', version: '0.1.0' }, options);
-    connection = new SseClientConnection(everything.url);
-    session = await within(client.connect(connection, { timeout: 10_000 }), 15_000, 'initialize over SSE');
+    connection = new SSEClientConnection(everything.url);
+    session = await within(client.connect(connection, { timeoutMs: 10_000 }), 15_000, 'initialize over SSE');
   });
 
   after(async () => {

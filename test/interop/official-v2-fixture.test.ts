@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { initializeRequest, jsonBody, post, SseReader } from '../../src/test-support/mcp-http.js';
+import { initializeRequest, jsonBody, post, SSEReader } from '../../src/test-support/mcp-http.js';
 import { postModern } from '../../src/test-support/modern-http.js';
 import {
   type OfficialV2Server,
@@ -199,7 +199,7 @@ describe('official v2 fixture over HTTP, legacy: reject', () => {
       { signal: aborter.signal },
     );
     assert.equal(res.headers.get('content-type'), 'text/event-stream');
-    const stream = new SseReader(res);
+    const stream = new SSEReader(res);
     const next = async () => (await within(stream.nextMessage(), 5000, 'a listen message'))?.message;
     try {
       const ack = await next();

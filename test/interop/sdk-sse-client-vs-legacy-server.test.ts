@@ -1,4 +1,4 @@
-// The official SDK's legacy SSEClientTransport and Client against our LegacySseHandler serving the demo
+// The official SDK's legacy SSEClientTransport and Client against our LegacySSEHandler serving the demo
 // server, with the DNS-rebinding policy `mcpwire serve` uses on loopback: a client no one here wrote.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -7,23 +7,23 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { CreateMessageRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import { defaultLoopbackPolicy } from '../../src/http/guards.js';
-import { LegacySseHandler } from '../../src/server/sse/legacy-sse-handler.js';
+import { LegacySSEHandler } from '../../src/server/sse/legacy-sse-handler.js';
 import { type LoopbackServer, listenLoopback } from '../../src/test-support/http-loopback.js';
 import { firstPrompt, shoutingModel } from '../../src/test-support/sdk-sampling-model.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
-describe('SDK SSEClientTransport + Client ↔ LegacySseHandler (demo server)', () => {
+describe('SDK SSEClientTransport + Client ↔ LegacySSEHandler (demo server)', () => {
   let http: LoopbackServer;
-  let handler: LegacySseHandler;
+  let handler: LegacySSEHandler;
   let client: Client;
   const handlerErrors: Error[] = [];
   const samplingPrompts: string[] = [];
 
   before(async () => {
-    let listener: ReturnType<LegacySseHandler['node']> = () => {};
+    let listener: ReturnType<LegacySSEHandler['node']> = () => {};
     http = await listenLoopback((req, res) => listener(req, res));
-    handler = new LegacySseHandler(createDemoServer(), {
+    handler = new LegacySSEHandler(createDemoServer(), {
       dnsRebindingProtection: defaultLoopbackPolicy(http.port),
       onerror: (err) => handlerErrors.push(err),
     });

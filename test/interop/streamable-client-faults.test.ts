@@ -129,7 +129,7 @@ test('server killed and restarted on the same port: the 404 re-initializes, a re
   const errors: Error[] = [];
   const client = new Client(
     { name: 'faults-test', version: '1.0.0' },
-    { roots: [ROOT], requestTimeout: 10_000, onerror: (err) => errors.push(err) },
+    { roots: [ROOT], requestTimeoutMs: 10_000, onerror: (err) => errors.push(err) },
   );
   const connection = new StreamableHTTPClientConnection(`http://127.0.0.1:${port}/mcp`, {
     fetch: recordingFetch(log),
@@ -196,7 +196,7 @@ test('a response stream cut mid-event is resumed with Last-Event-ID: every progr
   const errors: Error[] = [];
   const client = new Client(
     { name: 'faults-test', version: '1.0.0' },
-    { requestTimeout: 10_000, onerror: (err) => errors.push(err) },
+    { requestTimeoutMs: 10_000, onerror: (err) => errors.push(err) },
   );
   const connection = new TappedConnection(`http://127.0.0.1:${proxyPort}/mcp`);
   const session = await client.connect(connection);

@@ -35,7 +35,7 @@ for (const era of ['modern', 'legacy'] as const) {
         { name: 'task-client', version: '1' },
         {
           era,
-          requestTimeout: MS,
+          requestTimeoutMs: MS,
           tasks: { minPollIntervalMs: 10 },
           elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
           ...options,

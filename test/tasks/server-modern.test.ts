@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { TASKS_EXTENSION } from '../../src/protocol/tasks.js';
 import { MemoryTaskStore } from '../../src/tasks/memory-task-store.js';
-import { jsonBody, post, SseReader } from '../../src/test-support/mcp-http.js';
+import { jsonBody, post, SSEReader } from '../../src/test-support/mcp-http.js';
 import { modernHeaders, modernMessage, postModern } from '../../src/test-support/modern-http.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
 import { within } from '../../src/test-support/time-limit.js';
@@ -266,7 +266,7 @@ describe('Tasks extension, server side', () => {
       { capabilities: WITH_TASKS, headers: bearer('ada-token') },
     );
     assert.equal(response.status, 200);
-    const reader = new SseReader(response);
+    const reader = new SSEReader(response);
     const ack = await within(reader.nextMessage(), BOUND_MS, 'the ack');
     assert.deepEqual(ack?.message.params.notifications, { taskIds: [taskId] });
     fx.gate.open();

@@ -68,7 +68,7 @@ async function open(script: Script, options: ClientOptions = {}) {
   const errors: Error[] = [];
   const client = new Client(
     { name: 'conn-test', version: '1' },
-    { requestTimeout: 5000, onerror: (e) => errors.push(e), ...options },
+    { requestTimeoutMs: 5000, onerror: (e) => errors.push(e), ...options },
   );
   const session = await within(client.connect(new ModernHTTPClientConnection(server.url)), 10_000, 'connect');
   return { server, session, errors };

@@ -9,7 +9,7 @@ import { Client } from '../client.js';
 import type { ClientSession } from '../client-session.js';
 import { type ConnectUrlOptions, connectUrl } from '../negotiation/connect-url.js';
 import { OAuthClient } from '../oauth/oauth-client.js';
-import { SseClientConnection } from '../sse/sse-client-connection.js';
+import { SSEClientConnection } from '../sse/sse-client-connection.js';
 import { ModernHTTPClientConnection } from './modern-http-client-connection.js';
 import { StreamableHTTPClientConnection } from './streamable-http-client-connection.js';
 
@@ -27,11 +27,11 @@ function browserLikeFetch(this: unknown, input: string | URL | Request, init?: R
 
 const modern = new Client(
   { name: 'plain-fetch-test', version: '1' },
-  { era: 'modern', requestTimeout: 10_000 },
+  { era: 'modern', requestTimeoutMs: 10_000 },
 );
 const legacy = new Client(
   { name: 'plain-fetch-test', version: '1' },
-  { era: 'legacy', requestTimeout: 10_000 },
+  { era: 'legacy', requestTimeoutMs: 10_000 },
 );
 
 describe('fetch is called unbound', () => {
@@ -74,7 +74,7 @@ describe('fetch is called unbound', () => {
         );
         assert.equal(
           await echoOver(legacy, '/sse', { ...options, transport: 'sse' }),
-          SseClientConnection.name,
+          SSEClientConnection.name,
         );
       } finally {
         globalThis.fetch = nodeFetch;

@@ -55,7 +55,7 @@ function starts(): number {
 }
 
 test('a legacy server that exits on server/discover is started again and spoken to with initialize; the next connect skips the probe', async () => {
-  const client = new Client({ name: 'connect-stdio-test', version: '1' }, { requestTimeout: 10_000 });
+  const client = new Client({ name: 'connect-stdio-test', version: '1' }, { requestTimeoutMs: 10_000 });
   const command = { command: process.execPath, args: [script, log] };
   const first = await within(connectStdio(client, command), 15_000, 'the first connect');
   try {
@@ -94,7 +94,7 @@ process.stdin.on('data', (chunk) => {
 `;
 
 test('a remembered verdict that proves wrong (the command now starts a modern-only server) is dropped, and the server probed afresh', async () => {
-  const client = new Client({ name: 'connect-stdio-test', version: '1' }, { requestTimeout: 10_000 });
+  const client = new Client({ name: 'connect-stdio-test', version: '1' }, { requestTimeoutMs: 10_000 });
   const path = join(dir, 'changing-server.cjs');
   writeFileSync(path, LEGACY_SERVER);
   const command = { command: process.execPath, args: [path, log] };
@@ -113,7 +113,7 @@ test("a client that speaks only the modern era gets the server's end as the erro
   writeFileSync(log, '');
   const client = new Client(
     { name: 'connect-stdio-test', version: '1' },
-    { era: 'modern', requestTimeout: 10_000 },
+    { era: 'modern', requestTimeoutMs: 10_000 },
   );
   await assert.rejects(
     within(

@@ -4,7 +4,7 @@ import { writeJsonError } from '../../http/json-error.js';
 import { fromNode } from '../../http/node-adapter.js';
 import { StreamableHTTPHandler } from '../../server/http/streamable-http-handler.js';
 import { Server } from '../../server/server.js';
-import { LegacySseHandler } from '../../server/sse/legacy-sse-handler.js';
+import { LegacySSEHandler } from '../../server/sse/legacy-sse-handler.js';
 import { type LoopbackServer, listenLoopback } from '../../test-support/http-loopback.js';
 import { error, scriptedServer, sendJson } from '../../test-support/scripted-http.js';
 import { within } from '../../test-support/time-limit.js';
@@ -18,7 +18,10 @@ import { connectUrl } from './connect-url.js';
  * Every test uses its own port, so the process-wide cache never carries over between them.
  */
 
-const client = new Client({ name: 'era-test', version: '1' }, { requestTimeout: 5000, probeTimeout: 3000 });
+const client = new Client(
+  { name: 'era-test', version: '1' },
+  { requestTimeoutMs: 5000, probeTimeoutMs: 3000 },
+);
 
 function echoServer() {
   const server = new Server({ name: 'era', version: '1' });
@@ -37,7 +40,7 @@ describe('connectUrl keeps the verdict, and drops it when it proves wrong', () =
     legacy: new StreamableHTTPHandler(server, { eras: 'legacy' }),
     modern: new StreamableHTTPHandler(server, { eras: 'modern' }),
   };
-  const sse = new LegacySseHandler(server);
+  const sse = new LegacySSEHandler(server);
   let serving: keyof typeof handlers = 'both';
   const seen: string[] = [];
   let http: LoopbackServer;

@@ -9,12 +9,12 @@ import { StreamableHTTPError } from '../http/http-client-errors.js';
 import { ModernHTTPClientConnection } from '../http/modern-http-client-connection.js';
 import { StreamableHTTPClientConnection } from '../http/streamable-http-client-connection.js';
 import { Client } from '../index.js';
-import { SseClientConnection } from '../sse/sse-client-connection.js';
+import { SSEClientConnection } from '../sse/sse-client-connection.js';
 import { connectUrl } from './connect-url.js';
 
 const client = new Client(
   { name: 'connect-url-test', version: '1' },
-  { requestTimeout: 10_000, roots: [{ uri: 'file:///work/auto', name: 'auto' }] },
+  { requestTimeoutMs: 10_000, roots: [{ uri: 'file:///work/auto', name: 'auto' }] },
 );
 
 /** The demo server as `mcpwire serve` lays it out: Streamable HTTP at /mcp, HTTP+SSE at /sse and /messages. */
@@ -66,7 +66,7 @@ describe('connectUrl against our own server', () => {
       'connect',
     );
     try {
-      assert.ok(session.connection instanceof SseClientConnection);
+      assert.ok(session.connection instanceof SSEClientConnection);
       assert.deepEqual(
         refusals.map((r) => r.status),
         [405],
@@ -149,7 +149,7 @@ describe('connectUrl auto against server-everything in sse mode (a legacy server
       'connect',
     );
     try {
-      assert.ok(session.connection instanceof SseClientConnection);
+      assert.ok(session.connection instanceof SSEClientConnection);
       assert.equal(session.era, 'legacy');
       assert.deepEqual({ ...session.verdict, at: 0 }, { era: 'legacy', transport: 'sse', at: 0 });
       assert.equal(refusals.length, 1);

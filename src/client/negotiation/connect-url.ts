@@ -12,7 +12,7 @@ import {
 import { OAuthError } from '../oauth/oauth-error.js';
 import type { RetryPolicy } from '../retry-policy.js';
 import type { EraVerdict } from '../session-era.js';
-import { SseClientConnection, type SseClientOptions } from '../sse/sse-client-connection.js';
+import { SSEClientConnection, type SSEClientOptions } from '../sse/sse-client-connection.js';
 import { isModernRefusal } from './probe.js';
 import { probeHTTP } from './probe-http.js';
 import { VerdictCache } from './verdict-cache.js';
@@ -37,12 +37,12 @@ export interface ConnectUrlOptions {
   retry?: Partial<RetryPolicy>;
   /** Aborting gives up on connecting. */
   signal?: AbortSignal;
-  /** The most time, in ms, the whole handshake may take (fallback included). Default: the client's requestTimeout. */
-  timeout?: number;
+  /** The most time, in ms, the whole handshake may take (fallback included). Default: the client's requestTimeoutMs. */
+  timeoutMs?: number;
   /** Further options of the Streamable HTTP client. */
   streamable?: Omit<StreamableHTTPClientOptions, SharedOption>;
   /** Further options of the legacy HTTP+SSE client. */
-  sse?: Omit<SseClientOptions, SharedOption>;
+  sse?: Omit<SSEClientOptions, SharedOption>;
   /** Told when `'auto'` falls back to the legacy transport, with the refusal that made it do so. */
   onFallback?: (refusal: StreamableHTTPError) => void;
   /** What an earlier negotiation with this endpoint found (`session.verdict`): skips the probe while it holds. */
@@ -78,7 +78,7 @@ export async function connectUrl(
     throw new TypeError(`transport must be 'auto', 'http' or 'sse', got ${JSON.stringify(mode)}`);
   }
   const key = String(url);
-  const deadline = options.timeout === undefined ? undefined : Date.now() + options.timeout;
+  const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
   const known = options.prior ?? eraVerdicts.get(key);
   if (known !== undefined && usable(known, mode, client)) {
     try {
@@ -151,7 +151,7 @@ async function negotiate(
       fetch: plainFetch(options.fetch),
       // As long as any request may take: a sign-in (the OAuth fetch's, on the probe's 401) happens within it,
       // and must not be mistaken for a server that does not answer discover.
-      timeout: remaining(deadline, client.options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS),
+      timeout: remaining(deadline, client.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
       signal: options.signal,
     });
     if (outcome.era === 'modern') {
@@ -266,8 +266,8 @@ function streamable(url: string | URL, options: ConnectUrlOptions): StreamableHT
   });
 }
 
-function sse(url: string | URL, options: ConnectUrlOptions): SseClientConnection {
-  return new SseClientConnection(url, { ...options.sse, ...shared(options), retry: options.retry });
+function sse(url: string | URL, options: ConnectUrlOptions): SSEClientConnection {
+  return new SSEClientConnection(url, { ...options.sse, ...shared(options), retry: options.retry });
 }
 
 /** What is left of the deadline, at most `cap`, at least 1 ms. */
@@ -277,6 +277,6 @@ function remaining(deadline: number | undefined, cap: number): number {
 
 /** The handshake limits of one attempt: what is left of the deadline, at least 1 ms. */
 function handshake(options: ConnectUrlOptions, deadline: number | undefined): ClientConnectOptions {
-  const timeout = deadline === undefined ? options.timeout : Math.max(1, deadline - Date.now());
-  return { signal: options.signal, timeout };
+  const timeout = deadline === undefined ? options.timeoutMs : Math.max(1, deadline - Date.now());
+  return { signal: options.signal, timeoutMs: timeout };
 }

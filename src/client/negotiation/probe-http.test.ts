@@ -21,7 +21,10 @@ import { probeHTTP } from './probe-http.js';
  * named; a modern error means a modern server, never the legacy HTTP+SSE fallback.
  */
 
-const client = new Client({ name: 'probe-test', version: '1' }, { requestTimeout: 5000, probeTimeout: 3000 });
+const client = new Client(
+  { name: 'probe-test', version: '1' },
+  { requestTimeoutMs: 5000, probeTimeoutMs: 3000 },
+);
 
 async function probe(script: Script, timeout = 3000) {
   const server = await scriptedServer(script);

@@ -11,11 +11,11 @@ import { Client } from '../client.js';
 
 /*
  * The probe over a connection with no HTTP status (stdio, memory; spec 2026-07-28 §negotiation): discover
- * first, within probeTimeout; the rule reads the answer, not one error code, and only a modern refusal stops
+ * first, within probeTimeoutMs; the rule reads the answer, not one error code, and only a modern refusal stops
  * it before initialize.
  */
 
-const client = new Client({ name: 'probe', version: '1' }, { requestTimeout: 5000, probeTimeout: 300 });
+const client = new Client({ name: 'probe', version: '1' }, { requestTimeoutMs: 5000, probeTimeoutMs: 300 });
 const INIT = {
   protocolVersion: '2025-11-25',
   capabilities: {},
@@ -89,7 +89,7 @@ describe('probe over a connection', () => {
   });
 
   test("era 'modern' does not fall back: the error says what discover got", async () => {
-    const modernOnly = new Client({ name: 'p', version: '1' }, { era: 'modern', probeTimeout: 300 });
+    const modernOnly = new Client({ name: 'p', version: '1' }, { era: 'modern', probeTimeoutMs: 300 });
     const peer = legacyPeer((m) => [error(m.id, -32601, 'Method not found')]);
     await assert.rejects(
       within(modernOnly.connect(peer.connection), 10_000, 'connect'),

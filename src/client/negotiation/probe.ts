@@ -86,7 +86,10 @@ export async function probeConnection(
   let version = versions[0];
   for (let attempt = 0; ; attempt++) {
     try {
-      const result = await wire.issue(Method.ServerDiscover, envelope(version), { timeout, signal }).result;
+      const result = await wire.issue(Method.ServerDiscover, envelope(version), {
+        timeoutMs: timeout,
+        signal,
+      }).result;
       const start = readDiscover(result, versions);
       return typeof start === 'string' ? { era: 'legacy', answer: start } : { era: 'modern', start };
     } catch (err) {

@@ -8,7 +8,7 @@ import type { JsonRpcMessage } from '../../jsonrpc/types.js';
 import { ConnectionClosedError, SessionExpiredError } from '../../peer/errors.js';
 import type { Progress } from '../../peer/jsonrpc-peer.js';
 import type { ServerSession } from '../../server/legacy/server-session.js';
-import { LegacySseHandler } from '../../server/sse/legacy-sse-handler.js';
+import { LegacySSEHandler } from '../../server/sse/legacy-sse-handler.js';
 import { freePort } from '../../test-support/free-port.js';
 import { type LoopbackServer, listenLoopback, readBody } from '../../test-support/http-loopback.js';
 import { type RecordingReceiver, recordingReceiver } from '../../test-support/recording-receiver.js';
@@ -16,8 +16,8 @@ import { within } from '../../test-support/time-limit.js';
 import { toolText } from '../../test-support/tool-text.js';
 import { ManualClock } from '../../util/manual-clock.js';
 import { Client, type ClientOptions, type ClientSession } from '../index.js';
-import { SseClientConnection, type SseClientOptions } from './sse-client-connection.js';
-import { SseClientError } from './sse-client-errors.js';
+import { SSEClientConnection, type SSEClientOptions } from './sse-client-connection.js';
+import { SSEClientError } from './sse-client-errors.js';
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -122,8 +122,8 @@ function answerMcp(body: string, res: ServerResponse, _n: number, fake: FakeServ
 }
 
 /** A started transport with a recording receiver. */
-function startTransport(url: string, options: SseClientOptions = {}) {
-  const connection = new SseClientConnection(url, { retry: FAST_RETRY, ...options });
+function startTransport(url: string, options: SSEClientOptions = {}) {
+  const connection = new SSEClientConnection(url, { retry: FAST_RETRY, ...options });
   const receiver = recordingReceiver();
   connection.start(receiver);
   return { connection, receiver };
@@ -131,22 +131,22 @@ function startTransport(url: string, options: SseClientOptions = {}) {
 
 const ping = (id: number): JsonRpcMessage => ({ jsonrpc: '2.0', id, method: 'ping' });
 
-function closedWith(receiver: RecordingReceiver): SseClientError {
+function closedWith(receiver: RecordingReceiver): SSEClientError {
   assert.equal(receiver.closes.length, 1);
   const cause = receiver.closes[0];
-  assert.ok(cause instanceof SseClientError, `closed with ${cause}`);
+  assert.ok(cause instanceof SSEClientError, `closed with ${cause}`);
   return cause;
 }
 
-describe('SseClientConnection with our LegacySseHandler and the demo server', () => {
+describe('SSEClientConnection with our LegacySSEHandler and the demo server', () => {
   let http: LoopbackServer;
-  let handler: LegacySseHandler;
+  let handler: LegacySSEHandler;
   let url: string;
   const samplingPrompts: string[] = [];
   const clientErrors: Error[] = [];
 
   const clientOptions: ClientOptions = {
-    requestTimeout: 5000,
+    requestTimeoutMs: 5000,
     roots: [{ uri: 'file:///work/project', name: 'project' }],
     onerror: (err) => clientErrors.push(err),
     sampling: (params) => {
@@ -162,9 +162,9 @@ describe('SseClientConnection with our LegacySseHandler and the demo server', ()
   };
 
   before(async () => {
-    let listener: ReturnType<LegacySseHandler['node']> = () => {};
+    let listener: ReturnType<LegacySSEHandler['node']> = () => {};
     http = await listenLoopback((req, res) => listener(req, res));
-    handler = new LegacySseHandler(createDemoServer(), { keepAliveMs: 0 });
+    handler = new LegacySSEHandler(createDemoServer(), { keepAliveMs: 0 });
     listener = handler.node();
     url = `http://127.0.0.1:${http.port}/sse`;
   });
@@ -174,8 +174,8 @@ describe('SseClientConnection with our LegacySseHandler and the demo server', ()
     await http.close();
   });
 
-  async function connect(options: SseClientOptions = {}) {
-    const connection = new SseClientConnection(url, { retry: FAST_RETRY, ...options });
+  async function connect(options: SSEClientOptions = {}) {
+    const connection = new SSEClientConnection(url, { retry: FAST_RETRY, ...options });
     const session = await within(
       new Client({ name: 'sse-test', version: '1' }, clientOptions).connect(connection),
       5000,
@@ -283,7 +283,7 @@ describe('SseClientConnection with our LegacySseHandler and the demo server', ()
       connection.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed', params: { n } }),
     );
     const closing = connection.closeGracefully();
-    await assert.rejects(connection.send(ping(99)), (err: SseClientError) => {
+    await assert.rejects(connection.send(ping(99)), (err: SSEClientError) => {
       assert.equal(err.kind, 'refused');
       assert.match(err.message, /closing \(closeGracefully\)/);
       return true;
@@ -301,7 +301,7 @@ describe('SseClientConnection with our LegacySseHandler and the demo server', ()
   });
 });
 
-describe('SseClientConnection against hand-written servers', () => {
+describe('SSEClientConnection against hand-written servers', () => {
   test('an absolute endpoint on the same origin is used as given', async () => {
     const fake = await fakeServer({
       get: (req, res) => openSse(res, `http://127.0.0.1:${req.socket.localPort}/elsewhere/post?x=1`),
@@ -440,7 +440,7 @@ describe('SseClientConnection against hand-written servers', () => {
   test('a malformed message event is reported and answered; the session keeps working', async () => {
     const fake = await fakeServer({ post: answerMcp });
     const errors: Error[] = [];
-    const connection = new SseClientConnection(fake.url, { retry: FAST_RETRY });
+    const connection = new SSEClientConnection(fake.url, { retry: FAST_RETRY });
     const session = await within(
       new Client({ name: 'c', version: '1' }, { onerror: (err) => errors.push(err) }).connect(connection),
       5000,
@@ -523,7 +523,7 @@ describe('SseClientConnection against hand-written servers', () => {
     try {
       const first = connection.send(ping(1));
       const second = connection.send(ping(2));
-      await assert.rejects(first, (err: SseClientError) => {
+      await assert.rejects(first, (err: SSEClientError) => {
         assert.equal(err.kind, 'post-failed');
         assert.match(err.message, /got no answer within 50 ms \(postTimeoutMs\)$/);
         return true;
@@ -547,7 +547,7 @@ describe('SseClientConnection against hand-written servers', () => {
       const waiting = [connection.send(ping(1)), connection.send(ping(2))].map((p) =>
         assert.rejects(p, ConnectionClosedError),
       );
-      await assert.rejects(connection.send(ping(3)), (err: SseClientError) => {
+      await assert.rejects(connection.send(ping(3)), (err: SSEClientError) => {
         assert.equal(err.kind, 'refused');
         assert.match(err.message, /2 messages already wait .* \(postQueueLimit\)/);
         return true;
@@ -578,7 +578,7 @@ describe('SseClientConnection against hand-written servers', () => {
       await delay(90);
       assert.equal(fake.gets.length, 1, 'alive while the comments come');
       await receiver.until(() => receiver.restarts.length === 1, 2000);
-      assert.equal((receiver.errors[0] as SseClientError).kind, 'idle');
+      assert.equal((receiver.errors[0] as SSEClientError).kind, 'idle');
       assert.match(receiver.errors[0].message, /was silent for \d+ ms \(idleTimeoutMs is 60\)/);
     } finally {
       clearInterval(keepAlive);
@@ -595,7 +595,7 @@ describe('SseClientConnection against hand-written servers', () => {
       // An event that never ends would otherwise grow the buffer without bound.
       fake.push(`event: message\ndata: "${'x'.repeat(200)}`);
       await receiver.until(() => receiver.restarts.length === 1);
-      assert.equal((receiver.errors[0] as SseClientError).kind, 'event-too-large');
+      assert.equal((receiver.errors[0] as SSEClientError).kind, 'event-too-large');
       assert.deepEqual(receiver.messages, []);
     } finally {
       await connection.close();
@@ -612,7 +612,7 @@ describe('SseClientConnection against hand-written servers', () => {
     });
     const { connection, receiver } = startTransport(fake.url);
     try {
-      await assert.rejects(connection.send(ping(1)), (err: SseClientError) => {
+      await assert.rejects(connection.send(ping(1)), (err: SSEClientError) => {
         assert.equal(err.kind, 'http-status');
         assert.equal(err.status, 400);
         assert.match(
@@ -622,7 +622,7 @@ describe('SseClientConnection against hand-written servers', () => {
         return true;
       });
       assert.equal(receiver.errors.length, 1);
-      assert.equal((receiver.errors[0] as SseClientError).status, 400);
+      assert.equal((receiver.errors[0] as SSEClientError).status, 400);
       // The transport goes on.
       assert.equal(connection.isClosed, false);
     } finally {
@@ -643,7 +643,7 @@ describe('SseClientConnection against hand-written servers', () => {
       // Lost with the old session: the send resolves, and the restart tells the session so.
       await connection.send(ping(1));
       await receiver.until(() => receiver.restarts.length === 1);
-      assert.equal((receiver.restarts[0] as SseClientError).kind, 'reconnected');
+      assert.equal((receiver.restarts[0] as SSEClientError).kind, 'reconnected');
       assert.equal(fake.gets.length, 2);
       assert.equal(connection.endpoint?.search, '?sessionId=2');
       await connection.send(ping(2));
@@ -667,7 +667,7 @@ describe('SseClientConnection against hand-written servers', () => {
         );
       },
     });
-    const connection = new SseClientConnection(fake.url, {
+    const connection = new SSEClientConnection(fake.url, {
       retry: FAST_RETRY,
       headers: { Authorization: 'x' },
     });
@@ -819,7 +819,7 @@ describe('SseClientConnection against hand-written servers', () => {
       await within(connection.closeGracefully(), 2000, 'closeGracefully');
       assert.ok(performance.now() - started < 1000);
       for (const send of [stuck, next]) {
-        await assert.rejects(send, (err: SseClientError) => {
+        await assert.rejects(send, (err: SSEClientError) => {
           assert.equal(err.kind, 'refused');
           assert.match(err.message, /waited 50 ms \(drainTimeoutMs\) for 2 queued message\(s\)/);
           return true;
@@ -851,13 +851,13 @@ describe('SseClientConnection against hand-written servers', () => {
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The demo server behind our LegacySseHandler, in a child process on `port`. */
+/** The demo server behind our LegacySSEHandler, in a child process on `port`. */
 function serveDemoInChild(port: number): Promise<ChildProcess> {
   const script = `
     import { createServer } from 'node:http';
     import { createDemoServer } from ${JSON.stringify(`${REPO}src/demo/demo-server.ts`)};
-    import { LegacySseHandler } from ${JSON.stringify(`${REPO}src/server/sse/legacy-sse-handler.ts`)};
-    const handler = new LegacySseHandler(createDemoServer(), { keepAliveMs: 0 });
+    import { LegacySSEHandler } from ${JSON.stringify(`${REPO}src/server/sse/legacy-sse-handler.ts`)};
+    const handler = new LegacySSEHandler(createDemoServer(), { keepAliveMs: 0 });
     createServer(handler.node()).listen(${port}, '127.0.0.1', () => process.stdout.write('listening\\n'));
   `;
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], {
@@ -897,7 +897,7 @@ describe('fault: the server process is killed and restarted mid-session', () => 
     const port = await freePort();
     let child = await serveDemoInChild(port);
     const errors: Error[] = [];
-    const connection = new SseClientConnection(`http://127.0.0.1:${port}/sse`, {
+    const connection = new SSEClientConnection(`http://127.0.0.1:${port}/sse`, {
       // Enough budget to outlast the restart of a process.
       retry: { maxAttempts: 100, initialDelayMs: 20, maxDelayMs: 200, jitter: 1 },
     });
@@ -907,7 +907,7 @@ describe('fault: the server process is killed and restarted mid-session', () => 
         new Client(
           { name: 'fault-test', version: '1' },
           {
-            requestTimeout: 10_000,
+            requestTimeoutMs: 10_000,
             roots: [{ uri: 'file:///work/fault', name: 'fault' }],
             onerror: (err) => errors.push(err),
           },
@@ -936,7 +936,7 @@ describe('fault: the server process is killed and restarted mid-session', () => 
       assert.deepEqual(roots.structuredContent, { roots: ['file:///work/fault'] });
       assert.notEqual(connection.endpoint?.href, firstEndpoint);
       assert.ok(
-        errors.some((e) => e instanceof SseClientError && /reconnecting in/.test(e.message)),
+        errors.some((e) => e instanceof SSEClientError && /reconnecting in/.test(e.message)),
         errors.map((e) => e.message).join('\n'),
       );
     } finally {

@@ -13,10 +13,10 @@ import {
   retryDelay,
   retryPolicy,
 } from '../retry-policy.js';
-import { SseClientError } from './sse-client-errors.js';
+import { SSEClientError } from './sse-client-errors.js';
 
-/** How an `SseClientConnection` connects, retries and shuts down; every limit has a default. */
-export interface SseClientOptions {
+/** How an `SSEClientConnection` connects, retries and shuts down; every limit has a default. */
+export interface SSEClientOptions {
   /** The fetch to use (a proxy agent, a test double). Default: the global fetch. */
   fetch?: typeof fetch;
   /** Headers sent with the GET and every POST. */
@@ -93,7 +93,7 @@ const noop = () => {};
  *   never reorders them. `send` resolves once the server accepted the POST (2xx); before the endpoint
  *   is known it waits, bounded by `endpointTimeoutMs`.
  * - An endpoint on another origin than the SSE URL is refused (it would receive the client's
- *   headers): the connection closes with an `SseClientError` of kind 'endpoint-refused'.
+ *   headers): the connection closes with an `SSEClientError` of kind 'endpoint-refused'.
  * - A malformed `message` event is answered with a JSON-RPC error and reported through
  *   `receiver.error`; the stream goes on.
  * - A transient failure (network error, 408, 429, 5xx, the stream ending, a 404 on POST: the server
@@ -103,19 +103,19 @@ const noop = () => {};
  *   is called, so the session fails or resends its requests in flight and initializes anew. The
  *   budget resets whenever an endpoint arrives.
  * - A permanent failure (another 4xx, an answer that is not an event stream, no endpoint in time,
- *   the budget spent) closes the connection: `receiver.closed(err)` with an `SseClientError` naming
+ *   the budget spent) closes the connection: `receiver.closed(err)` with an `SSEClientError` naming
  *   the cause, and every queued `send` rejects with ConnectionClosedError.
- * - A POST answered with an error status rejects its `send` with an 'http-status' `SseClientError`
+ * - A POST answered with an error status rejects its `send` with an 'http-status' `SSEClientError`
  *   (status and body excerpt), also reported through `receiver.error`.
  * - `closeGracefully` refuses new sends, drains the queue (bounded by `drainTimeoutMs`) and closes;
  *   `close` closes at once.
  */
-export class SseClientConnection implements Connection {
+export class SSEClientConnection implements Connection {
   readonly era = 'legacy';
   /** The SSE URL the connection GETs. */
   readonly url: URL;
   private readonly fetch: typeof fetch;
-  private readonly authHeaders: SseClientOptions['authHeaders'];
+  private readonly authHeaders: SSEClientOptions['authHeaders'];
   private readonly getHeaders: Record<string, string>;
   private readonly postHeaders: Record<string, string>;
   private readonly endpointTimeoutMs: number;
@@ -149,7 +149,7 @@ export class SseClientConnection implements Connection {
   private drained: (() => void) | undefined;
   private closing: Promise<void> | undefined;
 
-  constructor(url: string | URL, options: SseClientOptions = {}) {
+  constructor(url: string | URL, options: SSEClientOptions = {}) {
     this.url = new URL(url);
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
       throw new TypeError(`The SSE URL must be http: or https:, got ${this.url.href}`);
@@ -192,7 +192,7 @@ export class SseClientConnection implements Connection {
     if (this.ended) return Promise.reject(new ConnectionClosedError('Connection closed', this.closeCause));
     if (!this.accepting) {
       return Promise.reject(
-        new SseClientError(
+        new SSEClientError(
           'refused',
           `Not sent: the connection to ${this.url} is closing (closeGracefully) and accepts no more messages`,
         ),
@@ -200,7 +200,7 @@ export class SseClientConnection implements Connection {
     }
     if (this.queue.length >= this.postQueueLimit) {
       return Promise.reject(
-        new SseClientError(
+        new SSEClientError(
           'refused',
           `Not sent: ${this.postQueueLimit} messages already wait to be POSTed to ${this.url} (postQueueLimit)`,
         ),
@@ -249,7 +249,7 @@ export class SseClientConnection implements Connection {
       undefined,
       left === 0
         ? undefined
-        : new SseClientError(
+        : new SSEClientError(
             'refused',
             `Not sent: closeGracefully waited ${this.drainTimeoutMs} ms (drainTimeoutMs) for ${left} queued ` +
               `message(s) to reach ${this.url}, then closed`,
@@ -272,7 +272,7 @@ export class SseClientConnection implements Connection {
     attempt.endpointTimer = this.clock.setTimeout(() => {
       if (this.stream !== attempt) return;
       this.lost(
-        new SseClientError(
+        new SSEClientError(
           'endpoint-timeout',
           `No endpoint event from ${this.url} within ${this.endpointTimeoutMs} ms (endpointTimeoutMs): a legacy ` +
             'HTTP+SSE server sends one first; check that the URL is its SSE endpoint',
@@ -283,7 +283,7 @@ export class SseClientConnection implements Connection {
     this.connect(attempt).catch((err) => {
       if (this.stream === attempt) {
         this.lost(
-          new SseClientError('network', `The SSE stream of ${this.url} failed: ${reasonOf(err)}`),
+          new SSEClientError('network', `The SSE stream of ${this.url} failed: ${reasonOf(err)}`),
           true,
         );
       }
@@ -297,7 +297,7 @@ export class SseClientConnection implements Connection {
       const excerpt = await bodyExcerpt(response);
       if (this.stream !== attempt) return;
       this.lost(
-        new SseClientError('http-status', `GET ${this.url} was answered ${response.status}: ${excerpt}`, {
+        new SSEClientError('http-status', `GET ${this.url} was answered ${response.status}: ${excerpt}`, {
           status: response.status,
         }),
         isTransientStatus(response.status),
@@ -309,7 +309,7 @@ export class SseClientConnection implements Connection {
     if (response.body === null || !type.toLowerCase().startsWith('text/event-stream')) {
       response.body?.cancel().catch(noop);
       this.lost(
-        new SseClientError(
+        new SSEClientError(
           'not-event-stream',
           `GET ${this.url} was answered with ${type === '' ? 'no Content-Type' : type}, not text/event-stream: ` +
             'is it the SSE endpoint of a legacy HTTP+SSE MCP server?',
@@ -342,7 +342,7 @@ export class SseClientConnection implements Connection {
         if (response.type === 'opaqueredirect') {
           // A browser: it tells neither status nor Location of a redirect not followed.
           this.lost(
-            new SseClientError(
+            new SSEClientError(
               'redirect-refused',
               `GET ${target} was redirected, and a browser does not say where to: connect to the URL it redirects to`,
             ),
@@ -363,7 +363,7 @@ export class SseClientConnection implements Connection {
         const next = new URL(location, target);
         if (next.origin !== this.url.origin || hops === MAX_REDIRECTS) {
           this.lost(
-            new SseClientError(
+            new SSEClientError(
               'redirect-refused',
               hops === MAX_REDIRECTS
                 ? `GET ${this.url} was redirected more than ${MAX_REDIRECTS} times`
@@ -380,7 +380,7 @@ export class SseClientConnection implements Connection {
     } catch (err) {
       if (this.stream === attempt) {
         this.lost(
-          new SseClientError('network', `GET ${target} failed: ${reasonOf(err)}`, { cause: err }),
+          new SSEClientError('network', `GET ${target} failed: ${reasonOf(err)}`, { cause: err }),
           true,
         );
       }
@@ -406,7 +406,7 @@ export class SseClientConnection implements Connection {
       } catch (err) {
         if (this.stream === attempt) {
           this.lost(
-            new SseClientError('network', `The SSE stream of ${this.url} broke: ${reasonOf(err)}`, {
+            new SSEClientError('network', `The SSE stream of ${this.url} broke: ${reasonOf(err)}`, {
               cause: err,
             }),
             true,
@@ -421,7 +421,7 @@ export class SseClientConnection implements Connection {
       // An event may have ended this attempt (a refused endpoint, an oversized event).
       if (this.stream !== attempt) return;
     }
-    this.lost(new SseClientError('stream-ended', `The server ended the SSE stream of ${this.url}`), true);
+    this.lost(new SSEClientError('stream-ended', `The server ended the SSE stream of ${this.url}`), true);
   }
 
   private onEvent(event: EventSourceMessage, attempt: Attempt): void {
@@ -446,7 +446,7 @@ export class SseClientConnection implements Connection {
   private onEndpoint(data: string, attempt: Attempt): void {
     if (this.currentEndpoint !== undefined) {
       this.receiver!.error(
-        new SseClientError(
+        new SSEClientError(
           'endpoint-refused',
           `Ignored a second endpoint event from ${this.url} (${data}): messages still go to ${this.currentEndpoint}`,
         ),
@@ -458,7 +458,7 @@ export class SseClientConnection implements Connection {
       endpoint = new URL(data, attempt.base);
     } catch {
       this.lost(
-        new SseClientError(
+        new SSEClientError(
           'endpoint-refused',
           `The endpoint event of ${this.url} holds ${JSON.stringify(data)}, which is not a URI`,
         ),
@@ -468,7 +468,7 @@ export class SseClientConnection implements Connection {
     }
     if (endpoint.origin !== this.url.origin) {
       this.lost(
-        new SseClientError(
+        new SSEClientError(
           'endpoint-refused',
           `Refused the endpoint ${endpoint.href} sent by ${this.url}: it is on another origin than the SSE ` +
             `stream (${this.url.origin}), and the client's POSTs would carry its headers there`,
@@ -485,7 +485,7 @@ export class SseClientConnection implements Connection {
       // Everything still queued was meant for the lost session; the receiver's restart says what was lost.
       for (const item of this.queue.splice(0)) item.resolve();
       this.receiver!.restarted(
-        new SseClientError(
+        new SSEClientError(
           'reconnected',
           `Reconnected to ${this.url}: a new server session, so the old one's requests in flight are lost ` +
             'and the client initializes anew',
@@ -500,7 +500,7 @@ export class SseClientConnection implements Connection {
     // Unknown fields and bad retry values are ignored, as the SSE standard says.
     if (err.type !== 'max-buffer-size-exceeded' || this.stream !== attempt) return;
     this.lost(
-      new SseClientError(
+      new SSEClientError(
         'event-too-large',
         `An unfinished SSE event from ${this.url} exceeded ${this.maxEventChars} characters (maxEventChars)`,
       ),
@@ -517,7 +517,7 @@ export class SseClientConnection implements Connection {
       const silent = this.clock.now() - attempt.lastActivity;
       if (silent >= this.idleTimeoutMs) {
         this.lost(
-          new SseClientError(
+          new SSEClientError(
             'idle',
             `The SSE stream of ${this.url} was silent for ${silent} ms (idleTimeoutMs is ${this.idleTimeoutMs})`,
           ),
@@ -534,7 +534,7 @@ export class SseClientConnection implements Connection {
    * The current attempt failed, or its session was lost: reconnect after a delay if `transient` and
    * the budget allows, else close with `err`.
    */
-  private lost(err: SseClientError, transient: boolean, serverDelayMs?: number): void {
+  private lost(err: SSEClientError, transient: boolean, serverDelayMs?: number): void {
     this.endAttempt();
     if (this.currentEndpoint !== undefined) {
       this.currentEndpoint = undefined;
@@ -549,7 +549,7 @@ export class SseClientConnection implements Connection {
     const max = this.policy.maxAttempts;
     if (this.failures > max) {
       this.finish(
-        new SseClientError(
+        new SSEClientError(
           'retries-exhausted',
           max === 0
             ? `${err.message}; reconnection is off (retry.maxAttempts is 0)`
@@ -561,7 +561,7 @@ export class SseClientConnection implements Connection {
     }
     const delay = retryDelay(this.policy, this.failures, this.random, serverDelayMs ?? this.serverRetryMs);
     this.receiver?.error(
-      new SseClientError(
+      new SSEClientError(
         err.kind,
         `${err.message}; reconnecting in ${delay} ms (attempt ${this.failures} of ${max})`,
         { cause: err.cause, status: err.status },
@@ -640,7 +640,7 @@ export class SseClientConnection implements Connection {
         return;
       }
       const excerpt = await bodyExcerpt(response);
-      const err = new SseClientError(
+      const err = new SSEClientError(
         'http-status',
         `POST ${endpoint} was answered ${response.status}: ${excerpt}`,
         { status: response.status },
@@ -663,11 +663,11 @@ export class SseClientConnection implements Connection {
       else {
         const failure =
           reason === POST_TIMEOUT
-            ? new SseClientError(
+            ? new SSEClientError(
                 'post-failed',
                 `POST ${endpoint} got no answer within ${this.postTimeoutMs} ms (postTimeoutMs)`,
               )
-            : new SseClientError('post-failed', `POST ${endpoint} failed: ${reasonOf(err)}`, { cause: err });
+            : new SSEClientError('post-failed', `POST ${endpoint} failed: ${reasonOf(err)}`, { cause: err });
         this.receiver?.error(failure);
         item.reject(failure);
       }

@@ -1,5 +1,5 @@
-/** What went wrong in a legacy HTTP+SSE client connection; see `SseClientError.kind`. */
-export type SseClientErrorKind =
+/** What went wrong in a legacy HTTP+SSE client connection; see `SSEClientError.kind`. */
+export type SSEClientErrorKind =
   /** The server answered the GET or a POST with an error status (`status` is set). */
   | 'http-status'
   /** The GET could not be made or its stream broke (network error, unreadable stream). */
@@ -31,11 +31,11 @@ export type SseClientErrorKind =
  * An error of the legacy HTTP+SSE client transport. The message says what happened and what to do;
  * `kind` says it to code, `status` carries the HTTP status of an 'http-status' error.
  */
-export class SseClientError extends Error {
-  override name = 'SseClientError';
+export class SSEClientError extends Error {
+  override name = 'SSEClientError';
   readonly status: number | undefined;
   constructor(
-    readonly kind: SseClientErrorKind,
+    readonly kind: SSEClientErrorKind,
     message: string,
     options?: { cause?: unknown; status?: number },
   ) {

@@ -9,7 +9,7 @@ import {
   openSession,
   parseSse,
   post,
-  SseReader,
+  SSEReader,
   sseMessages,
   toolCall,
 } from '../../test-support/mcp-http.js';
@@ -80,7 +80,7 @@ describe('JSON-response mode', () => {
     const { served } = await serveTestServer({ jsonResponse: true });
     try {
       const sessionId = await openSession(served.url, '2025-11-25', { sampling: {} });
-      const stream = new SseReader(await get(served.url, sessionId));
+      const stream = new SSEReader(await get(served.url, sessionId));
       await stream.next();
       const answer = post(served.url, toolCall(1, 'ask'), { sessionId });
       const sampling = await stream.nextMessage();
@@ -182,13 +182,13 @@ describe('JSON-response mode', () => {
     const { served } = await serveTestServer({ jsonResponse: true });
     try {
       const sessionId = await openSession(served.url);
-      const first = new SseReader(await get(served.url, sessionId));
+      const first = new SSEReader(await get(served.url, sessionId));
       const primed = await first.next();
       assert.ok(primed?.id);
       await first.cancel();
       const answer = await post(served.url, toolCall(1, 'burst', { count: 2 }), { sessionId });
       assert.equal((await jsonBody(answer)).result.content[0].text, 'sent 2');
-      const resumed = new SseReader(await get(served.url, sessionId, { lastEventId: primed.id }));
+      const resumed = new SSEReader(await get(served.url, sessionId, { lastEventId: primed.id }));
       assert.equal((await resumed.nextMessage())?.message.params.data, 0);
       assert.equal((await resumed.nextMessage())?.message.params.data, 1);
       await resumed.cancel();

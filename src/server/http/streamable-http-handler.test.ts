@@ -10,7 +10,7 @@ import {
   parseSse,
   post,
   type Served,
-  SseReader,
+  SSEReader,
   serveOn,
   sseMessages,
   toolCall,
@@ -89,7 +89,7 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
 
   test('a response gets 202 when it answers a request of the session, late or not; 400 -32600 when it answers nothing', async () => {
     const sessionId = await openSession(served.url, '2025-11-25', { sampling: {} });
-    const call = new SseReader(await post(served.url, toolCall(7, 'ask'), { sessionId }));
+    const call = new SSEReader(await post(served.url, toolCall(7, 'ask'), { sessionId }));
     const asked = (await call.nextMessage())!.message;
     assert.equal(asked.method, 'sampling/createMessage');
     const nothing = { jsonrpc: '2.0', id: 4242, result: {} };
@@ -449,9 +449,9 @@ describe('StreamableHTTPHandler: sessions', () => {
     const { handler, served } = await serve({ maxSessions: 2 });
     try {
       // Each holds its GET stream, so none is idle and none makes room (see legacy/session-table.test.ts).
-      const streams: SseReader[] = [];
+      const streams: SSEReader[] = [];
       for (let i = 0; i < 2; i++) {
-        const stream = new SseReader(await get(served.url, await openSession(served.url)));
+        const stream = new SSEReader(await get(served.url, await openSession(served.url)));
         await stream.next();
         streams.push(stream);
       }

@@ -9,7 +9,7 @@ import { HTTPIntake } from '../../http/intake.js';
 import type { JsonErrorOptions } from '../../http/json-error.js';
 import { writeJsonError } from '../../http/json-error.js';
 import { fromNode, type NodeListener } from '../../http/node-adapter.js';
-import type { SseWriterOptions } from '../../http/sse-writer.js';
+import type { SSEWriterOptions } from '../../http/sse-writer.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import type { JsonRpcMessage } from '../../jsonrpc/types.js';
@@ -78,7 +78,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   readonly store: EventStore | undefined;
   readonly jsonResponse: boolean;
   readonly stateless: boolean;
-  readonly writerOptions: SseWriterOptions;
+  readonly writerOptions: SSEWriterOptions;
   readonly retryMs: number;
   readonly clock: Clock;
   readonly idleTimeoutMs: number;

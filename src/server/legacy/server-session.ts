@@ -4,10 +4,10 @@ import { type Connection, type MessageInfo, SENT } from '../../peer/connection.j
 import { CapabilityError } from '../../peer/errors.js';
 import {
   type HandlerContext,
+  JsonRpcPeer,
   type RequestContext,
   type RequestOptions,
   type RunningRequest,
-  Session,
 } from '../../peer/jsonrpc-peer.js';
 import { isInputMethod } from '../../protocol/modern-types.js';
 import {
@@ -50,7 +50,7 @@ export interface PreinitializedState {
  * -32600. Calls to the client (`listRoots`, `createMessage`, `elicit`) reject with CapabilityError,
  * sending nothing, when the client did not declare the capability they need.
  */
-export class ServerSession extends Session implements ClientScope {
+export class ServerSession extends JsonRpcPeer implements ClientScope {
   /** The client's identity, from initialize. */
   clientInfo: Implementation | undefined;
   /** What the client declared it supports, from initialize. */

@@ -7,9 +7,9 @@ import { ProtectedResource, type TokenGrant } from '../../http/protected-resourc
 import { fromWeb } from '../../http/web-adapter.js';
 import { listenLoopback } from '../../test-support/http-loopback.js';
 import { Server } from '../server.js';
-import { LegacySseHandler, type LegacySseHandlerOptions } from './legacy-sse-handler.js';
+import { LegacySSEHandler, type LegacySSEHandlerOptions } from './legacy-sse-handler.js';
 
-interface SseEventSeen {
+interface SSEEventSeen {
   event: string;
   data: string;
 }
@@ -18,7 +18,7 @@ interface SseEventSeen {
 interface OpenStream {
   res: IncomingMessage;
   raw: () => string;
-  next: (ms?: number) => Promise<SseEventSeen>;
+  next: (ms?: number) => Promise<SSEEventSeen>;
   ended: Promise<void>;
   close: () => void;
 }
@@ -28,8 +28,8 @@ function openStream(port: number, headers: Record<string, string> = { accept: 't
     const req = request({ port, host: '127.0.0.1', path: '/sse', headers }, (res) => {
       let raw = '';
       let pending = '';
-      const events: SseEventSeen[] = [];
-      const waiters: ((e: SseEventSeen) => void)[] = [];
+      const events: SSEEventSeen[] = [];
+      const waiters: ((e: SSEEventSeen) => void)[] = [];
       res.setEncoding('utf8');
       const ended = new Promise<void>((done) => res.on('close', done));
       res.on('data', (chunk: string) => {
@@ -38,7 +38,7 @@ function openStream(port: number, headers: Record<string, string> = { accept: 't
         for (let end = pending.indexOf('\n\n'); end !== -1; end = pending.indexOf('\n\n')) {
           const block = pending.slice(0, end);
           pending = pending.slice(end + 2);
-          const e: SseEventSeen = { event: 'message', data: '' };
+          const e: SSEEventSeen = { event: 'message', data: '' };
           let isComment = true;
           for (const line of block.split('\n')) {
             if (line.startsWith(':')) continue;
@@ -133,11 +133,11 @@ function testServer(): Server {
 
 /** A handler on a loopback port; `principal` (when given) sets each exchange's principal from a request. */
 async function serve(
-  options: Partial<LegacySseHandlerOptions> = {},
+  options: Partial<LegacySSEHandlerOptions> = {},
   principal?: (req: IncomingMessage) => unknown,
 ) {
   const errors: Error[] = [];
-  const handler = new LegacySseHandler(testServer(), {
+  const handler = new LegacySSEHandler(testServer(), {
     keepAliveMs: 0,
     onerror: (err) => errors.push(err),
     ...options,
@@ -191,7 +191,7 @@ async function until(check: () => boolean, ms = 5000) {
   }
 }
 
-describe('LegacySseHandler: the SSE stream', () => {
+describe('LegacySSEHandler: the SSE stream', () => {
   test('GET /sse answers 200 SSE and the first event is endpoint with a 128-bit session id', async () => {
     const s = await serve();
     try {
@@ -373,7 +373,7 @@ describe('LegacySseHandler: the SSE stream', () => {
   });
 });
 
-describe('LegacySseHandler: refusals, each with its status and a JSON-RPC error body', () => {
+describe('LegacySSEHandler: refusals, each with its status and a JSON-RPC error body', () => {
   test('POST without sessionId → 400; unknown sessionId → 404', async () => {
     const s = await serve();
     try {
@@ -543,9 +543,9 @@ describe('LegacySseHandler: refusals, each with its status and a JSON-RPC error 
 
   test('DNS rebinding with defaultLoopbackPolicy: bad Host → 421, bad Origin → 403, on both paths', async () => {
     // The policy names the port, known only once listening: the listener is set right after.
-    let listener: ReturnType<LegacySseHandler['node']> = () => {};
+    let listener: ReturnType<LegacySSEHandler['node']> = () => {};
     const http = await listenLoopback((req, res) => listener(req, res));
-    const handler = new LegacySseHandler(testServer(), {
+    const handler = new LegacySSEHandler(testServer(), {
       keepAliveMs: 0,
       dnsRebindingProtection: defaultLoopbackPolicy(http.port),
     });
@@ -610,9 +610,9 @@ describe('LegacySseHandler: refusals, each with its status and a JSON-RPC error 
   });
 });
 
-describe('LegacySseHandler: beside other handlers', () => {
+describe('LegacySSEHandler: beside other handlers', () => {
   test('handle resolves false for other paths and leaves the exchange untouched', async () => {
-    const handler = new LegacySseHandler(testServer());
+    const handler = new LegacySSEHandler(testServer());
     for (const target of ['/mcp', '/sse/', '/messagesx?sessionId=a', '/']) {
       const { exchange } = fromWeb(new Request(`http://127.0.0.1${target}`, { method: 'POST', body: '{}' }));
       assert.equal(await handler.handle(exchange), false, target);
@@ -631,7 +631,7 @@ describe('LegacySseHandler: beside other handlers', () => {
   });
 
   test('fetch(): the same sessions through web-standard Request and Response', async () => {
-    const handler = new LegacySseHandler(testServer(), { keepAliveMs: 0 });
+    const handler = new LegacySSEHandler(testServer(), { keepAliveMs: 0 });
     try {
       const response = await handler.fetch(
         new Request('http://127.0.0.1/sse', { headers: { accept: 'text/event-stream' } }),
@@ -663,7 +663,7 @@ describe('LegacySseHandler: beside other handlers', () => {
   });
 });
 
-describe('LegacySseHandler: with a ProtectedResource', () => {
+describe('LegacySSEHandler: with a ProtectedResource', () => {
   test("the GET and every POST need a granted token; the session answers its token's principal only", async () => {
     const grants: Record<string, TokenGrant> = {
       ada: { principal: 'ada', scopes: [] },
@@ -674,7 +674,7 @@ describe('LegacySseHandler: with a ProtectedResource', () => {
       authorizationServers: ['https://auth.example.com'],
       verifier: { verify: (token) => grants[token] },
     });
-    const handler = new LegacySseHandler(new Server({ name: 'protected', version: '1' }), { auth: resource });
+    const handler = new LegacySSEHandler(new Server({ name: 'protected', version: '1' }), { auth: resource });
     const sse = (headers: Record<string, string> = {}) =>
       handler.fetch(
         new Request('http://127.0.0.1/sse', { headers: { accept: 'text/event-stream', ...headers } }),

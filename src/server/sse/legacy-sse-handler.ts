@@ -12,13 +12,13 @@ import { HTTPRejectionError } from '../http/errors.js';
 import { unaskedMessage } from '../http/unasked-response.js';
 import type { ServerSession } from '../legacy/server-session.js';
 import type { Server } from '../server.js';
-import { SseServerConnection } from './sse-server-connection.js';
+import { SSEServerConnection } from './sse-server-connection.js';
 
 /** Sessions one handler serves at once unless configured otherwise (503 past it). */
 export const DEFAULT_MAX_SSE_SESSIONS = 10_000;
 
-/** How a `LegacySseHandler` serves; every limit has a default. */
-export interface LegacySseHandlerOptions {
+/** How a `LegacySSEHandler` serves; every limit has a default. */
+export interface LegacySSEHandlerOptions {
   /** Where clients open their SSE stream with GET. Default `/sse`. */
   ssePath?: string;
   /** Where clients POST their messages (`?sessionId=` is added). Default `/messages`. */
@@ -71,21 +71,21 @@ const ACCEPTED_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'te
  * session closes and is forgotten; every refusal carries a JSON-RPC error body; `handle` leaves
  * requests for other paths untouched, so it can sit beside the Streamable HTTP handler.
  */
-export class LegacySseHandler {
+export class LegacySSEHandler {
   readonly ssePath: string;
   readonly messagesPath: string;
   private readonly maxSessions: number;
   private readonly intake: HTTPIntake;
   private readonly writerOptions: { keepAliveMs?: number; maxBufferedBytes?: number };
   private readonly onerror: ((err: Error) => void) | undefined;
-  private readonly connections = new Map<string, SseServerConnection>();
+  private readonly connections = new Map<string, SSEServerConnection>();
   private closing = false;
   /** Stops the server's telemetry reading this handler's gauges. */
   private readonly unobserve: (() => void) | undefined;
 
   constructor(
     readonly server: Server,
-    options: LegacySseHandlerOptions = {},
+    options: LegacySSEHandlerOptions = {},
   ) {
     this.ssePath = options.ssePath ?? '/sse';
     this.messagesPath = options.messagesPath ?? '/messages';
@@ -207,7 +207,7 @@ export class LegacySseHandler {
     }
     const id = randomBytes(16).toString('base64url');
     // base64url needs no percent-encoding in a query.
-    const connection = new SseServerConnection(
+    const connection = new SSEServerConnection(
       exchange,
       id,
       `${this.messagesPath}?sessionId=${id}`,
@@ -266,7 +266,7 @@ export class LegacySseHandler {
   }
 
   /** A session opened by an authenticated principal takes messages from that principal only. */
-  private mayUse(connection: SseServerConnection, exchange: HTTPExchange): boolean {
+  private mayUse(connection: SSEServerConnection, exchange: HTTPExchange): boolean {
     return connection.principal === undefined || connection.principal === exchange.principal;
   }
 

@@ -5,7 +5,7 @@ import { parseMessage } from '../../jsonrpc/parse.js';
 import type { MessageInfo } from '../../peer/connection.js';
 import { ConnectionClosedError } from '../../peer/errors.js';
 import { recordingReceiver } from '../../test-support/recording-receiver.js';
-import { SseServerConnection } from './sse-server-connection.js';
+import { SSEServerConnection } from './sse-server-connection.js';
 
 /** A connection over a web exchange whose writes are recorded, and its client's response. */
 function connection(options?: { principal?: unknown; maxBufferedBytes?: number }) {
@@ -17,14 +17,14 @@ function connection(options?: { principal?: unknown; maxBufferedBytes?: number }
     writes.push(chunk);
     return write(chunk);
   };
-  const conn = new SseServerConnection(exchange, 'sid', '/messages?sessionId=sid', {
+  const conn = new SSEServerConnection(exchange, 'sid', '/messages?sessionId=sid', {
     keepAliveMs: 0,
     maxBufferedBytes: options?.maxBufferedBytes,
   });
   return { conn, exchange, response, writes };
 }
 
-describe('SseServerConnection', () => {
+describe('SSEServerConnection', () => {
   test('start sends the endpoint event first; each message is one event in one write', async () => {
     const { conn, writes } = connection();
     const receiver = recordingReceiver();

@@ -1,6 +1,6 @@
 import type { HTTPExchange } from '../../http/exchange.js';
 import { PostInfo } from '../../http/post-info.js';
-import { SseWriter, type SseWriterOptions } from '../../http/sse-writer.js';
+import { SSEWriter, type SSEWriterOptions } from '../../http/sse-writer.js';
 import { McpError } from '../../jsonrpc/errors.js';
 import type { Parsed } from '../../jsonrpc/parse.js';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/types.js';
@@ -22,10 +22,10 @@ const RESOLVED = Promise.resolve();
  * receiver hears `closed` once. The legacy transport has no event ids and no resumption: a client
  * whose stream ended must open a new session, so ending the stream ends the session.
  */
-export class SseServerConnection implements Connection {
+export class SSEServerConnection implements Connection {
   /** Who opened the session (the GET's `principal`), or undefined when no authentication ran. */
   readonly principal: unknown;
-  private readonly writer: SseWriter;
+  private readonly writer: SSEWriter;
   /** The principal handlers see in `ctx.transport.principal`, when it is a name. */
   private readonly principalName: string | undefined;
   private receiver: Receiver | undefined;
@@ -41,11 +41,11 @@ export class SseServerConnection implements Connection {
     exchange: HTTPExchange,
     readonly sessionId: string,
     private readonly endpoint: string,
-    options?: SseWriterOptions,
+    options?: SSEWriterOptions,
   ) {
     this.principal = exchange.principal;
     this.principalName = typeof this.principal === 'string' ? this.principal : undefined;
-    this.writer = new SseWriter(exchange, options);
+    this.writer = new SSEWriter(exchange, options);
     exchange.onClose(this.onResponseClosed);
   }
 

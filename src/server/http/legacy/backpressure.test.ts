@@ -7,7 +7,7 @@ import {
   get,
   openSession,
   parseSse,
-  type SseEventRead,
+  type SSEEventRead,
   serveOn,
 } from '../../../test-support/mcp-http.js';
 import { Server } from '../../server.js';
@@ -84,7 +84,7 @@ test('a reader that stops reading is dropped past maxBufferedBytes and resumes f
 
     const resumed = await get(served.url, sessionId, { lastEventId: lastId });
     assert.equal(resumed.status, 200);
-    const after: SseEventRead[] = parseSse(await resumed.text()).filter((e) => e.data !== '');
+    const after: SSEEventRead[] = parseSse(await resumed.text()).filter((e) => e.data !== '');
     const all = [...messagesBefore, ...after.map((e) => JSON.parse(e.data))];
     const logs = all.filter((m) => m.method === 'notifications/message').map((m) => m.params.data.i);
     assert.deepEqual(

@@ -6,7 +6,7 @@ import {
   jsonBody,
   openSession,
   post,
-  SseReader,
+  SSEReader,
   sseMessages,
   toolCall,
 } from '../../../test-support/mcp-http.js';
@@ -28,7 +28,7 @@ test('an idle session is closed after sessionIdleTimeoutMs, never while a reques
     const idle = await openSession(served.url);
     const busy = await openSession(served.url);
     const pending = post(served.url, toolCall(1, 'wait', { gate: 'idle' }), { sessionId: busy });
-    const reader = new SseReader(await pending);
+    const reader = new SSEReader(await pending);
     await reader.nextMessage();
     clock.advance(999);
     assert.equal(handler.sessionCount, 2);
@@ -74,7 +74,7 @@ test('DELETE frees everything: session count, server sessions and event-store by
     const sessionId = await openSession(served.url);
     const res = await post(served.url, toolCall(1, 'burst', { count: 20 }), { sessionId });
     assert.equal((await sseMessages(res)).length, 21);
-    const stream = new SseReader(await get(served.url, sessionId));
+    const stream = new SSEReader(await get(served.url, sessionId));
     await stream.next();
     assert.ok(store.bytes > 0);
     const del = await fetch(served.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
@@ -119,7 +119,7 @@ test('during shutdown a DELETE is served, not refused: 204 while the session las
   try {
     const held = await openSession(served.url);
     const busy = await openSession(served.url);
-    const work = new SseReader(
+    const work = new SSEReader(
       await post(served.url, toolCall(1, 'wait', { gate: 'delete' }), { sessionId: busy }),
     );
     await work.nextMessage();
@@ -143,9 +143,9 @@ test('graceful shutdown: 503 for new requests, in-flight ones finish, streams en
   const { gates, clock, handler, served, store } = await setup({ retryMs: 300 });
   try {
     const sessionId = await openSession(served.url);
-    const stream = new SseReader(await get(served.url, sessionId));
+    const stream = new SSEReader(await get(served.url, sessionId));
     await stream.next();
-    const work = new SseReader(
+    const work = new SSEReader(
       await post(served.url, toolCall(1, 'wait', { gate: 'shutdown' }), { sessionId }),
     );
     await work.nextMessage();

@@ -7,7 +7,7 @@ import {
   openSession,
   post,
   type Served,
-  SseReader,
+  SSEReader,
   sseMessages,
   toolCall,
 } from '../../../test-support/mcp-http.js';
@@ -35,7 +35,7 @@ describe('StreamableHTTPHandler: resumption', () => {
         sessionId,
         signal: controller.signal,
       });
-      const reader = new SseReader(res);
+      const reader = new SSEReader(res);
       const prime = await reader.next();
       assert.equal(prime?.data, '', 'the priming event comes first');
       assert.equal(prime?.retry, 250);
@@ -69,12 +69,12 @@ describe('StreamableHTTPHandler: resumption', () => {
       sessionId,
       signal: controller.signal,
     });
-    const reader = new SseReader(res);
+    const reader = new SSEReader(res);
     await reader.next();
     const log = await reader.nextMessage();
     assert.equal(log?.message.params.data, 'waiting for resume-live');
     controller.abort();
-    const resumed = new SseReader(await get(served.url, sessionId, { lastEventId: log!.id }));
+    const resumed = new SSEReader(await get(served.url, sessionId, { lastEventId: log!.id }));
     gates.open('resume-live');
     const result = await resumed.nextMessage();
     assert.equal(result?.message.id, 1);
@@ -105,7 +105,7 @@ describe('StreamableHTTPHandler: resumption', () => {
       sessionId,
       headers: { 'mcp-protocol-version': '2025-03-26' },
     });
-    const reader = new SseReader(res);
+    const reader = new SSEReader(res);
     const prime = await reader.next();
     assert.equal(prime?.data, '');
     assert.ok(prime?.id);
@@ -116,7 +116,7 @@ describe('StreamableHTTPHandler: resumption', () => {
     assert.equal(ending?.retry, 250, 'a retry hint before the early end');
     assert.equal(await reader.next(), undefined, 'the POST response ended before the result');
 
-    const resumed = new SseReader(await get(served.url, sessionId, { lastEventId: before!.id }));
+    const resumed = new SSEReader(await get(served.url, sessionId, { lastEventId: before!.id }));
     assert.equal((await resumed.nextMessage())?.message.params.data, 'after close');
     gates.open('poll');
     const result = await resumed.nextMessage();
@@ -135,14 +135,14 @@ describe('StreamableHTTPHandler: resumption', () => {
   test('the standalone GET stream resumes with what was sent while the client was away', async () => {
     const sessionId = await openSession(served.url);
     const controller = new AbortController();
-    const first = new SseReader(await get(served.url, sessionId, { signal: controller.signal }));
+    const first = new SSEReader(await get(served.url, sessionId, { signal: controller.signal }));
     const prime = await first.next();
     assert.equal(prime?.data, '');
     controller.abort();
     await new Promise((r) => setTimeout(r, 20));
     const handle = server.tool({ name: 'while-away' }, () => ({ content: [] }));
     await new Promise((r) => setTimeout(r, 20));
-    const resumed = new SseReader(await get(served.url, sessionId, { lastEventId: prime!.id }));
+    const resumed = new SSEReader(await get(served.url, sessionId, { lastEventId: prime!.id }));
     assert.equal((await resumed.nextMessage())?.message.method, 'notifications/tools/list_changed');
     handle.remove();
     assert.equal((await resumed.nextMessage())?.message.method, 'notifications/tools/list_changed');
@@ -151,9 +151,9 @@ describe('StreamableHTTPHandler: resumption', () => {
 
   test('a second GET takes over the standalone stream; the stale one ends with a retry hint', async () => {
     const sessionId = await openSession(served.url);
-    const stale = new SseReader(await get(served.url, sessionId));
+    const stale = new SSEReader(await get(served.url, sessionId));
     await stale.next();
-    const fresh = new SseReader(await get(served.url, sessionId));
+    const fresh = new SSEReader(await get(served.url, sessionId));
     assert.equal((await fresh.next())?.data, '');
     assert.equal((await stale.next())?.retry, 250);
     assert.equal(await stale.next(), undefined);
@@ -173,7 +173,7 @@ test('after a purge, resumption is an explicit 410 error, never a partial replay
       sessionId,
       signal: controller.signal,
     });
-    const prime = await new SseReader(res).next();
+    const prime = await new SSEReader(res).next();
     controller.abort();
     const resumed = await get(served.url, sessionId, { lastEventId: prime!.id });
     assert.equal(resumed.status, 410);

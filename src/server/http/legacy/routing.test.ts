@@ -5,7 +5,7 @@ import {
   openSession,
   post,
   type Served,
-  SseReader,
+  SSEReader,
   sseMessages,
   toolCall,
 } from '../../../test-support/mcp-http.js';
@@ -41,12 +41,12 @@ describe('StreamableHTTPHandler: routing', () => {
     const sessionId = await openSession(served.url);
     const getRes = await get(served.url, sessionId);
     assert.equal(getRes.status, 200);
-    const standalone = new SseReader(getRes);
+    const standalone = new SSEReader(getRes);
     const prime = await standalone.next();
     assert.equal(prime?.data, '');
 
     const postRes = await post(served.url, toolCall(1, 'wait', { gate: 'route' }), { sessionId });
-    const requestStream = new SseReader(postRes);
+    const requestStream = new SSEReader(postRes);
     const log = await requestStream.nextMessage();
     assert.equal(log?.message.method, 'notifications/message');
     assert.equal(log?.message.params.data, 'waiting for route');

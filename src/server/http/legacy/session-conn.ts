@@ -1,6 +1,6 @@
 import type { EventStore } from '../../../eventstore/event-store.js';
 import type { HTTPExchange } from '../../../http/exchange.js';
-import type { SseWriterOptions } from '../../../http/sse-writer.js';
+import type { SSEWriterOptions } from '../../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../../jsonrpc/errors.js';
 import { serialize } from '../../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/types.js';
@@ -18,7 +18,7 @@ const NONE: readonly Stream[] = [];
 export interface ConnOwner {
   readonly store: EventStore | undefined;
   readonly sessionId: string | undefined;
-  readonly writerOptions: SseWriterOptions;
+  readonly writerOptions: SSEWriterOptions;
   readonly retryMs: number;
   readonly jsonResponse: boolean;
   readonly stateless: boolean;
@@ -272,7 +272,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
     return this.owner.sessionId!;
   }
 
-  get writerOptions(): SseWriterOptions {
+  get writerOptions(): SSEWriterOptions {
     return this.owner.writerOptions;
   }
 

@@ -6,7 +6,7 @@ import {
   jsonBody,
   openSession,
   post,
-  SseReader,
+  SSEReader,
   toolCall,
 } from '../../../test-support/mcp-http.js';
 import { serveTestServer } from '../../../test-support/streamable-fixture.js';
@@ -73,7 +73,7 @@ test('a silent session holding its GET stream is not ended for silence', async (
   const { clock, handler, served } = await setup({ initializeTimeoutMs: 2000 });
   try {
     const sessionId = await unfinishedSession(served.url);
-    const stream = new SseReader(await get(served.url, sessionId));
+    const stream = new SSEReader(await get(served.url, sessionId));
     await stream.next();
     clock.advance(10_000);
     assert.equal(handler.sessionCount, 1);
@@ -91,7 +91,7 @@ test('at the cap the least recently active idle session makes room; busy ones st
     const lru = await openSession(served.url);
     clock.advance(ACTIVITY_ORDER_STEP_MS);
     const streaming = await openSession(served.url);
-    const stream = new SseReader(await get(served.url, streaming));
+    const stream = new SSEReader(await get(served.url, streaming));
     await stream.next();
     clock.advance(ACTIVITY_ORDER_STEP_MS);
     // `older` is active again: `lru` is now the least recently active idle session.
@@ -111,7 +111,7 @@ test('at the cap the least recently active idle session makes room; busy ones st
     const calls = [older, newcomer].map((sessionId, i) =>
       post(served.url, toolCall(10 + i, 'wait', { gate: 'hold' }), { sessionId }),
     );
-    const readers = await Promise.all(calls.map(async (call) => new SseReader(await call)));
+    const readers = await Promise.all(calls.map(async (call) => new SSEReader(await call)));
     for (const reader of readers) await reader.nextMessage();
     const refused = await post(served.url, initializeRequest(1));
     assert.equal(refused.status, 503);

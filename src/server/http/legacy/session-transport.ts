@@ -5,7 +5,7 @@ import type { HTTPExchange } from '../../../http/exchange.js';
 import type { JsonErrorOptions } from '../../../http/json-error.js';
 import { PostInfo } from '../../../http/post-info.js';
 import { formatSseEvent } from '../../../http/sse-event.js';
-import { SseWriter, type SseWriterOptions } from '../../../http/sse-writer.js';
+import { SSEWriter, type SSEWriterOptions } from '../../../http/sse-writer.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { Parsed } from '../../../jsonrpc/parse.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../jsonrpc/types.js';
@@ -49,7 +49,7 @@ const STATE_METHODS: ReadonlySet<string> = new Set([
 export interface TransportHost {
   readonly store: EventStore | undefined;
   readonly jsonResponse: boolean;
-  readonly writerOptions: SseWriterOptions;
+  readonly writerOptions: SSEWriterOptions;
   readonly retryMs: number;
   readonly clock: Clock;
   /** 0: sessions never expire. */
@@ -360,7 +360,7 @@ export class StreamableServerTransport implements ConnOwner {
     return this.sessionId === undefined ? undefined : this.host.store;
   }
 
-  get writerOptions(): SseWriterOptions {
+  get writerOptions(): SSEWriterOptions {
     return this.host.writerOptions;
   }
 
@@ -514,7 +514,7 @@ export class StreamableServerTransport implements ConnOwner {
     exchange: HTTPExchange,
     store: EventStore,
     event: EventId,
-    writer: SseWriter | undefined,
+    writer: SSEWriter | undefined,
     resumption: Resumption | undefined,
   ): void | Promise<void> {
     let replay: Replay | Promise<Replay>;
@@ -537,12 +537,12 @@ export class StreamableServerTransport implements ConnOwner {
     exchange: HTTPExchange,
     store: EventStore,
     event: EventId,
-    writer: SseWriter | undefined,
+    writer: SSEWriter | undefined,
     replay: Replay,
     resumption: Resumption | undefined,
   ): void | Promise<void> {
     if (exchange.closed) return;
-    const w = writer ?? new SseWriter(exchange, this.host.writerOptions);
+    const w = writer ?? new SSEWriter(exchange, this.host.writerOptions);
     const streamId = event.streamId;
     let index = event.index;
     // Replayed data comes from the store: formatted with every check, one write per event.
@@ -563,7 +563,7 @@ export class StreamableServerTransport implements ConnOwner {
 
   private replayFailed(
     exchange: HTTPExchange,
-    writer: SseWriter | undefined,
+    writer: SSEWriter | undefined,
     err: unknown,
     resumption: Resumption | undefined,
   ): void {

@@ -4,7 +4,7 @@ import { StoreUnavailableError } from '../../../eventstore/store-unavailable-err
 import type { HTTPExchange } from '../../../http/exchange.js';
 import { writeJsonError } from '../../../http/json-error.js';
 import { formatRetry, formatSseEvent } from '../../../http/sse-event.js';
-import { SseWriter, type SseWriterOptions, sendSseBody } from '../../../http/sse-writer.js';
+import { SSEWriter, type SSEWriterOptions, sendSseBody } from '../../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../../jsonrpc/errors.js';
 import type { RequestId } from '../../../jsonrpc/types.js';
 import type { MessageInfo } from '../../../peer/connection.js';
@@ -17,7 +17,7 @@ export interface StreamOwner {
   readonly store: EventStore | undefined;
   /** The session's key in the event store. */
   readonly storeKey: string;
-  readonly writerOptions: SseWriterOptions;
+  readonly writerOptions: SSEWriterOptions;
   /** The reconnection delay sent with priming events and with responses ended before their stream. */
   readonly retryMs: number;
   /** Whether each new SSE response starts with a priming event (SEP-1699). */
@@ -95,7 +95,7 @@ export class Stream implements MessageInfo {
    * have not all left since. Answers then do not wait for it at all.
    */
   private stalled = false;
-  private writer: SseWriter | undefined;
+  private writer: SSEWriter | undefined;
   /** JSON-response mode: the exchange waiting for the one body, its headers and the responses gathered. */
   private json: HTTPExchange | undefined;
   private jsonHeaders: Readonly<Record<string, string>> | undefined;
@@ -249,7 +249,7 @@ export class Stream implements MessageInfo {
 
   /** Attaches a new GET response to the standalone stream; a previous one is ended with a retry hint. */
   attach(exchange: HTTPExchange): void {
-    this.replaceWriter(new SseWriter(exchange, this.owner.writerOptions), exchange);
+    this.replaceWriter(new SSEWriter(exchange, this.owner.writerOptions), exchange);
     if (this.shared) {
       // A new listener: it gets what is recorded from now on, starting with its priming event.
       this.floor = UNSET;
@@ -268,7 +268,7 @@ export class Stream implements MessageInfo {
    * Continues the stream on a resumed GET whose replay already sent the events up to index `upTo`; ends
    * it at once if the stream finished meanwhile.
    */
-  resume(writer: SseWriter, exchange: HTTPExchange, upTo: number): void {
+  resume(writer: SSEWriter, exchange: HTTPExchange, upTo: number): void {
     this.started = true;
     this.floor = upTo;
     this.replaceWriter(writer, exchange);
@@ -471,7 +471,7 @@ export class Stream implements MessageInfo {
     } else this.fetched(writer, from, replay, undefined);
   }
 
-  private fetched(writer: SseWriter, from: number, replay: Replay | undefined, err: unknown): void {
+  private fetched(writer: SSEWriter, from: number, replay: Replay | undefined, err: unknown): void {
     this.fetching = false;
     if (this.writer !== writer) {
       // The response changed meanwhile: the new one starts from its own floor.
@@ -556,7 +556,7 @@ export class Stream implements MessageInfo {
       return;
     }
     const options = this.owner.writerOptions;
-    const writer = new SseWriter(exchange, headers === undefined ? options : { ...options, headers });
+    const writer = new SSEWriter(exchange, headers === undefined ? options : { ...options, headers });
     this.started = true;
     this.replaceWriter(writer, exchange);
     if (this.backlog !== undefined) {
@@ -583,7 +583,7 @@ export class Stream implements MessageInfo {
     );
   }
 
-  private replaceWriter(writer: SseWriter, exchange: HTTPExchange): void {
+  private replaceWriter(writer: SSEWriter, exchange: HTTPExchange): void {
     const old = this.writer;
     this.writer = writer;
     exchange.onClose(() => {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { MetaKey } from '../../../protocol/envelope.js';
 import { eraOf } from '../../../protocol/versions.js';
-import { ACCEPT_BOTH, type Served, SseReader, serveOn } from '../../../test-support/mcp-http.js';
+import { ACCEPT_BOTH, type Served, SSEReader, serveOn } from '../../../test-support/mcp-http.js';
 import { Server } from '../../server.js';
 import { StreamableHTTPHandler } from '../streamable-http-handler.js';
 
@@ -155,7 +155,7 @@ function readableModernId(text: string, versionHeader: string | undefined): unkn
 async function answerOf(res: Response): Promise<any> {
   if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream'))
     return JSON.parse(await res.text());
-  const reader = new SseReader(res);
+  const reader = new SSEReader(res);
   try {
     for (;;) {
       const next = await reader.nextMessage();

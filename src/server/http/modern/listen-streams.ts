@@ -1,6 +1,6 @@
 import type { HTTPExchange } from '../../../http/exchange.js';
 import { formatSseEvent } from '../../../http/sse-event.js';
-import { SseWriter } from '../../../http/sse-writer.js';
+import { SSEWriter } from '../../../http/sse-writer.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { JsonRpcRequest } from '../../../jsonrpc/types.js';
 import type { SubscriptionFilter } from '../../../protocol/modern-types.js';
@@ -127,7 +127,7 @@ export class ListenStreams {
   ): void {
     const server = this.host.server;
     const filter = (request.params as { notifications: SubscriptionFilter }).notifications;
-    const writer = new SseWriter(exchange, this.host.writerOptions);
+    const writer = new SSEWriter(exchange, this.host.writerOptions);
     const subscription = new Subscription(
       server,
       request.id,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { MetaKey } from '../../../protocol/envelope.js';
-import { jsonBody, type Served, SseReader, serveOn } from '../../../test-support/mcp-http.js';
+import { jsonBody, type Served, SSEReader, serveOn } from '../../../test-support/mcp-http.js';
 import { postModern } from '../../../test-support/modern-http.js';
 import { ManualClock } from '../../../util/manual-clock.js';
 import { Server } from '../../server.js';
@@ -48,7 +48,7 @@ async function opened(url: string, id: string | number, notifications: unknown) 
   const res = await listen(url, id, notifications);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
-  const reader = new SseReader(res);
+  const reader = new SSEReader(res);
   const ack = (await reader.nextMessage())?.message;
   return { reader, ack };
 }
@@ -186,7 +186,7 @@ describe('subscriptions/listen', () => {
     for (let attempt = 0; ; attempt++) {
       const res = await listen(served.url, 2, { toolsListChanged: true });
       if (res.status === 200) {
-        const reader = new SseReader(res);
+        const reader = new SSEReader(res);
         assert.equal(
           (await reader.nextMessage())?.message.method,
           'notifications/subscriptions/acknowledged',

@@ -8,7 +8,7 @@ import {
   jsonBody,
   openSession,
   post,
-  SseReader,
+  SSEReader,
   serveOn,
   sseMessages,
   toolCall,
@@ -155,7 +155,7 @@ describe('both eras on one endpoint', () => {
 
   test('a legacy session keeps working at the same time: tools/call with elicitation as a server request', async () => {
     const sessionId = await openSession(ctx.served.url, '2025-11-25', { elicitation: {} });
-    const stream = new SseReader(await post(ctx.served.url, toolCall(5, 'greet'), { sessionId }));
+    const stream = new SSEReader(await post(ctx.served.url, toolCall(5, 'greet'), { sessionId }));
     const ask = await stream.nextMessage();
     assert.equal(ask?.message.method, 'elicitation/create');
     // Meanwhile a modern request on the same endpoint is served on its own.

@@ -1,7 +1,7 @@
 import type { HTTPExchange } from '../../../http/exchange.js';
 import { PostInfo } from '../../../http/post-info.js';
 import { formatSseEvent } from '../../../http/sse-event.js';
-import { SseWriter, type SseWriterOptions } from '../../../http/sse-writer.js';
+import { SSEWriter, type SSEWriterOptions } from '../../../http/sse-writer.js';
 import { ErrorCode, errorResponse, McpError, toErrorObject } from '../../../jsonrpc/errors.js';
 import { serialize } from '../../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
@@ -17,7 +17,7 @@ import type { Server } from '../../server.js';
 /** What a modern POST needs of the handler that serves it. */
 export interface ModernHost {
   readonly server: Server;
-  readonly writerOptions: SseWriterOptions;
+  readonly writerOptions: SSEWriterOptions;
   report(err: unknown): void;
   inFlightChanged(delta: number): void;
 }
@@ -33,7 +33,7 @@ const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
 export class ModernPost implements ModernOutlet {
   private readonly call: ModernCall;
   private info: PostInfo | undefined;
-  private sse: SseWriter | undefined;
+  private sse: SSEWriter | undefined;
   private cancelled = false;
 
   constructor(
@@ -56,7 +56,7 @@ export class ModernPost implements ModernOutlet {
 
   notify(message: JsonRpcNotification): void {
     if (this.cancelled || this.exchange.closed) return;
-    this.sse ??= new SseWriter(this.exchange, this.host.writerOptions);
+    this.sse ??= new SSEWriter(this.exchange, this.host.writerOptions);
     this.sse.frame(formatSseEvent({ data: serialize(message) }));
   }
 
