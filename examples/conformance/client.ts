@@ -8,7 +8,7 @@
 
 import { Client } from '../../src/client/client.js';
 import { connectUrl } from '../../src/client/negotiation/connect-url.js';
-import { OAuthClient, type OAuthClientInformation } from '../../src/client/oauth/index.js';
+import { OAuthClient, type OAuthClientInformation } from '../../src/client/oauth/oauth-client.js';
 import { SCENARIOS_2026, scenarioOptions } from './client-2026.js';
 import { expectSuccess, log, report, type Scenario } from './client-scenario.js';
 

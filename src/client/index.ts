@@ -1,34 +1,15 @@
-// The errors a client's calls reject with, exported where the client is imported from; the transports'
-// own (StreamableHTTPError, SessionLostError, SSEClientError, OAuthError, StdioProcessError) come with the
-// transports, from `mcpwire/transport`.
-export { ErrorCode, McpError } from '../jsonrpc/errors.js';
+// `mcpwire/client`: everything a client author needs, named one by one: the portable client (`./portable.ts`,
+// also `mcpwire/browser`) and, for Node, servers started as commands and spoken to over stdio.
+
+// Node: the client finds `@opentelemetry/api` where it is installed (see src/telemetry/node.ts).
+import '../telemetry/node.js';
+
+export { connectStdio } from './negotiation/connect-stdio.js';
+export * from './portable.js';
 export {
-  CapabilityError,
-  ConnectionClosedError,
-  RequestCancelledError,
-  RequestTimeoutError,
-  ResponseLostError,
-  SessionExpiredError,
-} from '../peer/errors.js';
-export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
-export {
-  Client,
-  type ClientConnectOptions,
-  type ClientOptions,
-  type FormElicitationHandler,
-  type SamplingHandler,
-  type UrlElicitationHandler,
-} from './client.js';
-export { type ClientContext, ClientSession, type ClientSessionEvents } from './client-session.js';
-export { applyElicitationDefaults } from './elicitation-defaults.js';
-export type { Listener } from './events.js';
-export {
-  type ClientTaskOptions,
-  type Task,
-  TaskCancelledError,
-  type TaskError,
-  type TaskRequestOptions,
-  type TaskStart,
-  type TaskStatus,
-} from './task-types.js';
-export { ClientTasks, type TaskListPage } from './tasks.js';
+  type StdioClientConnection,
+  type StdioClientOptions,
+  StdioProcessError,
+  spawnStdio,
+} from './stdio/stdio-client-connection.js';
+export { stdioEnvironment } from './stdio/stdio-env.js';

@@ -1,19 +1,174 @@
-// What a handler throws to choose its error (McpError, ErrorCode), and what its calls back to the client
-// (ctx.elicit, ctx.createMessage, ctx.listRoots) reject with.
+// `mcpwire/server`: everything a server author needs, named one by one: the `Server` definition and what its
+// handlers see and throw, the transports that serve it (stdio, Streamable HTTP in both eras, the 2024-11-05
+// HTTP+SSE endpoint), OAuth's resource-server side, and the in-memory stores with the contracts a store of
+// your own implements. The Redis pieces are in `mcpwire/cluster`.
+
+// Node: the transports find `@opentelemetry/api` where it is installed (see src/telemetry/node.ts).
+import '../telemetry/node.js';
+
+export {
+  EventsPurgedError,
+  StreamClosedError,
+  UnknownEventError,
+  UnknownStreamError,
+} from '../eventstore/errors.js';
+// Stores: the in-memory ones, and the contracts a store of your own keeps
+export type { EventStore, Replay } from '../eventstore/event-store.js';
+export { MemoryEventStore, type MemoryEventStoreOptions } from '../eventstore/memory-event-store.js';
+export { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+export type { CorsOptions } from '../http/cors.js';
+export { type IntrospectionOptions, introspectionVerifier } from '../http/introspection-verifier.js';
+export type { NodeListener } from '../http/node-adapter.js';
+export {
+  ProtectedResource,
+  type ProtectedResourceOptions,
+  type Refusal,
+  type TokenGrant,
+  type TokenVerifier,
+} from '../http/protected-resource.js';
+// The definition and its handlers
 export { ErrorCode, McpError } from '../jsonrpc/errors.js';
+export type { Connection, MessageInfo, Receiver } from '../peer/connection.js';
 export {
   CapabilityError,
   ConnectionClosedError,
   RequestCancelledError,
   RequestTimeoutError,
 } from '../peer/errors.js';
-export type { EventLogger, OpenTelemetryOptions, TelemetryOptions } from '../telemetry/index.js';
+export type { Progress } from '../peer/jsonrpc-peer.js';
+// Serving it: stdio, Streamable HTTP (both eras), HTTP+SSE for 2024-11-05 clients, any Connection
+export { createMemoryPair } from '../peer/memory.js';
+// The protocol's own types, both eras
+export type {
+  DiscoverResult,
+  InputRequest,
+  InputRequests,
+  InputRequiredResult,
+  InputResponses,
+  ResultType,
+  SubscriptionFilter,
+} from '../protocol/modern-types.js';
+export type {
+  Annotations,
+  AudioContent,
+  BaseMetadata,
+  BlobResourceContents,
+  BooleanSchema,
+  CallToolRequestParams,
+  CallToolResult,
+  CancelledNotificationParams,
+  ClientCapabilities,
+  ClientNotifications,
+  ClientRequests,
+  CompleteRequestParams,
+  CompleteResult,
+  ContentBlock,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  Cursor,
+  ElicitationCompleteNotificationParams,
+  ElicitRequestFormParams,
+  ElicitRequestParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+  EmbeddedResource,
+  EmptyResult,
+  EnumOption,
+  EnumSchema,
+  GetPromptRequestParams,
+  GetPromptResult,
+  Icon,
+  Icons,
+  ImageContent,
+  Implementation,
+  InitializeRequestParams,
+  InitializeResult,
+  JsonObject,
+  LegacyTitledEnumSchema,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListRootsResult,
+  ListToolsResult,
+  LoggingLevel,
+  LoggingMessageNotificationParams,
+  Meta,
+  Method,
+  ModelHint,
+  ModelPreferences,
+  MultiSelectEnumSchema,
+  NotificationParams,
+  NumberSchema,
+  ObjectSchema,
+  PaginatedRequestParams,
+  PaginatedResult,
+  PrimitiveSchemaDefinition,
+  ProgressNotificationParams,
+  ProgressToken,
+  Prompt,
+  PromptArgument,
+  PromptMessage,
+  PromptReference,
+  ReadResourceRequestParams,
+  ReadResourceResult,
+  RequestMeta,
+  RequestParams,
+  Resource,
+  ResourceContents,
+  ResourceLink,
+  ResourceRequestParams,
+  ResourceTemplate,
+  ResourceTemplateReference,
+  ResourceUpdatedNotificationParams,
+  Result,
+  Role,
+  Root,
+  SamplingMessage,
+  SamplingMessageContentBlock,
+  ServerCapabilities,
+  ServerNotifications,
+  ServerRequests,
+  SetLevelRequestParams,
+  SingleSelectEnumSchema,
+  StringSchema,
+  SubscribeRequestParams,
+  TextContent,
+  TextResourceContents,
+  TitledMultiSelectEnumSchema,
+  TitledSingleSelectEnumSchema,
+  Tool,
+  ToolAnnotations,
+  ToolChoice,
+  ToolExecution,
+  ToolResultContent,
+  ToolUseContent,
+  UnsubscribeRequestParams,
+  UntitledMultiSelectEnumSchema,
+  UntitledSingleSelectEnumSchema,
+  UrlElicitationRequiredData,
+} from '../protocol/types.js';
+export { TaskLimitError, TaskStoreFullError } from '../tasks/errors.js';
+export { MemoryTaskStore, type MemoryTaskStoreOptions } from '../tasks/memory-task-store.js';
+export type {
+  NewTask,
+  TaskChange,
+  TaskPage,
+  TaskRecord,
+  TaskSignal,
+  TaskStore,
+} from '../tasks/task-store.js';
+export type { EventLogger } from '../telemetry/log-sink.js';
+export type { OpenTelemetryOptions, TelemetryOptions } from '../telemetry/resolve.js';
 export { InvalidClientAnswerError } from './client-answer.js';
 export type { ClientScope } from './client-scope.js';
 export type { Completer, CompletionArguments } from './completion.js';
 export type { ServerContext } from './context.js';
+export { HTTPRejectionError, RenumberedEventError, StreamUnavailableError } from './http/errors.js';
+export type { ShutdownOptions, StreamableHTTPOptions } from './http/handler-options.js';
+export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from './http/handler-options.js';
+export { StreamableHTTPHandler } from './http/streamable-http-handler.js';
 export { InputRequired, inputRequired } from './input-required.js';
-export { type PreinitializedState, ServerSession } from './legacy/server-session.js';
+export type { ServerSession } from './legacy/server-session.js';
 export { RoundEndedError } from './modern/modern-call.js';
 export type { RequestStateKey } from './modern/request-state.js';
 export type {
@@ -24,7 +179,6 @@ export type {
   PromptCompleters,
 } from './prompt-args.js';
 export type { GetPrompt, PromptDef, PromptUpdate } from './prompts.js';
-export type { Handle } from './registry.js';
 export type {
   ReadResource,
   ResourceDef,
@@ -33,15 +187,7 @@ export type {
   ResourceTemplateUpdate,
   ResourceUpdate,
 } from './resources.js';
-export {
-  type CompiledSchema,
-  compilePromptArguments,
-  compileSchema,
-  type JsonSchemaObject,
-  type SchemaInput,
-  type StandardSchemaV1,
-  type ValidationOutcome,
-} from './schema.js';
+export type { JsonSchemaObject, SchemaInput, StandardSchemaV1, ValidationOutcome } from './schema.js';
 export {
   type CacheHints,
   type PromptHandle,
@@ -54,6 +200,8 @@ export {
   type ToolHandle,
 } from './server.js';
 export type { ServerEvent, ServerEventListener } from './server-events.js';
+export { LegacySSEHandler, type LegacySSEHandlerOptions } from './sse/legacy-sse-handler.js';
+export { type StdioServeOptions, type StdioService, serveStdio } from './stdio/serve-stdio.js';
 export type { TaskOptions } from './tasks/task-options.js';
 export type { ToolArgs, ToolDef, ToolHandler, ToolResult, ToolUpdate } from './tools.js';
 export { UriTemplate, type UriTemplateMatch, type UriTemplateVariables } from './uri-template.js';

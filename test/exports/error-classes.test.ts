@@ -26,24 +26,28 @@ const EXPECTED: Record<string, string[]> = {
     'RoundEndedError',
     'InvalidClientAnswerError',
   ],
-  transport: [
-    'StreamableHTTPError',
-    'SessionLostError',
-    'SSEClientError',
-    'OAuthError',
-    'StdioProcessError',
-    'HTTPRejectionError',
-    'StreamUnavailableError',
-    'RenumberedEventError',
-  ],
-  eventstore: [
-    'StoreUnavailableError',
-    'EventsPurgedError',
-    'UnknownStreamError',
-    'UnknownEventError',
-    'StreamClosedError',
-  ],
 };
+// The transports' own: a client's connections fail with these, a server's report them to onerror.
+EXPECTED.client.push(
+  'StreamableHTTPError',
+  'SessionLostError',
+  'SSEClientError',
+  'OAuthError',
+  'StdioProcessError',
+);
+EXPECTED.server.push(
+  'HTTPRejectionError',
+  'StreamUnavailableError',
+  'RenumberedEventError',
+  'StoreUnavailableError',
+  'EventsPurgedError',
+  'UnknownStreamError',
+  'UnknownEventError',
+  'StreamClosedError',
+  'TaskLimitError',
+  'TaskStoreFullError',
+);
+EXPECTED.browser = EXPECTED.client.filter((name) => name !== 'StdioProcessError');
 
 describe('error classes by subpath', () => {
   for (const [subpath, names] of Object.entries(EXPECTED)) {
@@ -64,7 +68,7 @@ describe('error classes by subpath', () => {
       CapabilityError: ErrorClass;
     };
     const { Server } = (await load('server')) as { Server: new (info: object) => ServerLike };
-    const { createMemoryPair } = (await load('transport')) as { createMemoryPair(): [unknown, unknown] };
+    const { createMemoryPair } = (await load('client')) as { createMemoryPair(): [unknown, unknown] };
     const server = new Server({ name: 'slow', version: '1' });
     server.tool({ name: 'never', inputSchema: { type: 'object' } }, () => new Promise(() => {}));
     const [clientEnd, serverEnd] = createMemoryPair();
@@ -73,7 +77,7 @@ describe('error classes by subpath', () => {
     // Request timers hold no process open, and a memory pair has no socket that would.
     const alive = setInterval(() => {}, 1000);
     try {
-      const late = await session.callTool('never', {}, { timeout: 50 }).catch((err: unknown) => err);
+      const late = await session.callTool('never', {}, { timeoutMs: 50 }).catch((err: unknown) => err);
       assert.ok(late instanceof RequestTimeoutError, String(late));
       assert.ok(late instanceof McpError);
       // The server offers no prompts: the client refuses to ask, sending nothing.
@@ -88,7 +92,7 @@ describe('error classes by subpath', () => {
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 interface Session {
-  callTool(name: string, args: object, options: { timeout: number }): Promise<unknown>;
+  callTool(name: string, args: object, options: { timeoutMs: number }): Promise<unknown>;
   listPrompts(): Promise<unknown>;
   close(): Promise<void>;
 }

@@ -6,12 +6,11 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { Client, type ClientSession, type Task } from '../../src/client/index.js';
+import { Client, type ClientSession, spawnStdio, type Task } from '../../src/client/index.js';
 import type { ElicitRequestFormParams } from '../../src/protocol/types.js';
 import { EVERYTHING } from '../../src/test-support/server-everything.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { spawnStdio } from '../../src/transport.js';
 
 const MS = 60_000;
 

@@ -3,7 +3,12 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { Client, type ClientSession } from '../../src/client/index.js';
+import {
+  Client,
+  type ClientSession,
+  type StdioClientConnection,
+  spawnStdio,
+} from '../../src/client/index.js';
 import type { Progress } from '../../src/peer/jsonrpc-peer.js';
 import type {
   ElicitRequestFormParams,
@@ -13,7 +18,6 @@ import type {
 import { everythingClientOptions } from '../../src/test-support/everything-client-options.js';
 import { EVERYTHING } from '../../src/test-support/server-everything.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-import { type StdioClientConnection, spawnStdio } from '../../src/transport.js';
 
 /** Resolves with the first event `subscribe` delivers that `match` accepts; rejects after `ms`. */
 function nextEvent<T>(

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as api from '@opentelemetry/api';
+import { connectUrl } from '../../src/client/index.js';
 import {
   demoClient,
   parentOf,
@@ -21,7 +22,6 @@ import { type ProcessCluster, startProcessCluster } from '../../src/test-support
 import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
 import { type RoundRobinProxy, startRoundRobinProxy } from '../../src/test-support/round-robin-proxy.js';
 import { until } from '../../src/test-support/time-limit.js';
-import { connectUrl } from '../../src/transport.js';
 
 const { CLIENT, SERVER } = api.SpanKind;
 

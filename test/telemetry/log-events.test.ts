@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, describe, test } from 'node:test';
 import { RedisCluster } from '../../src/cluster/redis-cluster.js';
 import { createDemoServer } from '../../src/demo/demo-server.js';
+import { connectUrl, StreamableHTTPHandler } from '../../src/index.js';
 import type { EventLogger } from '../../src/telemetry/log-sink.js';
 import { type CliRun, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
 import {
@@ -20,7 +21,6 @@ import {
 import { demoClient } from '../../src/test-support/otel.js';
 import { startRedisServer } from '../../src/test-support/redis-server.js';
 import { until } from '../../src/test-support/time-limit.js';
-import { connectUrl, StreamableHTTPHandler } from '../../src/transport.js';
 import { sessionHash } from '../../src/util/session-hash.js';
 
 interface Line {

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { DataPoint, Histogram } from '@opentelemetry/sdk-metrics';
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import { MemoryEventStore } from '../../src/eventstore/memory-event-store.js';
+import { connectUrl, StreamableHTTPHandler } from '../../src/index.js';
 import {
   get,
   openSession,
@@ -18,7 +19,6 @@ import {
 } from '../../src/test-support/mcp-http.js';
 import { demoClient, type Recording, recordTelemetry } from '../../src/test-support/otel.js';
 import { until } from '../../src/test-support/time-limit.js';
-import { connectUrl, StreamableHTTPHandler } from '../../src/transport.js';
 
 type Point = DataPoint<unknown>;
 

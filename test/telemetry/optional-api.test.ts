@@ -11,11 +11,11 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import * as api from '@opentelemetry/api';
 import { Client } from '../../src/client/client.js';
+import { connectUrl } from '../../src/client/index.js';
 import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import { Server } from '../../src/server/server.js';
 import { serveOn } from '../../src/test-support/mcp-http.js';
 import { recordTelemetry, theSpan } from '../../src/test-support/otel.js';
-import { connectUrl } from '../../src/transport.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const INFO = { name: 't', version: '1' };

@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import * as api from '@opentelemetry/api';
+// As an application imports it: `mcpwire/client`, a Node entry, finds @opentelemetry/api by itself.
+import { connectStdio, connectUrl } from '../../src/client/index.js';
 import { CLI, type CliRun, killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
 import {
   demoClient,
@@ -18,8 +20,6 @@ import {
   theSpan,
 } from '../../src/test-support/otel.js';
 import { until } from '../../src/test-support/time-limit.js';
-// As an application imports it: `mcpwire/transport`, a Node entry, finds @opentelemetry/api by itself.
-import { connectStdio, connectUrl } from '../../src/transport.js';
 import { sessionHash } from '../../src/util/session-hash.js';
 
 const { CLIENT, SERVER, INTERNAL } = api.SpanKind;

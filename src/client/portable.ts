@@ -1,0 +1,176 @@
+// The client for any runtime with fetch, streams and Web Crypto (a web page, Node, Deno, workers): what
+// `mcpwire/browser` exports and `mcpwire/client` adds stdio to. Nothing here may import a `node:` module or
+// read `process` (test/browser/bundle.test.ts holds it to that).
+
+// The client and its session, both eras
+export { ErrorCode, McpError } from '../jsonrpc/errors.js';
+export type { Connection, MessageInfo, Receiver } from '../peer/connection.js';
+export {
+  CapabilityError,
+  ConnectionClosedError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  ResponseLostError,
+  SessionExpiredError,
+} from '../peer/errors.js';
+export type { PeerOptions, Progress, RequestOptions } from '../peer/jsonrpc-peer.js';
+export { createMemoryPair } from '../peer/memory.js';
+// The protocol's own types, both eras
+export type {
+  DiscoverResult,
+  InputRequest,
+  InputRequests,
+  InputRequiredResult,
+  InputResponses,
+  ResultType,
+  SubscriptionFilter,
+} from '../protocol/modern-types.js';
+export type {
+  Annotations,
+  AudioContent,
+  BaseMetadata,
+  BlobResourceContents,
+  BooleanSchema,
+  CallToolRequestParams,
+  CallToolResult,
+  CancelledNotificationParams,
+  ClientCapabilities,
+  ClientNotifications,
+  ClientRequests,
+  CompleteRequestParams,
+  CompleteResult,
+  ContentBlock,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  Cursor,
+  ElicitationCompleteNotificationParams,
+  ElicitRequestFormParams,
+  ElicitRequestParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+  EmbeddedResource,
+  EmptyResult,
+  EnumOption,
+  EnumSchema,
+  GetPromptRequestParams,
+  GetPromptResult,
+  Icon,
+  Icons,
+  ImageContent,
+  Implementation,
+  InitializeRequestParams,
+  InitializeResult,
+  JsonObject,
+  LegacyTitledEnumSchema,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListRootsResult,
+  ListToolsResult,
+  LoggingLevel,
+  LoggingMessageNotificationParams,
+  Meta,
+  Method,
+  ModelHint,
+  ModelPreferences,
+  MultiSelectEnumSchema,
+  NotificationParams,
+  NumberSchema,
+  ObjectSchema,
+  PaginatedRequestParams,
+  PaginatedResult,
+  PrimitiveSchemaDefinition,
+  ProgressNotificationParams,
+  ProgressToken,
+  Prompt,
+  PromptArgument,
+  PromptMessage,
+  PromptReference,
+  ReadResourceRequestParams,
+  ReadResourceResult,
+  RequestMeta,
+  RequestParams,
+  Resource,
+  ResourceContents,
+  ResourceLink,
+  ResourceRequestParams,
+  ResourceTemplate,
+  ResourceTemplateReference,
+  ResourceUpdatedNotificationParams,
+  Result,
+  Role,
+  Root,
+  SamplingMessage,
+  SamplingMessageContentBlock,
+  ServerCapabilities,
+  ServerNotifications,
+  ServerRequests,
+  SetLevelRequestParams,
+  SingleSelectEnumSchema,
+  StringSchema,
+  SubscribeRequestParams,
+  TextContent,
+  TextResourceContents,
+  TitledMultiSelectEnumSchema,
+  TitledSingleSelectEnumSchema,
+  Tool,
+  ToolAnnotations,
+  ToolChoice,
+  ToolExecution,
+  ToolResultContent,
+  ToolUseContent,
+  UnsubscribeRequestParams,
+  UntitledMultiSelectEnumSchema,
+  UntitledSingleSelectEnumSchema,
+  UrlElicitationRequiredData,
+} from '../protocol/types.js';
+export type { EventLogger } from '../telemetry/log-sink.js';
+export type { OpenTelemetryOptions, TelemetryOptions } from '../telemetry/resolve.js';
+export type { Clock } from '../util/clock.js';
+export {
+  Client,
+  type ClientConnectOptions,
+  type ClientOptions,
+  type FormElicitationHandler,
+  type SamplingHandler,
+  type UrlElicitationHandler,
+} from './client.js';
+export { type ClientContext, ClientSession, type ClientSessionEvents } from './client-session.js';
+export { applyElicitationDefaults } from './elicitation-defaults.js';
+export type { Listener } from './events.js';
+// Reaching a server over HTTP: negotiation, and each connection on its own
+export { SessionLostError, StreamableHTTPError } from './http/http-client-errors.js';
+export {
+  ModernHTTPClientConnection,
+  type ModernHTTPClientOptions,
+} from './http/modern-http-client-connection.js';
+export {
+  StreamableHTTPClientConnection,
+  type StreamableHTTPClientOptions,
+} from './http/streamable-http-client-connection.js';
+export { type ConnectUrlOptions, connectUrl, type UrlTransport } from './negotiation/connect-url.js';
+export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from './oauth/metadata.js';
+export {
+  OAuthClient,
+  type OAuthClientInformation,
+  type OAuthClientOptions,
+  type OAuthState,
+  type OAuthStore,
+  type OAuthTokens,
+} from './oauth/oauth-client.js';
+export { OAuthError } from './oauth/oauth-error.js';
+export type { ApplicationType } from './oauth/registration.js';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
+export type { EraVerdict, ServerDescription } from './session-era.js';
+export { SSEClientConnection, type SSEClientOptions } from './sse/sse-client-connection.js';
+export { SSEClientError, type SSEClientErrorKind } from './sse/sse-client-errors.js';
+export {
+  type ClientTaskOptions,
+  type Task,
+  TaskCancelledError,
+  type TaskError,
+  type TaskRequestOptions,
+  type TaskStart,
+  type TaskStatus,
+} from './task-types.js';
+export { ClientTasks, type TaskListPage } from './tasks.js';

@@ -1,3 +1,0 @@
-export * from './errors.js';
-export * from './parse.js';
-export * from './types.js';
