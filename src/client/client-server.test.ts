@@ -8,7 +8,7 @@ import type { Root } from '../protocol/types.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import type { StandardSchemaV1 } from '../server/schema.js';
 import { Server, type ServerOptions } from '../server/server.js';
-import { ManualClock } from '../util/manual-clock.js';
+import { ManualClock } from '../test-support/manual-clock.js';
 import { Client, type ClientOptions } from './client.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));

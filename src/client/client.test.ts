@@ -13,7 +13,7 @@ import type { Connection, Receiver } from '../peer/connection.js';
 import { CapabilityError, RequestCancelledError, RequestTimeoutError } from '../peer/errors.js';
 import { createMemoryPair } from '../peer/memory.js';
 import type { ServerCapabilities } from '../protocol/types.js';
-import { ManualClock } from '../util/manual-clock.js';
+import { ManualClock } from '../test-support/manual-clock.js';
 import { Client, type ClientOptions } from './client.js';
 
 /** Returned by a script entry: the fake server never answers that request. */

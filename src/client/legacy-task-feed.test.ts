@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { ManualClock } from '../test-support/manual-clock.js';
 import { done, legacyPeer, NEVER, sent, taskClient } from '../test-support/task-peers.js';
 import { within } from '../test-support/time-limit.js';
-import { ManualClock } from '../util/manual-clock.js';
 
 /*
  * A 2025-11-25 client waits on tasks/result from the start and hears `notifications/tasks/status` wherever they

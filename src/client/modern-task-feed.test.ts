@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { describe, test } from 'node:test';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
+import { ManualClock } from '../test-support/manual-clock.js';
 import {
   cut,
   error,
@@ -26,7 +27,6 @@ import {
   taskClient,
 } from '../test-support/task-peers.js';
 import { until, within } from '../test-support/time-limit.js';
-import { ManualClock } from '../util/manual-clock.js';
 import { ModernHTTPClientConnection } from './http/modern-http-client-connection.js';
 import type { Task } from './task-types.js';
 

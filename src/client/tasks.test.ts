@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { McpError } from '../jsonrpc/errors.js';
 import { RequestCancelledError, RequestTimeoutError } from '../peer/errors.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
+import { ManualClock } from '../test-support/manual-clock.js';
 import {
   taskClient as client,
   done,
@@ -13,7 +14,6 @@ import {
   sent,
 } from '../test-support/task-peers.js';
 import { until, within } from '../test-support/time-limit.js';
-import { ManualClock } from '../util/manual-clock.js';
 import { type Task, TaskCancelledError } from './task-types.js';
 
 /*

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { type Deployment, deploy, type Node } from '../test-support/cluster-deployment.js';
+import { ManualClock } from '../test-support/manual-clock.js';
 import { openSession, post, sseMessages, toolCall } from '../test-support/mcp-http.js';
 import { startRedisServer } from '../test-support/redis-server.js';
 import { type SubscriberHoldProxy, startSubscriberHoldProxy } from '../test-support/subscriber-hold-proxy.js';
 import { until } from '../test-support/time-limit.js';
-import { ManualClock } from '../util/manual-clock.js';
 import { sessionHash } from './session-store.js';
 
 const redis = await startRedisServer();

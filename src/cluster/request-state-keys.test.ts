@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { after, test } from 'node:test';
 import { createRedisClient, whenRedisReady } from '../eventstore/redis-client.js';
 import { RequestStateSealer } from '../server/modern/request-state.js';
+import { ManualClock } from '../test-support/manual-clock.js';
 import { startRedisServer } from '../test-support/redis-server.js';
-import { ManualClock } from '../util/manual-clock.js';
 import { SharedRequestStateKeys } from './request-state-keys.js';
 
 const redis = await startRedisServer();

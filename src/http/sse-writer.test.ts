@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { get } from 'node:http';
 import { describe, test } from 'node:test';
 import { listenLoopback, rawConnect, readAll } from '../test-support/http-loopback.js';
-import { ManualClock } from '../util/manual-clock.js';
+import { ManualClock } from '../test-support/manual-clock.js';
 import type { HTTPExchange } from './exchange.js';
 import { fromNode } from './node-adapter.js';
 import { OVERFLOW_GRACE_MS, SSEWriter } from './sse-writer.js';

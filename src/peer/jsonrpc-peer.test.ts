@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/types.js';
-import { ManualClock } from '../util/manual-clock.js';
+import { ManualClock } from '../test-support/manual-clock.js';
 import type { Connection, Receiver } from './connection.js';
 import {
   ConnectionClosedError,

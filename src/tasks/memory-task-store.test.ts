@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ManualClock } from '../test-support/manual-clock.js';
 import { taskStoreContract } from '../test-support/task-store-contract.js';
-import { ManualClock } from '../util/manual-clock.js';
 import { TaskLimitError, TaskStoreFullError } from './errors.js';
 import { MemoryTaskStore } from './memory-task-store.js';
 

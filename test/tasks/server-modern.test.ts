@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { TASKS_EXTENSION } from '../../src/protocol/tasks.js';
 import { MemoryTaskStore } from '../../src/tasks/memory-task-store.js';
+import { ManualClock } from '../../src/test-support/manual-clock.js';
 import { jsonBody, post, SSEReader } from '../../src/test-support/mcp-http.js';
 import { modernHeaders, modernMessage, postModern } from '../../src/test-support/modern-http.js';
 import { bearer, Gate, serveTaskServer, type TaskServer } from '../../src/test-support/task-server.js';
 import { within } from '../../src/test-support/time-limit.js';
-import { ManualClock } from '../../src/util/manual-clock.js';
 
 const WITH_TASKS = { extensions: { [TASKS_EXTENSION]: {} }, elicitation: {} };
 const BOUND_MS = 30_000;

@@ -4,7 +4,7 @@ import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params } from '../../jsonrpc/types.js';
 import { MetaKey } from '../../protocol/envelope.js';
 import type { ClientCapabilities, Result } from '../../protocol/types.js';
-import { ManualClock } from '../../util/manual-clock.js';
+import { ManualClock } from '../../test-support/manual-clock.js';
 import { ModernScope } from '../client-scope.js';
 import { inputRequired } from '../input-required.js';
 import { Server } from '../server.js';

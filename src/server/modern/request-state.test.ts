@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { ManualClock } from '../../util/manual-clock.js';
+import { ManualClock } from '../../test-support/manual-clock.js';
 import { bindingOf, RequestStateSealer } from './request-state.js';
 
 const oldKey = { id: 'k2026a', secret: 'a'.repeat(32) };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MemoryEventStore } from '../../../eventstore/memory-event-store.js';
+import { ManualClock } from '../../../test-support/manual-clock.js';
 import {
   get,
   jsonBody,
@@ -11,7 +12,6 @@ import {
   toolCall,
 } from '../../../test-support/mcp-http.js';
 import { serveTestServer } from '../../../test-support/streamable-fixture.js';
-import { ManualClock } from '../../../util/manual-clock.js';
 import { StreamUnavailableError } from '../errors.js';
 import { IDLE_SWEEP_MS, type StreamableHTTPOptions } from '../handler-options.js';
 

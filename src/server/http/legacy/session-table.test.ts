@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ManualClock } from '../../../test-support/manual-clock.js';
 import {
   get,
   initializeRequest,
@@ -10,7 +11,6 @@ import {
   toolCall,
 } from '../../../test-support/mcp-http.js';
 import { serveTestServer } from '../../../test-support/streamable-fixture.js';
-import { ManualClock } from '../../../util/manual-clock.js';
 import type { StreamableHTTPOptions } from '../handler-options.js';
 import { ACTIVITY_ORDER_STEP_MS } from './session-table.js';
 

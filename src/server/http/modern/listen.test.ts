@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, test } from 'node:test';
 import { MetaKey } from '../../../protocol/envelope.js';
+import { ManualClock } from '../../../test-support/manual-clock.js';
 import { jsonBody, type Served, SSEReader, serveOn } from '../../../test-support/mcp-http.js';
 import { postModern } from '../../../test-support/modern-http.js';
-import { ManualClock } from '../../../util/manual-clock.js';
 import { Server } from '../../server.js';
 import type { StreamableHTTPOptions } from '../handler-options.js';
 import { StreamableHTTPHandler } from '../streamable-http-handler.js';

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../util/clock.js';
 
 /**
  * A clock that moves only when told to, for tests of timeouts: `advance(ms)` runs, in time
