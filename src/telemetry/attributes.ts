@@ -8,7 +8,7 @@ import type { Outcome } from './telemetry.js';
  * Attribute names. Those of MCP, JSON-RPC and GenAI follow the OpenTelemetry semantic conventions for MCP,
  * `open-telemetry/semantic-conventions-genai` v0.1.0 (docs/gen-ai/mcp.md, status Development); `error.type`,
  * `http.response.status_code` and `rpc.response.status_code` are the general ones they name. `mcpwire.*` are ours,
- * where the conventions are silent (see README, "Observability").
+ * where the conventions are silent (see docs/observability.md).
  */
 export const Attr = {
   MethodName: 'mcp.method.name',
