@@ -1,9 +1,6 @@
-import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
 import type { Connection } from '../peer/connection.js';
-import { CapabilityError } from '../peer/errors.js';
 import { JsonRpcPeer, type RequestContext, type RequestOptions } from '../peer/jsonrpc-peer.js';
-import { MetaKey } from '../protocol/envelope.js';
 import { READ_ONLY_METHODS, type SubscriptionFilter } from '../protocol/modern-types.js';
 import { TaskMethod } from '../protocol/tasks.js';
 import {
@@ -11,7 +8,6 @@ import {
   type CompleteRequestParams,
   type CompleteResult,
   type Cursor,
-  type ElicitationCompleteNotificationParams,
   type GetPromptResult,
   type Implementation,
   type JsonObject,
@@ -20,35 +16,30 @@ import {
   type ListResourceTemplatesResult,
   type ListToolsResult,
   type LoggingLevel,
-  type LoggingMessageNotificationParams,
   Method,
-  type ProgressNotificationParams,
   type Prompt,
   type PromptReference,
   type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
   type ResourceTemplateReference,
-  type ResourceUpdatedNotificationParams,
   type Root,
   type ServerCapabilities,
   type Tool,
 } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import { type Client, type ClientConnectOptions, DEFAULT_PROBE_TIMEOUT_MS } from './client.js';
+import { requireFeature, requireSubscribe, type ServerFeature } from './capability-checks.js';
+import type { Client, ClientConnectOptions } from './client.js';
 import { Events, type Listener } from './events.js';
-import { fulfil } from './input-rounds.js';
-import { LegacyEra } from './legacy-era.js';
+import { fulfil, roundContext } from './input-rounds.js';
 import type { Listen } from './listen.js';
-import { ModernEra } from './modern-era.js';
-import type { ListenRoutes } from './modern-listen.js';
-import { probeConnection } from './negotiation/probe.js';
+import { chooseEra } from './negotiation/choose-era.js';
 import { paginate } from './paginate.js';
-import { withEnvelope } from './request-envelope.js';
 import { checkRoots } from './roots.js';
 import { answerServer } from './server-requests.js';
-import type { EraVerdict, EraWire, ModernStart, SessionEra } from './session-era.js';
+import type { EraVerdict, EraWire, SessionEra } from './session-era.js';
+import { type ClientSessionEvents, SessionNotifications } from './session-events.js';
 import { followToolCall, sendToolCall, type TaskSession } from './task-call.js';
 import type { TaskFeed } from './task-inbox.js';
 import type { TaskRequestOptions } from './task-types.js';
@@ -57,29 +48,6 @@ import { ToolCatalog } from './tool-catalog.js';
 
 /** What a client handler (sampling, elicitation) gets besides its params: signal, progress, the session. */
 export type ClientContext = RequestContext<ClientSession>;
-
-/** The events of a ClientSession and their listeners' arguments: what the server notified. */
-export interface ClientSessionEvents {
-  /** `notifications/tools/list_changed` (the cached output schemas are already forgotten). */
-  toolsChanged: [];
-  /** `notifications/resources/list_changed`. */
-  resourcesChanged: [];
-  /** `notifications/prompts/list_changed`. */
-  promptsChanged: [];
-  /** `notifications/resources/updated`, for a subscribed resource. */
-  resourceUpdated: [params: ResourceUpdatedNotificationParams];
-  /** `notifications/message`: a log message at or above the level set with setLoggingLevel. */
-  log: [params: LoggingMessageNotificationParams];
-  /** Progress no pending request of this session claims (`onprogress` receives the others). */
-  progress: [params: ProgressNotificationParams];
-  /** `notifications/elicitation/complete`: an out-of-band (URL mode) elicitation finished. */
-  elicitationComplete: [params: ElicitationCompleteNotificationParams];
-  /** Every notification that reaches the session, after its own event; the catch-all for unknown methods. */
-  notification: [notification: JsonRpcNotification];
-}
-
-/** A server feature a client request needs, by capability name. */
-type ServerFeature = 'tools' | 'resources' | 'prompts' | 'completions' | 'logging';
 
 const noop = () => {};
 
@@ -104,12 +72,11 @@ export class ClientSession extends JsonRpcPeer {
   private verdictFound: EraVerdict | undefined;
   private roots: Root[];
   private readonly events = new Events<ClientSessionEvents>((err) => this.report(err));
+  private readonly notifications = new SessionNotifications(this.events, () => this.catalog.forget());
   private readonly catalog = new ToolCatalog(
     (options) => this.tools(options),
     (err) => this.report(err),
   );
-  /** The open modern listen requests, by id: where their acknowledgements and notifications go. */
-  private readonly listenRoutes: ListenRoutes = new Map();
   private readonly wire: EraWire;
   /** Tool calls as tasks, followed by hand: start, get, update, cancel, resume (and list, legacy). */
   readonly tasks: ClientTasks;
@@ -145,7 +112,7 @@ export class ClientSession extends JsonRpcPeer {
       request: (method, params, options) => this.spoken().request(method, params, options),
       fulfil: (requests, signal) =>
         fulfil(this.wire, requests, TaskMethod.Update, (key, method) =>
-          this.inputContext(key, method, signal),
+          roundContext(this, key, method, signal),
         ),
       follow: (taskId) => {
         this.taskFeed ??= this.spoken().taskFeed((err) => this.report(err));
@@ -218,63 +185,20 @@ export class ClientSession extends JsonRpcPeer {
   }
 
   private async begin(options: ClientConnectOptions): Promise<void> {
-    const client = this.client;
-    if (options.start !== undefined) return this.speakModern(options.start);
-    const prior = options.prior;
-    const carried = this.connection.era;
-    if (
-      carried === 'legacy'
-        ? client.initializeParams === undefined
-        : carried === 'modern' && client.modernVersions.length === 0
-    ) {
-      throw new McpError(
-        ErrorCode.InvalidRequest,
-        `This transport carries only the ${carried} era, which this client (era '${client.era}') does not speak`,
-      );
-    }
-    const preference = carried ?? prior?.era ?? client.era;
-    if (preference !== 'legacy' && client.modernVersions.length > 0) {
-      const versions = prior?.era === 'modern' ? [prior.protocolVersion] : client.modernVersions;
-      const timeout = Math.min(
-        client.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
-        options.timeoutMs ?? Infinity,
-      );
-      const outcome = await probeConnection(
-        this.wire,
-        (version) => withEnvelope(undefined, client, version),
-        versions,
-        timeout,
-        options.signal,
-      );
-      if (outcome.era === 'modern') return this.speakModern(outcome.start);
-      if (preference === 'modern') {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
-          `The server does not speak ${versions.join(' or ')}: to server/discover it answered ${outcome.answer}`,
-        );
-      }
-    }
-    if (client.initializeParams === undefined) {
-      throw new McpError(ErrorCode.InvalidRequest, `This client speaks only ${client.protocolVersion}`);
-    }
-    const legacy = new LegacyEra(this.wire, client, (listener) => this.on('notification', listener));
-    await legacy.begin(options);
-    this.current = legacy;
-    this.protocolVersion = legacy.protocolVersion;
-    this.verdictFound = { era: 'legacy', at: Date.now() };
-  }
-
-  private speakModern(start: ModernStart): void {
-    const era = new ModernEra(
-      this.wire,
-      this.client,
-      start,
-      (key, method, signal) => this.inputContext(key, method, signal),
-      this.listenRoutes,
+    const { era, verdict } = await chooseEra(
+      {
+        wire: this.wire,
+        client: this.client,
+        carried: this.connection.era,
+        listenRoutes: this.notifications.listenRoutes,
+        onNotification: (listener) => this.on('notification', listener),
+        inputContext: (key, method, signal) => roundContext(this, key, method, signal),
+      },
+      options,
     );
     this.current = era;
     this.protocolVersion = era.protocolVersion;
-    this.verdictFound = { era: 'modern', protocolVersion: era.protocolVersion, at: Date.now() };
+    this.verdictFound = verdict;
   }
 
   /**
@@ -395,13 +319,13 @@ export class ClientSession extends JsonRpcPeer {
    * request: in the modern era it rejects, pointing to `listen`.
    */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    this.requireSubscribe(Method.ResourcesSubscribe);
+    requireSubscribe(this.serverCapabilities, Method.ResourcesSubscribe);
     await this.spoken().subscribeResource(uri, options);
   }
 
   /** Stops `resourceUpdated` events for `uri`. */
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    this.requireSubscribe(Method.ResourcesUnsubscribe);
+    requireSubscribe(this.serverCapabilities, Method.ResourcesUnsubscribe);
     await this.spoken().unsubscribeResource(uri, options);
   }
 
@@ -487,46 +411,12 @@ export class ClientSession extends JsonRpcPeer {
   }
 
   protected override handleNotification(notification: JsonRpcNotification): void {
-    const params = notification.params;
-    const subscription = (params?._meta as Record<string, unknown> | undefined)?.[MetaKey.SubscriptionId];
-    if (subscription !== undefined) {
-      const route = this.listenRoutes.get(subscription as RequestId);
-      if (notification.method === Method.SubscriptionsAcknowledged) {
-        route?.acknowledged((params?.notifications ?? {}) as SubscriptionFilter);
-        return;
-      }
-      route?.notification(notification);
-    }
-    switch (notification.method) {
-      case Method.ToolListChanged:
-        this.catalog.forget();
-        this.events.emit('toolsChanged');
-        break;
-      case Method.ResourceListChanged:
-        this.events.emit('resourcesChanged');
-        break;
-      case Method.PromptListChanged:
-        this.events.emit('promptsChanged');
-        break;
-      case Method.ResourceUpdated:
-        this.events.emit('resourceUpdated', params as unknown as ResourceUpdatedNotificationParams);
-        break;
-      case Method.LoggingMessage:
-        this.events.emit('log', params as unknown as LoggingMessageNotificationParams);
-        break;
-      case Method.Progress:
-        this.events.emit('progress', params as unknown as ProgressNotificationParams);
-        break;
-      case Method.ElicitationComplete:
-        this.events.emit('elicitationComplete', params as unknown as ElicitationCompleteNotificationParams);
-        break;
-    }
-    this.events.emit('notification', notification);
+    this.notifications.route(notification);
   }
 
   /** A modern server ends a listen on stdio with `notifications/cancelled` naming it. */
   protected override cancelledByPeer(id: RequestId): void {
-    this.listenRoutes.get(id)?.cancelled();
+    this.notifications.cancelled(id);
   }
 
   // ---- helpers ----
@@ -536,35 +426,8 @@ export class ClientSession extends JsonRpcPeer {
     return this.current;
   }
 
-  /** What a handler gets for one input request of a modern round: the round's signal; the key as id. */
-  private inputContext(key: string, method: string, signal: AbortSignal): ClientContext {
-    return {
-      session: this,
-      requestId: key,
-      method,
-      signal,
-      meta: undefined,
-      transport: undefined,
-      notify: (m, p) => this.notify(m, p),
-      request: (m, p, o) => this.request(m, p, o),
-      sendProgress: async () => {},
-    };
-  }
-
   private require(feature: ServerFeature, method: string): void {
-    if (this.serverCapabilities[feature] === undefined) {
-      throw new CapabilityError(
-        `The server did not declare the "${feature}" capability, so ${method} was not sent`,
-      );
-    }
-  }
-
-  private requireSubscribe(method: string): void {
-    if (this.serverCapabilities.resources?.subscribe !== true) {
-      throw new CapabilityError(
-        `The server did not declare "resources.subscribe", so ${method} was not sent`,
-      );
-    }
+    requireFeature(this.serverCapabilities, feature, method);
   }
 
   /** A request that needs `feature`: rejects with CapabilityError, sending nothing, without it. */

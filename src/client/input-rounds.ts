@@ -2,7 +2,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import { Method } from '../protocol/types.js';
-import type { ClientContext } from './client-session.js';
+import type { ClientContext, ClientSession } from './client-session.js';
 import type { EraWire } from './session-era.js';
 
 /** The capability each kind of input request needs, for the error that says what to declare. */
@@ -55,4 +55,24 @@ export async function fulfil(
     responses[key] = answers[i];
   });
   return responses;
+}
+
+/** What a handler gets for one input request of a modern round: the round's signal; the key as id. */
+export function roundContext(
+  session: ClientSession,
+  key: string,
+  method: string,
+  signal: AbortSignal,
+): ClientContext {
+  return {
+    session,
+    requestId: key,
+    method,
+    signal,
+    meta: undefined,
+    transport: undefined,
+    notify: (m, p) => session.notify(m, p),
+    request: (m, p, o) => session.request(m, p, o),
+    sendProgress: async () => {},
+  };
 }

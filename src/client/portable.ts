@@ -135,7 +135,7 @@ export {
   type SamplingHandler,
   type UrlElicitationHandler,
 } from './client.js';
-export { type ClientContext, ClientSession, type ClientSessionEvents } from './client-session.js';
+export { type ClientContext, ClientSession } from './client-session.js';
 export { applyElicitationDefaults } from './elicitation-defaults.js';
 export type { Listener } from './events.js';
 // Reaching a server over HTTP: negotiation, and each connection on its own
@@ -162,6 +162,7 @@ export { OAuthError } from './oauth/oauth-error.js';
 export type { ApplicationType } from './oauth/registration.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 export type { EraVerdict, ServerDescription } from './session-era.js';
+export type { ClientSessionEvents } from './session-events.js';
 export { SSEClientConnection, type SSEClientOptions } from './sse/sse-client-connection.js';
 export { SSEClientError, type SSEClientErrorKind } from './sse/sse-client-errors.js';
 export {

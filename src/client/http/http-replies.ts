@@ -1,6 +1,6 @@
 /*
- * Small pieces both Streamable HTTP clients (the legacy session one and the modern per-request one) need
- * to talk HTTP to a server and to say what went wrong in words a person can act on.
+ * Small pieces the HTTP clients (the legacy Streamable HTTP session, the modern per-request one, and the
+ * 2024-11-05 HTTP+SSE one) need to talk HTTP to a server and to say what went wrong in words a person can act on.
  */
 
 const noop = () => {};

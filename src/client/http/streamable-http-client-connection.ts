@@ -1,4 +1,3 @@
-import { createParser } from 'eventsource-parser';
 import { McpError } from '../../jsonrpc/errors.js';
 import { parseMessage } from '../../jsonrpc/parse.js';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/types.js';
@@ -6,10 +5,12 @@ import type { Connection, Receiver } from '../../peer/connection.js';
 import { ConnectionClosedError } from '../../peer/errors.js';
 import { Method } from '../../protocol/types.js';
 import type { Clock } from '../../util/clock.js';
-import { type RetryPolicy, retryDelay, retryPolicy } from '../retry-policy.js';
+import { type RetryPolicy, retryPolicy } from '../retry-policy.js';
 import { SessionLostError, StreamableHTTPError } from './http-client-errors.js';
 import { discard, excerpt, lowerCased, reason, refused, serverMessage } from './http-replies.js';
 import { plainFetch } from './plain-fetch.js';
+import { type Awaited, Epoch } from './session-epoch.js';
+import { SessionStreams } from './session-streams.js';
 
 /** Default `closeTimeoutMs`: how long `close()` waits for the server to answer its DELETE. */
 export const DEFAULT_CLOSE_TIMEOUT_MS = 2000;
@@ -46,45 +47,6 @@ const liveClock: Clock = {
 };
 
 const POST_ACCEPT = 'application/json, text/event-stream';
-const SSE_ACCEPT = 'text/event-stream';
-/** Statuses that mean "no standalone stream here" when the GET stream is first opened: POSTs still work. */
-const NO_GET_STREAM = new Set([400, 404, 405, 406]);
-const noop = () => {};
-
-/** Where one SSE stream stands: what to resume it from, and what the server said about waiting. */
-interface Cursor {
-  lastEventId: string | undefined;
-  retryMs: number | undefined;
-  /** Set by any event, priming event or comment; the reconnection loop clears it and resets its budget. */
-  progressed: boolean;
-}
-
-/** A POSTed request whose answer has not arrived yet. */
-interface Awaited {
-  readonly id: RequestId;
-  readonly method: string;
-  /** Answered, cancelled, or given up on: its stream need not be resumed. */
-  settled: boolean;
-}
-
-/**
- * One server session as this client sees it. A restart (404 on a live session) aborts it and starts a
- * new one, so nothing begun for the lost session (streams, reconnection waits, POSTs) acts afterwards.
- */
-class Epoch {
-  readonly controller = new AbortController();
-  sessionId: string | undefined;
-  protocolVersion: string | undefined;
-  /** The id of the initialize request in flight, whose result names the protocol version. */
-  initializeId: RequestId | undefined;
-  /** True once the standalone GET stream was asked for. */
-  standalone = false;
-  readonly awaiting = new Map<RequestId, Awaited>();
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-}
 
 /**
  * The client side of the Streamable HTTP transport (spec 2025-11-25) as a `Connection`.
@@ -110,23 +72,38 @@ export class StreamableHTTPClientConnection implements Connection {
   private readonly fetch: typeof fetch;
   private readonly baseHeaders: Record<string, string>;
   private readonly authHeaders: StreamableHTTPClientOptions['authHeaders'];
-  private readonly policy: RetryPolicy;
   private readonly onSessionLost: 'restart' | 'close';
   private readonly closeTimeoutMs: number;
   private readonly clock: Clock;
-  private readonly random: () => number;
   private readonly url: string;
+  private readonly streams: SessionStreams;
 
   constructor(url: string | URL, options: StreamableHTTPClientOptions = {}) {
     this.url = String(url);
     this.fetch = plainFetch(options.fetch);
     this.baseHeaders = lowerCased(options.headers);
     this.authHeaders = options.authHeaders;
-    this.policy = retryPolicy(options.retry);
     this.onSessionLost = options.onSessionLost ?? 'restart';
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
     this.clock = options.clock ?? liveClock;
-    this.random = options.random ?? Math.random;
+    this.streams = new SessionStreams(
+      {
+        isClosing: () => this.closing,
+        currentEpoch: () => this.epoch,
+        headersFor: (epoch, accept) => this.headersFor(epoch, accept),
+        deliver: (text, epoch) => this.deliver(text, epoch),
+        giveUp: (epoch, awaited, why) => this.giveUp(epoch, awaited, why),
+        sessionLost: (epoch, err) => this.sessionLost(epoch, err),
+        error: (err) => this.receiver!.error(err),
+      },
+      {
+        url: this.url,
+        fetch: this.fetch,
+        policy: retryPolicy(options.retry),
+        clock: this.clock,
+        random: options.random ?? Math.random,
+      },
+    );
   }
 
   /** The session id the server gave at initialize; undefined before, after a restart, or without sessions. */
@@ -192,7 +169,7 @@ export class StreamableHTTPClientConnection implements Connection {
     if (response.status === 202) return discard(response);
     const type = response.headers.get('content-type')?.toLowerCase() ?? '';
     if (type.includes('text/event-stream')) {
-      this.follow(epoch, response, awaited).catch((err) => this.receiver!.error(err));
+      this.streams.follow(epoch, response, awaited).catch((err) => this.receiver!.error(err));
     } else if (type.includes('application/json')) {
       await this.readJson(response, epoch, awaited);
     } else {
@@ -256,184 +233,13 @@ export class StreamableHTTPClientConnection implements Connection {
       this.giveUp(epoch, awaited, 'the JSON answer of the POST did not answer the request');
   }
 
-  // ---- SSE streams ----
+  // ---- SSE streams (read and resumed by SessionStreams) ----
 
   /** Opens the standalone GET stream of `epoch`, once. */
   private openStandalone(epoch: Epoch): void {
     if (epoch.standalone || this.closing || epoch.signal.aborted) return;
     epoch.standalone = true;
-    this.follow(epoch, undefined, undefined).catch((err) => this.receiver!.error(err));
-  }
-
-  /**
-   * Reads one logical SSE stream: a POST's (`first` is its response, `awaited` its request) or the
-   * standalone one (both undefined: it starts with a GET). Whenever a connection ends before the stream
-   * is done (a POST stream is done once its request is settled; the standalone one never is), waits
-   * and resumes with GET and Last-Event-ID, until the policy's attempts in a row bring nothing.
-   */
-  private async follow(
-    epoch: Epoch,
-    first: Response | undefined,
-    awaited: Awaited | undefined,
-  ): Promise<void> {
-    const cursor: Cursor = { lastEventId: undefined, retryMs: undefined, progressed: false };
-    const signal = epoch.signal;
-    let response = first;
-    let initial = first === undefined;
-    let attempt = 0;
-    let problem = '';
-    for (;;) {
-      if (response === undefined) {
-        const opened = await this.reopen(epoch, cursor, awaited, initial);
-        initial = false;
-        if (opened === undefined) return;
-        if (typeof opened === 'string') problem = opened;
-        else response = opened;
-      }
-      if (response !== undefined) {
-        // A resumption GET carries nothing more once the request is answered, and some servers keep
-        // it open: stop reading it then. A POST's own response ends by itself, its connection reused.
-        problem = await this.consume(response, cursor, epoch, response === first ? undefined : awaited);
-        response = undefined;
-      }
-      if (signal.aborted || this.closing) return;
-      if (awaited !== undefined) {
-        if (awaited.settled) return;
-        if (cursor.lastEventId === undefined) {
-          this.giveUp(epoch, awaited, `${problem} before answering, with no event id to resume it from`);
-          return;
-        }
-      }
-      if (cursor.progressed) {
-        cursor.progressed = false;
-        attempt = 0;
-      }
-      if (++attempt > this.policy.maxAttempts) {
-        const why = `${problem}; ${this.policy.maxAttempts} reconnection attempts in a row brought nothing`;
-        if (awaited !== undefined) this.giveUp(epoch, awaited, why);
-        else this.receiver!.error(new StreamableHTTPError(`The standalone GET stream is lost: ${why}`));
-        return;
-      }
-      await this.sleep(retryDelay(this.policy, attempt, this.random, cursor.retryMs), signal);
-      if (signal.aborted || this.closing) return;
-    }
-  }
-
-  /**
-   * GETs the stream again (or, `initial`, opens the standalone one). Returns the SSE response, a
-   * description of a failure worth retrying, or undefined when the stream is over (done, refused, or
-   * the session lost; whoever waited was told).
-   */
-  private async reopen(
-    epoch: Epoch,
-    cursor: Cursor,
-    awaited: Awaited | undefined,
-    initial: boolean,
-  ): Promise<Response | string | undefined> {
-    const headers = await this.headersFor(epoch, SSE_ACCEPT);
-    if (cursor.lastEventId !== undefined) headers['last-event-id'] = cursor.lastEventId;
-    const carriedSession = headers['mcp-session-id'];
-    let response: Response;
-    try {
-      response = await this.fetch(this.url, { method: 'GET', headers, signal: epoch.signal });
-    } catch (err) {
-      return epoch.signal.aborted || this.closing ? undefined : `the GET failed: ${reason(err)}`;
-    }
-    const status = response.status;
-    if (response.ok) {
-      if (response.headers.get('content-type')?.toLowerCase().includes('text/event-stream')) return response;
-      discard(response);
-      return this.streamRefused(
-        epoch,
-        awaited,
-        `the GET was answered with ${status} but not with an SSE stream`,
-      );
-    }
-    const body = await excerpt(response);
-    const what = `the GET was answered with HTTP ${status}: ${serverMessage(body)}`;
-    if (initial && NO_GET_STREAM.has(status)) return undefined;
-    if (status === 404 && carriedSession !== undefined) {
-      if (epoch === this.epoch && epoch.sessionId === carriedSession) {
-        this.sessionLost(epoch, new SessionLostError(carriedSession, what, body));
-      }
-      return undefined;
-    }
-    if (status === 408 || status === 409 || status === 425 || status === 429 || status >= 500) return what;
-    if (awaited === undefined && cursor.lastEventId !== undefined && (status === 400 || status === 410)) {
-      // The standalone stream cannot be resumed from there: open it afresh, and say what may be lost.
-      this.receiver!.error(
-        new StreamableHTTPError(
-          `The standalone GET stream could not be resumed after event ${cursor.lastEventId} ` +
-            `(messages sent meanwhile are lost): ${what}`,
-          status,
-          body,
-        ),
-      );
-      cursor.lastEventId = undefined;
-      return what;
-    }
-    return this.streamRefused(epoch, awaited, what, status, body);
-  }
-
-  private streamRefused(
-    epoch: Epoch,
-    awaited: Awaited | undefined,
-    what: string,
-    status?: number,
-    body?: string,
-  ): undefined {
-    if (awaited !== undefined) this.giveUp(epoch, awaited, `the stream could not be resumed: ${what}`);
-    else
-      this.receiver!.error(new StreamableHTTPError(`The standalone GET stream ended: ${what}`, status, body));
-    return undefined;
-  }
-
-  /**
-   * Reads one SSE response to its end (or until `until` is settled), delivering its messages and
-   * advancing `cursor`. Returns how the connection ended.
-   */
-  private async consume(
-    response: Response,
-    cursor: Cursor,
-    epoch: Epoch,
-    until: Awaited | undefined,
-  ): Promise<string> {
-    const body = response.body;
-    if (body === null) return 'the server sent an SSE answer without a body';
-    const parser = createParser({
-      onRetry: (ms) => {
-        cursor.retryMs = ms;
-      },
-      onComment: () => {
-        cursor.progressed = true;
-      },
-      onEvent: (event) => {
-        cursor.progressed = true;
-        // An empty id field clears the last event id; an event without one leaves it as it was.
-        if (event.id !== undefined) cursor.lastEventId = event.id === '' ? undefined : event.id;
-        if (event.data !== '' && (event.event === undefined || event.event === 'message')) {
-          this.deliver(event.data, epoch);
-        }
-      },
-    });
-    const reader = body.getReader();
-    const decoder = new TextDecoder();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return 'the server ended the SSE stream';
-        if (epoch.signal.aborted) return 'aborted';
-        parser.feed(decoder.decode(value, { stream: true }));
-        if (until?.settled) {
-          reader.cancel().catch(noop);
-          return 'answered';
-        }
-      }
-    } catch (err) {
-      return `the SSE connection dropped (${reason(err)})`;
-    } finally {
-      reader.releaseLock();
-    }
+    this.streams.follow(epoch, undefined, undefined).catch((err) => this.receiver!.error(err));
   }
 
   // ---- delivery ----
@@ -564,22 +370,6 @@ export class StreamableHTTPClientConnection implements Connection {
     if (epoch.sessionId !== undefined) headers['mcp-session-id'] = epoch.sessionId;
     if (epoch.protocolVersion !== undefined) headers['mcp-protocol-version'] = epoch.protocolVersion;
     return headers;
-  }
-
-  /** Waits `ms`, or less when `signal` aborts. */
-  private sleep(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const onAbort = () => {
-        this.clock.clearTimeout(timer);
-        resolve();
-      };
-      const timer = this.clock.setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
   }
 }
 

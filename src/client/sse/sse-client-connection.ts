@@ -1,19 +1,15 @@
-import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import { parseMessage } from '../../jsonrpc/parse.js';
 import type { JsonRpcMessage } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../peer/connection.js';
 import { deliver } from '../../peer/deliver.js';
 import { ConnectionClosedError } from '../../peer/errors.js';
 import { type Clock, systemClock } from '../../util/clock.js';
+import { lowerCased } from '../http/http-replies.js';
 import { plainFetch } from '../http/plain-fetch.js';
-import {
-  isTransientStatus,
-  type RetryPolicy,
-  retryAfterMs,
-  retryDelay,
-  retryPolicy,
-} from '../retry-policy.js';
+import { type RetryPolicy, retryDelay, retryPolicy } from '../retry-policy.js';
 import { SSEClientError } from './sse-client-errors.js';
+import { SSEPostQueue } from './sse-post-queue.js';
+import { SSEStreamAttempt, type SSEStreamSettings, type SSEStreamSink } from './sse-stream-attempt.js';
 
 /** How an `SSEClientConnection` connects, retries and shuts down; every limit has a default. */
 export interface SSEClientOptions {
@@ -55,32 +51,7 @@ export const DEFAULT_POST_QUEUE_LIMIT = 10_000;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 export const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
-/** A message waiting to be POSTed, with the `send` promise it settles. */
-interface Outgoing {
-  readonly body: string;
-  resolve(): void;
-  reject(err: Error): void;
-}
-
-/** One GET and the stream it opened; callbacks of a replaced attempt find it is no longer current. */
-interface Attempt {
-  readonly abort: AbortController;
-  /** Where the stream came from (the SSE URL, or where it redirected within its origin). */
-  base: URL;
-  endpointTimer: unknown;
-  idleTimer: unknown;
-  lastActivity: number;
-}
-
-/** Why the POST in flight was aborted. */
-const SESSION_LOST = Symbol('session lost');
-const POST_TIMEOUT = Symbol('post timeout');
-const CLOSED = Symbol('closed');
-
 const RESOLVED = Promise.resolve();
-const EXCERPT_BYTES = 1024;
-const MAX_REDIRECTS = 5;
-const EXCERPT_CHARS = 300;
 const noop = () => {};
 
 /**
@@ -114,27 +85,31 @@ export class SSEClientConnection implements Connection {
   readonly era = 'legacy';
   /** The SSE URL the connection GETs. */
   readonly url: URL;
-  private readonly fetch: typeof fetch;
   private readonly authHeaders: SSEClientOptions['authHeaders'];
   private readonly getHeaders: Record<string, string>;
   private readonly postHeaders: Record<string, string>;
-  private readonly endpointTimeoutMs: number;
   private readonly policy: RetryPolicy;
-  private readonly postTimeoutMs: number;
-  private readonly postQueueLimit: number;
   private readonly drainTimeoutMs: number;
-  private readonly idleTimeoutMs: number;
-  private readonly maxEventChars: number;
   private readonly clock: Clock;
   private readonly random: () => number;
+  private readonly streamSettings: SSEStreamSettings;
+  /** Where every attempt reports; an attempt that ended reports nothing. */
+  private readonly streamSink: SSEStreamSink = {
+    message: (data) =>
+      deliver(parseMessage(data), this.receiver!, (reply) => {
+        this.send(reply).catch(noop);
+      }),
+    endpoint: (data, base) => this.onEndpoint(data, base),
+    retry: (ms) => {
+      this.serverRetryMs = ms;
+    },
+    failed: (err, transient, serverDelayMs) => this.lost(err, transient, serverDelayMs),
+  };
 
   private receiver: Receiver | undefined;
-  private stream: Attempt | undefined;
+  private stream: SSEStreamAttempt | undefined;
   private currentEndpoint: URL | undefined;
-  /** The POST in flight (there is at most one). */
-  private postAbort: AbortController | undefined;
-  private readonly queue: Outgoing[] = [];
-  private pumping = false;
+  private readonly posts: SSEPostQueue;
   /** Consecutive failed attempts since the last endpoint. */
   private failures = 0;
   /** The server's `retry:` field, the last one it sent. */
@@ -145,8 +120,6 @@ export class SSEClientConnection implements Connection {
   private accepting = true;
   private ended = false;
   private closeCause: Error | undefined;
-  /** Wakes `closeGracefully` when the queue is empty. */
-  private drained: (() => void) | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(url: string | URL, options: SSEClientOptions = {}) {
@@ -154,21 +127,38 @@ export class SSEClientConnection implements Connection {
     if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') {
       throw new TypeError(`The SSE URL must be http: or https:, got ${this.url.href}`);
     }
-    this.fetch = plainFetch(options.fetch);
+    const fetch = plainFetch(options.fetch);
     this.authHeaders = options.authHeaders;
-    const headers = lowerKeys(options.headers);
+    const headers = lowerCased(options.headers);
     // Built once: without an auth hook, every request reuses them.
     this.getHeaders = { ...headers, accept: 'text/event-stream' };
     this.postHeaders = { ...headers, 'content-type': 'application/json' };
-    this.endpointTimeoutMs = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
     this.policy = retryPolicy(options.retry);
-    this.postTimeoutMs = options.postTimeoutMs ?? DEFAULT_POST_TIMEOUT_MS;
-    this.postQueueLimit = options.postQueueLimit ?? DEFAULT_POST_QUEUE_LIMIT;
     this.drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
-    this.idleTimeoutMs = options.idleTimeoutMs ?? 0;
-    this.maxEventChars = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
+    this.streamSettings = {
+      url: this.url,
+      fetch,
+      getHeaders: () => this.headers(this.getHeaders),
+      clock: this.clock,
+      endpointTimeoutMs: options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS,
+      idleTimeoutMs: options.idleTimeoutMs ?? 0,
+      maxEventChars: options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS,
+    };
+    this.posts = new SSEPostQueue(
+      {
+        url: this.url,
+        endpoint: () => this.currentEndpoint,
+        postHeaders: () => this.headers(this.postHeaders),
+        sessionForgotten: (err) => this.lost(err, true),
+        error: (err) => this.receiver?.error(err),
+      },
+      fetch,
+      this.clock,
+      options.postTimeoutMs ?? DEFAULT_POST_TIMEOUT_MS,
+      options.postQueueLimit ?? DEFAULT_POST_QUEUE_LIMIT,
+    );
   }
 
   /** Where messages are POSTed: the current server session's endpoint, or undefined between sessions. */
@@ -198,24 +188,7 @@ export class SSEClientConnection implements Connection {
         ),
       );
     }
-    if (this.queue.length >= this.postQueueLimit) {
-      return Promise.reject(
-        new SSEClientError(
-          'refused',
-          `Not sent: ${this.postQueueLimit} messages already wait to be POSTed to ${this.url} (postQueueLimit)`,
-        ),
-      );
-    }
-    let body: string;
-    try {
-      body = JSON.stringify(message);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ body, resolve, reject });
-      this.pump();
-    });
+    return this.posts.enqueue(message);
   }
 
   /** Closes at once: aborts the stream and the POST in flight, rejects queued sends. */
@@ -235,16 +208,8 @@ export class SSEClientConnection implements Connection {
 
   private async drainThenClose(): Promise<void> {
     this.accepting = false;
-    if (!this.ended && this.queue.length > 0) {
-      let timer: unknown;
-      await new Promise<void>((resolve) => {
-        this.drained = resolve;
-        timer = this.clock.setTimeout(resolve, this.drainTimeoutMs);
-      });
-      this.clock.clearTimeout(timer);
-      this.drained = undefined;
-    }
-    const left = this.queue.length;
+    if (!this.ended && this.posts.size > 0) await this.posts.drain(this.drainTimeoutMs);
+    const left = this.posts.size;
     this.finish(
       undefined,
       left === 0
@@ -261,189 +226,12 @@ export class SSEClientConnection implements Connection {
 
   private open(): void {
     this.retryTimer = undefined;
-    const attempt: Attempt = {
-      abort: new AbortController(),
-      base: this.url,
-      endpointTimer: undefined,
-      idleTimer: undefined,
-      lastActivity: 0,
-    };
+    const attempt = new SSEStreamAttempt(this.streamSettings, this.streamSink);
     this.stream = attempt;
-    attempt.endpointTimer = this.clock.setTimeout(() => {
-      if (this.stream !== attempt) return;
-      this.lost(
-        new SSEClientError(
-          'endpoint-timeout',
-          `No endpoint event from ${this.url} within ${this.endpointTimeoutMs} ms (endpointTimeoutMs): a legacy ` +
-            'HTTP+SSE server sends one first; check that the URL is its SSE endpoint',
-        ),
-        false,
-      );
-    }, this.endpointTimeoutMs);
-    this.connect(attempt).catch((err) => {
-      if (this.stream === attempt) {
-        this.lost(
-          new SSEClientError('network', `The SSE stream of ${this.url} failed: ${reasonOf(err)}`),
-          true,
-        );
-      }
-    });
+    attempt.start();
   }
 
-  private async connect(attempt: Attempt): Promise<void> {
-    const response = await this.get(attempt);
-    if (response === undefined) return;
-    if (!response.ok) {
-      const excerpt = await bodyExcerpt(response);
-      if (this.stream !== attempt) return;
-      this.lost(
-        new SSEClientError('http-status', `GET ${this.url} was answered ${response.status}: ${excerpt}`, {
-          status: response.status,
-        }),
-        isTransientStatus(response.status),
-        retryAfterMs(response.headers.get('retry-after'), Date.now()),
-      );
-      return;
-    }
-    const type = response.headers.get('content-type') ?? '';
-    if (response.body === null || !type.toLowerCase().startsWith('text/event-stream')) {
-      response.body?.cancel().catch(noop);
-      this.lost(
-        new SSEClientError(
-          'not-event-stream',
-          `GET ${this.url} was answered with ${type === '' ? 'no Content-Type' : type}, not text/event-stream: ` +
-            'is it the SSE endpoint of a legacy HTTP+SSE MCP server?',
-        ),
-        false,
-      );
-      return;
-    }
-    this.watchIdle(attempt);
-    await this.read(response.body, attempt);
-  }
-
-  /**
-   * The GET's answer, after following redirects within the SSE URL's origin (the request carries the
-   * client's headers: another origin must not see them). Undefined when the attempt is over: it was
-   * replaced, or it failed and `lost` has run.
-   */
-  private async get(attempt: Attempt): Promise<Response | undefined> {
-    let target = this.url;
-    try {
-      const headers = await this.headers(this.getHeaders);
-      for (let hops = 0; ; hops++) {
-        if (this.stream !== attempt) return undefined;
-        const response = await this.fetch(target, {
-          method: 'GET',
-          headers,
-          redirect: 'manual',
-          signal: attempt.abort.signal,
-        });
-        if (response.type === 'opaqueredirect') {
-          // A browser: it tells neither status nor Location of a redirect not followed.
-          this.lost(
-            new SSEClientError(
-              'redirect-refused',
-              `GET ${target} was redirected, and a browser does not say where to: connect to the URL it redirects to`,
-            ),
-            false,
-          );
-          return undefined;
-        }
-        const location = response.headers.get('location');
-        if (response.status < 300 || response.status > 399 || location === null) {
-          if (this.stream === attempt) {
-            attempt.base = target;
-            return response;
-          }
-          response.body?.cancel().catch(noop);
-          return undefined;
-        }
-        response.body?.cancel().catch(noop);
-        const next = new URL(location, target);
-        if (next.origin !== this.url.origin || hops === MAX_REDIRECTS) {
-          this.lost(
-            new SSEClientError(
-              'redirect-refused',
-              hops === MAX_REDIRECTS
-                ? `GET ${this.url} was redirected more than ${MAX_REDIRECTS} times`
-                : `Refused the redirect of GET ${this.url} to ${next.href}: it is on another origin, and the ` +
-                    "request would carry the client's headers there; connect to that URL directly if it is trusted",
-              { status: response.status },
-            ),
-            false,
-          );
-          return undefined;
-        }
-        target = next;
-      }
-    } catch (err) {
-      if (this.stream === attempt) {
-        this.lost(
-          new SSEClientError('network', `GET ${target} failed: ${reasonOf(err)}`, { cause: err }),
-          true,
-        );
-      }
-      return undefined;
-    }
-  }
-
-  private async read(body: ReadableStream<Uint8Array>, attempt: Attempt): Promise<void> {
-    const parser = createParser({
-      onEvent: (event) => this.onEvent(event, attempt),
-      onRetry: (ms) => {
-        this.serverRetryMs = ms;
-      },
-      onError: (err) => this.onParseError(err, attempt),
-      maxBufferSize: this.maxEventChars,
-    });
-    const decoder = new TextDecoder();
-    const reader = body.getReader();
-    for (;;) {
-      let chunk: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        chunk = await reader.read();
-      } catch (err) {
-        if (this.stream === attempt) {
-          this.lost(
-            new SSEClientError('network', `The SSE stream of ${this.url} broke: ${reasonOf(err)}`, {
-              cause: err,
-            }),
-            true,
-          );
-        }
-        return;
-      }
-      if (this.stream !== attempt) return;
-      if (chunk.done) break;
-      if (this.idleTimeoutMs > 0) attempt.lastActivity = this.clock.now();
-      parser.feed(decoder.decode(chunk.value, { stream: true }));
-      // An event may have ended this attempt (a refused endpoint, an oversized event).
-      if (this.stream !== attempt) return;
-    }
-    this.lost(new SSEClientError('stream-ended', `The server ended the SSE stream of ${this.url}`), true);
-  }
-
-  private onEvent(event: EventSourceMessage, attempt: Attempt): void {
-    if (this.stream !== attempt) return;
-    const receiver = this.receiver!;
-    switch (event.event) {
-      // An event without a type is a `message` (SSE).
-      case undefined:
-      case 'message':
-        deliver(parseMessage(event.data), receiver, (reply) => {
-          this.send(reply).catch(noop);
-        });
-        return;
-      case 'endpoint':
-        this.onEndpoint(event.data, attempt);
-        return;
-      default:
-      // Other event types are not part of the transport; ignore them as EventSource would.
-    }
-  }
-
-  private onEndpoint(data: string, attempt: Attempt): void {
+  private onEndpoint(data: string, base: URL): void {
     if (this.currentEndpoint !== undefined) {
       this.receiver!.error(
         new SSEClientError(
@@ -455,7 +243,7 @@ export class SSEClientConnection implements Connection {
     }
     let endpoint: URL;
     try {
-      endpoint = new URL(data, attempt.base);
+      endpoint = new URL(data, base);
     } catch {
       this.lost(
         new SSEClientError(
@@ -477,13 +265,11 @@ export class SSEClientConnection implements Connection {
       );
       return;
     }
-    this.clock.clearTimeout(attempt.endpointTimer);
-    attempt.endpointTimer = undefined;
     this.currentEndpoint = endpoint;
     this.failures = 0;
     if (this.hadSession) {
       // Everything still queued was meant for the lost session; the receiver's restart says what was lost.
-      for (const item of this.queue.splice(0)) item.resolve();
+      this.posts.dropAll();
       this.receiver!.restarted(
         new SSEClientError(
           'reconnected',
@@ -493,41 +279,7 @@ export class SSEClientConnection implements Connection {
       );
     }
     this.hadSession = true;
-    this.pump();
-  }
-
-  private onParseError(err: ParseError, attempt: Attempt): void {
-    // Unknown fields and bad retry values are ignored, as the SSE standard says.
-    if (err.type !== 'max-buffer-size-exceeded' || this.stream !== attempt) return;
-    this.lost(
-      new SSEClientError(
-        'event-too-large',
-        `An unfinished SSE event from ${this.url} exceeded ${this.maxEventChars} characters (maxEventChars)`,
-      ),
-      true,
-    );
-  }
-
-  private watchIdle(attempt: Attempt): void {
-    if (this.idleTimeoutMs <= 0) return;
-    attempt.lastActivity = this.clock.now();
-    // One timer per idle period, not one per chunk: each chunk only notes the time.
-    const check = () => {
-      if (this.stream !== attempt) return;
-      const silent = this.clock.now() - attempt.lastActivity;
-      if (silent >= this.idleTimeoutMs) {
-        this.lost(
-          new SSEClientError(
-            'idle',
-            `The SSE stream of ${this.url} was silent for ${silent} ms (idleTimeoutMs is ${this.idleTimeoutMs})`,
-          ),
-          true,
-        );
-        return;
-      }
-      attempt.idleTimer = this.clock.setTimeout(check, this.idleTimeoutMs - silent);
-    };
-    attempt.idleTimer = this.clock.setTimeout(check, this.idleTimeoutMs);
+    this.posts.pump();
   }
 
   /**
@@ -538,7 +290,7 @@ export class SSEClientConnection implements Connection {
     this.endAttempt();
     if (this.currentEndpoint !== undefined) {
       this.currentEndpoint = undefined;
-      this.postAbort?.abort(SESSION_LOST);
+      this.posts.sessionLost();
     }
     // A graceful close cannot drain into a lost session.
     if (!transient || !this.accepting) {
@@ -577,9 +329,7 @@ export class SSEClientConnection implements Connection {
     const attempt = this.stream;
     if (attempt === undefined) return;
     this.stream = undefined;
-    attempt.abort.abort();
-    this.clock.clearTimeout(attempt.endpointTimer);
-    this.clock.clearTimeout(attempt.idleTimer);
+    attempt.end();
   }
 
   /** Ends the connection for good; `queuedError` is what queued sends reject with (default: closed). */
@@ -591,144 +341,17 @@ export class SSEClientConnection implements Connection {
     this.endAttempt();
     if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
     this.currentEndpoint = undefined;
-    this.postAbort?.abort(CLOSED);
-    const err = queuedError ?? new ConnectionClosedError('Connection closed', cause);
-    for (const item of this.queue.splice(0)) item.reject(err);
-    this.drained?.();
+    this.posts.close(queuedError ?? new ConnectionClosedError('Connection closed', cause));
     this.receiver?.closed(cause);
-  }
-
-  // ---- outbound ----
-
-  /** POSTs the queue's messages one at a time while an endpoint is known. */
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    while (this.queue.length > 0 && this.currentEndpoint !== undefined) {
-      const item = this.queue[0];
-      await this.post(item, this.currentEndpoint);
-      // The queue may have been emptied meanwhile (a new session, the close).
-      if (this.queue[0] === item) this.queue.shift();
-    }
-    this.pumping = false;
-    if (this.queue.length === 0) this.drained?.();
-  }
-
-  /** POSTs one message and settles its `send`; never throws. */
-  private async post(item: Outgoing, endpoint: URL): Promise<void> {
-    const abort = new AbortController();
-    this.postAbort = abort;
-    const timer =
-      this.postTimeoutMs > 0
-        ? this.clock.setTimeout(() => abort.abort(POST_TIMEOUT), this.postTimeoutMs)
-        : undefined;
-    try {
-      const headers = await this.headers(this.postHeaders);
-      abort.signal.throwIfAborted();
-      const response = await this.fetch(endpoint, {
-        method: 'POST',
-        headers,
-        body: item.body,
-        // A redirect would carry the message and the client's headers elsewhere: report it instead.
-        redirect: 'manual',
-        signal: abort.signal,
-      });
-      if (response.ok) {
-        // Read the (short) answer so that the connection can be reused.
-        await response.arrayBuffer();
-        item.resolve();
-        return;
-      }
-      const excerpt = await bodyExcerpt(response);
-      const err = new SSEClientError(
-        'http-status',
-        `POST ${endpoint} was answered ${response.status}: ${excerpt}`,
-        { status: response.status },
-      );
-      if (endpoint !== this.currentEndpoint) {
-        // The session was lost meanwhile, and the message with it: the restart reports that.
-        item.resolve();
-      } else if (response.status === 404) {
-        // The server forgot the session: the same, found out here first.
-        item.resolve();
-        this.lost(err, true);
-      } else {
-        this.receiver?.error(err);
-        item.reject(err);
-      }
-    } catch (err) {
-      const reason = abort.signal.aborted ? abort.signal.reason : undefined;
-      if (reason === CLOSED) item.reject(new ConnectionClosedError('Connection closed', this.closeCause));
-      else if (reason === SESSION_LOST || endpoint !== this.currentEndpoint) item.resolve();
-      else {
-        const failure =
-          reason === POST_TIMEOUT
-            ? new SSEClientError(
-                'post-failed',
-                `POST ${endpoint} got no answer within ${this.postTimeoutMs} ms (postTimeoutMs)`,
-              )
-            : new SSEClientError('post-failed', `POST ${endpoint} failed: ${reasonOf(err)}`, { cause: err });
-        this.receiver?.error(failure);
-        item.reject(failure);
-      }
-    } finally {
-      if (timer !== undefined) this.clock.clearTimeout(timer);
-      if (this.postAbort === abort) this.postAbort = undefined;
-    }
   }
 
   /** `base` with the auth hook's headers added; they never replace Accept or Content-Type. */
   private async headers(base: Record<string, string>): Promise<Record<string, string>> {
     if (this.authHeaders === undefined) return base;
-    const auth = lowerKeys(await this.authHeaders());
+    const auth = lowerCased(await this.authHeaders());
     const merged = { ...base, ...auth };
     if (base === this.getHeaders) merged.accept = base.accept;
     else merged['content-type'] = base['content-type'];
     return merged;
   }
-}
-
-function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (headers !== undefined)
-    for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-  return out;
-}
-
-function reasonOf(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  // fetch reports "fetch failed" and keeps the reason (ECONNREFUSED…) in its cause.
-  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return `${err.message}${cause}`;
-}
-
-/** The start of an error answer's body, for a message a person can act on. */
-async function bodyExcerpt(response: Response): Promise<string> {
-  const body = response.body;
-  if (body === null) return '(no body)';
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    for (let read = 0; read < EXCERPT_BYTES; ) {
-      const chunk = await reader.read();
-      if (chunk.done) break;
-      read += chunk.value.byteLength;
-      text += decoder.decode(chunk.value, { stream: true });
-    }
-  } catch {
-    // What arrived is still worth showing.
-  } finally {
-    reader.cancel().catch(noop);
-  }
-  // A JSON-RPC error body (what MCP servers send) says it best in its message.
-  try {
-    const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
-    if (typeof message === 'string') return message;
-  } catch {
-    // Not JSON: show the text.
-  }
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat === '') return '(empty body)';
-  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
 }

@@ -24,8 +24,9 @@ import type {
 import { randomBase64url } from '../../util/base64.js';
 import { type Clock, systemClock } from '../../util/clock.js';
 import { type Channels, openChannels } from '../channels.js';
-import { RedisTaskCommands, SCRIPTS, type Script } from './redis-task-commands.js';
+import { RedisTaskCommands, SCRIPTS } from './redis-task-commands.js';
 import { hashOf, isCursor, memberHash, principalArgs, TaskKeys } from './redis-task-keys.js';
+import { ANY, parseRecord, RedisTaskRecords, type Stored } from './redis-task-records.js';
 import { RedisTaskSignals } from './redis-task-signals.js';
 import { RunnerSweep } from './redis-task-sweep.js';
 
@@ -62,21 +63,12 @@ export interface RedisTaskStoreOptions {
   clock?: Clock;
 }
 
-/** Whoever the task belongs to: how its runner reads it. */
-const ANY = Symbol('any principal');
-
 const positive = (name: string, value: number) => {
   if (!(Number.isSafeInteger(value) && value > 0)) {
     throw new RangeError(`${name} must be a positive integer, got ${value}`);
   }
   return value;
 };
-
-/** A task as read, and the process that runs it. */
-interface Stored {
-  readonly record: TaskRecord;
-  readonly runner: string;
-}
 
 /**
  * A TaskStore in Redis (one server or a Redis Cluster), shared by every process using the same Redis and key
@@ -93,6 +85,7 @@ export class RedisTaskStore implements TaskStore {
   /** This process, as the runner of the tasks it creates. */
   readonly runnerId = randomBase64url(16);
   private readonly redis: RedisTaskCommands;
+  private readonly records: RedisTaskRecords;
   private readonly keys: TaskKeys;
   private readonly ownsClient: boolean;
   private readonly clock: Clock;
@@ -124,6 +117,7 @@ export class RedisTaskStore implements TaskStore {
     const client: RedisClient = isRedisAddress(options.redis) ? connectRedis(options.redis) : options.redis;
     this.redis = new RedisTaskCommands(client);
     this.keys = new TaskKeys(this.keyPrefix);
+    this.records = new RedisTaskRecords(this.redis, this.keys, this.report);
     this.signals = new RedisTaskSignals(this.redis, this.keys, this.report);
     this.sweep = new RunnerSweep(this.redis, this.keys, this.runnerId, this.failStopped, this.report);
     this.sweep.start(this.clock, this.leaseMs);
@@ -190,14 +184,14 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async get(taskId: string, principal: string | undefined): Promise<TaskRecord | undefined> {
-    const found = await this.read(taskId, principal);
+    const found = await this.records.read(taskId, principal);
     return found === undefined ? undefined : (await this.alive([found]))[0];
   }
 
   async update(taskId: string, change: TaskChange): Promise<boolean> {
-    const current = this.running.get(taskId) ?? (await this.read(taskId, ANY))?.record;
+    const current = this.running.get(taskId) ?? (await this.records.read(taskId, ANY))?.record;
     if (current === undefined) return false;
-    const changed = await this.write(current, applyChange(current, change, this.clock.now()), '');
+    const changed = await this.records.write(current, applyChange(current, change, this.clock.now()), '');
     if (changed !== undefined && !isFinal(change.status)) {
       this.running.set(taskId, changed);
     } else if (this.running.delete(taskId)) {
@@ -217,11 +211,11 @@ export class RedisTaskStore implements TaskStore {
     for (const key of Object.keys(inputResponses)) {
       pairs.push(key, JSON.stringify(inputResponses[key] ?? null));
     }
-    return this.signal(SCRIPTS.respond, taskId, principal, pairs);
+    return this.records.signal(SCRIPTS.respond, taskId, principal, pairs);
   }
 
   async requestCancel(taskId: string, principal: string | undefined): Promise<boolean> {
-    return this.signal(SCRIPTS.cancel, taskId, principal, []);
+    return this.records.signal(SCRIPTS.cancel, taskId, principal, []);
   }
 
   async list(principal: string | undefined, cursor?: string): Promise<TaskPage> {
@@ -232,16 +226,7 @@ export class RedisTaskStore implements TaskStore {
       c.zrevrangebylex(keys[0], start, '-', 'LIMIT', 0, this.pageSize + 1),
     );
     const page = members.slice(0, this.pageSize);
-    const [hasP, p] = principalArgs(principal);
-    const replies = await Promise.all(
-      page.map((m) => this.redis.run(SCRIPTS.get, [this.keys.task(memberHash(m))], ['', hasP, p])),
-    );
-    const found: Stored[] = [];
-    const gone: string[] = [];
-    replies.forEach((reply, i) => {
-      if (reply === null) gone.push(page[i]);
-      else found.push(stored(reply as [string, string]));
-    });
+    const { found, gone } = await this.records.readMembers(page, principal);
     // Tasks expired (or freed) before their index entry: dropped, as later creates would.
     if (gone.length > 0) await Promise.all(keys.map((k) => this.redis.command((c) => c.zrem(k, ...gone))));
     const tasks = await this.alive(found);
@@ -272,7 +257,7 @@ export class RedisTaskStore implements TaskStore {
     this.running.clear();
     this.signals.clear();
     const stopped = (r: TaskRecord) =>
-      this.write(r, applyChange(r, RUNNER_STOPPED, this.clock.now()), this.runnerId);
+      this.records.write(r, applyChange(r, RUNNER_STOPPED, this.clock.now()), this.runnerId);
     await Promise.allSettled(running.map(stopped));
     const self = this.runnerId;
     await this.redis
@@ -292,17 +277,6 @@ export class RedisTaskStore implements TaskStore {
     } catch {
       this.redis.client.disconnect();
     }
-  }
-
-  /** The task if `principal`'s ('any': whoever's, for its runner), as stored: a stopped runner not yet found. */
-  private async read(
-    taskId: string,
-    principal: string | undefined | typeof ANY,
-  ): Promise<Stored | undefined> {
-    if (typeof taskId !== 'string' || taskId === '') return undefined;
-    const [hasP, p] = principal === ANY ? ['any', ''] : principalArgs(principal);
-    const reply = await this.redis.run(SCRIPTS.get, [this.keys.task(hashOf(taskId))], [taskId, hasP, p]);
-    return reply === null ? undefined : stored(reply as [string, string]);
   }
 
   /**
@@ -326,50 +300,13 @@ export class RedisTaskStore implements TaskStore {
         const failed = applyChange(record, RUNNER_STOPPED, this.clock.now());
         // Lost the race: the runner finished it, or another process failed it first. What is stored stands.
         return (
-          (await this.write(record, failed, runner)) ??
-          (await this.read(record.taskId, record.principal))?.record ??
+          (await this.records.write(record, failed, runner)) ??
+          (await this.records.read(record.taskId, record.principal))?.record ??
           failed
         );
       }),
     );
   }
-
-  /**
-   * Stores `next`, the change of `current`, unless the task is gone or final (or, with `runner`, no longer run by
-   * it); answers it, or undefined. A final task is then offered to the principal's bound.
-   */
-  private async write(
-    current: TaskRecord,
-    next: TaskRecord,
-    runner: string,
-  ): Promise<TaskRecord | undefined> {
-    const h = hashOf(current.taskId);
-    const asked = next.status === 'input_required' ? Object.keys(next.inputRequests ?? {}) : [];
-    const args = [current.taskId, JSON.stringify(next), next.status, this.keys.bus, runner, ...asked];
-    const member = await this.redis.run(SCRIPTS.update, [this.keys.task(h)], args);
-    if (member === 0) return undefined;
-    if (isFinal(next.status)) {
-      const [all, , fin] = this.keys.index(next.principal);
-      await this.redis.run(SCRIPTS.finished, [all, fin], [member as string]).catch(this.report);
-    }
-    return next;
-  }
-
-  /** Runs RESPOND or CANCEL on the task for `principal`: true when found. */
-  private async signal(
-    s: Script,
-    taskId: string,
-    principal: string | undefined,
-    pairs: string[],
-  ): Promise<boolean> {
-    if (typeof taskId !== 'string' || taskId === '') return false;
-    const h = hashOf(taskId);
-    const [hasP, p] = principalArgs(principal);
-    return (
-      (await this.redis.run(s, [this.keys.task(h)], [taskId, hasP, p, this.keys.bus, h, ...pairs])) === 1
-    );
-  }
-
   /** A message of the bus: a change for the listeners, or a signal for a task watched here. */
   private heard(text: string): void {
     if (text.startsWith('s')) {
@@ -398,7 +335,7 @@ export class RedisTaskStore implements TaskStore {
 
   /** Fails the unfinished tasks of `runner`, found stopped by the sweep. */
   private readonly failStopped = async (runner: string, taskIds: readonly string[]): Promise<void> => {
-    const found = await Promise.all(taskIds.map((id) => this.read(id, ANY)));
+    const found = await Promise.all(taskIds.map((id) => this.records.read(id, ANY)));
     await this.alive(found.filter((f): f is Stored => f !== undefined && f.runner === runner));
   };
 
@@ -416,14 +353,4 @@ export class RedisTaskStore implements TaskStore {
       Math.max(1, Math.floor(this.leaseMs / 3)),
     );
   }
-}
-
-function stored([rec, runner]: [string, string]): Stored {
-  return { record: parseRecord(rec), runner };
-}
-
-/** A record from its JSON, where a task without principal has no `principal` field. */
-function parseRecord(json: string): TaskRecord {
-  const record = JSON.parse(json) as TaskRecord;
-  return { ...record, principal: record.principal };
 }
