@@ -57,7 +57,7 @@ Options:
 
 Environment:
   NODE_OPTIONS='--import ./otel-setup.mjs'  Traces and metrics through the OpenTelemetry SDK that
-                   module registers (README, Observability)
+                   module registers (docs/observability.md)
   MCPWIRE_REQUEST_STATE_SECRET  Seals the requestState of 2026 multi-round-trip requests (32 bytes
                    or more); every process behind one endpoint must share it. Several, separated
                    by commas, rotate it: the first seals, every one opens. Without it, --redis
