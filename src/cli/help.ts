@@ -4,12 +4,14 @@
 export const MAIN_HELP = `Usage: mcpwire <command> [options]
 
 Commands:
-  serve    Serve the demo MCP server over Streamable HTTP at http://127.0.0.1:3000/mcp, with the
-           legacy HTTP+SSE endpoints (/sse, /messages) beside it, or over stdio
+  serve    Serve your MCP server (a module exporting it), or the demo one, over Streamable HTTP
+           at http://127.0.0.1:3000/mcp, with the legacy HTTP+SSE endpoints (/sse, /messages)
+           beside it, or over stdio
   call     Connect to an MCP server (a URL, or a command over stdio), run one action, print its result
 
 Examples:
   mcpwire serve
+  mcpwire serve ./server.js
   mcpwire call http://127.0.0.1:3000/mcp tools
   mcpwire call tools -- node server.js
 
@@ -20,11 +22,16 @@ Options:
   -v, --version      Show the version
 `;
 
-export const SERVE_HELP = `Usage: mcpwire serve [options]
+export const SERVE_HELP = `Usage: mcpwire serve [options] [MODULE]
 
-Serves the demo MCP server over Streamable HTTP at http://127.0.0.1:3000/mcp, both protocol eras
+Serves an MCP server over Streamable HTTP at http://127.0.0.1:3000/mcp, both protocol eras
 (2026-07-28 and 2025-11-25 sessions) on one endpoint, with the legacy HTTP+SSE endpoints (/sse,
 /messages) beside it. Ctrl-C finishes requests in flight (up to 5 s) before it exits.
+
+MODULE is yours: a .js or .mjs file (.ts where Node strips types) whose default export, or export
+"server", is a Server of mcpwire/server or a function that returns one. The function is given
+what this command's options call for (requestStateKeys, logger, onerror, and under --redis a
+shared taskStore): spread it into the Server's options. Without MODULE, the demo server.
 
 Options:
   --port N         Port to listen on (default 3000; 0 picks a free one)
@@ -68,6 +75,7 @@ Environment:
 
 Examples:
   mcpwire serve --port 8080
+  mcpwire serve ./server.js --workers 4 --redis redis://127.0.0.1:6379
   mcpwire serve --host 0.0.0.0 --allowed-host mcp.example.com
   mcpwire serve --stdio
   mcpwire serve --cors-origin https://app.example.com

@@ -104,8 +104,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'serve') {
-    const { values } = parseArgs({
+    const { values, positionals, tokens } = parseArgs({
       args: rest,
+      allowPositionals: true,
+      tokens: true,
       options: {
         port: { type: 'string', default: '3000' },
         host: { type: 'string', default: '127.0.0.1' },
@@ -132,6 +134,14 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(SERVE_HELP);
       return 0;
     }
+    if (tokens.some((token) => token.kind === 'option-terminator')) {
+      throw new UsageError(
+        'serve takes the module of a server (mcpwire serve ./server.js); serving a command after -- is not supported yet',
+      );
+    }
+    if (positionals.length > 1) {
+      throw new UsageError(`serve takes one module, not ${positionals.length}: ${positionals.join(' ')}`);
+    }
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new UsageError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
@@ -147,6 +157,7 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError(`--log-format is json or text, not "${logFormat}"`);
     }
     return serve({
+      module: positionals[0],
       logFormat,
       oauth: parseServeOAuth(values, values.stdio),
       redis,

@@ -10,16 +10,20 @@ import { fromNode } from '../http/node-adapter.js';
 import { ProtectedResource } from '../http/protected-resource.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import type { RequestStateKey } from '../server/modern/request-state.js';
+import type { ServeDeployment } from '../server/serve-deployment.js';
 import type { Server } from '../server/server.js';
 import { LegacySSEHandler } from '../server/sse/legacy-sse-handler.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
 import type { TaskStore } from '../tasks/task-store.js';
 import type { EventLogger } from '../telemetry/log-sink.js';
 import { REQUEST_STATE_SECRET_ENV, requestStateKeysFromEnv } from './request-state-key.js';
+import { loadServerModule } from './server-module.js';
 import { type LogFormat, stderrLogger } from './stderr-logger.js';
 import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
 
 export interface ServeOptions {
+  /** The module exporting the server to serve (see loadServerModule); without it, the demo server. */
+  module?: string;
   /** Serve on this process's stdin/stdout instead of HTTP. */
   stdio: boolean;
   host: string;
@@ -86,23 +90,56 @@ function logging(options: ServeOptions): {
   return { logger, onerror, serverOptions: { logger, onerror } };
 }
 
-/** `mcpwire serve`: the demo server over HTTP (default) or stdio. Resolves with the exit code. */
+/** `mcpwire serve`: the module's server, or the demo, over HTTP (default) or stdio. Resolves with the exit code. */
 export function serve(options: ServeOptions): Promise<number> {
   if (supervises(options.workers)) return superviseWorkers(options.workers, options, log);
-  if (!options.stdio) return asWorker(serveHttp(options));
-  const { onerror, serverOptions } = logging(options);
-  return asWorker(
-    serveOnStdio(
-      createDemoServer({ requestStateKeys: requestStateKeysFromEnv(), ...serverOptions }),
-      onerror,
-    ),
-  );
+  return asWorker(options.stdio ? serveOnStdio(options) : serveHttp(options));
+}
+
+/** The server to serve and what to call it: the module's, made for `deployment`, or the demo. */
+async function serverFor(
+  options: ServeOptions,
+  deployment: ServeDeployment,
+): Promise<{ server: Server; label: string }> {
+  if (options.module === undefined) {
+    const { taskStore, ...serverOptions } = deployment;
+    const tasks = taskStore === undefined ? undefined : { store: taskStore };
+    return { server: createDemoServer({ ...serverOptions, tasks }), label: 'mcpwire demo server' };
+  }
+  const { server, source } = await loadServerModule(options.module, deployment);
+  const label = `${server.info.name} (${options.module})`;
+  if (source === 'instance') {
+    // A Server made before serve ran seals with a key of its own; every process behind the endpoint must share one.
+    if (deployment.requestStateKeys !== undefined) server.requestStates.setKeys(deployment.requestStateKeys);
+    if (deployment.logger !== undefined) {
+      log(
+        `warning: ${options.module} exports a Server made without serve's logger, so --log-format shows its ` +
+          'errors but not its sessions and requests: export a function that passes on what it is given',
+      );
+    }
+  }
+  if (
+    deployment.taskStore !== undefined &&
+    server.tasks !== undefined &&
+    server.tasks.store !== deployment.taskStore
+  ) {
+    log(
+      `warning: ${label} keeps its tasks in a store of its own, so only the process that started a task ` +
+        'answers for it: export a function that gives its taskStore argument as tasks.store',
+    );
+  }
+  return { server, label };
 }
 
 /** Both eras on stdio, the first message choosing; ends when stdin does, or on a signal. */
-function serveOnStdio(server: Server, onerror: (err: Error) => void): Promise<number> {
+async function serveOnStdio(options: ServeOptions): Promise<number> {
+  const { onerror, serverOptions } = logging(options);
+  const { server, label } = await serverFor(options, {
+    requestStateKeys: requestStateKeysFromEnv(),
+    ...serverOptions,
+  });
   const service = serveStdio(server, { onerror });
-  log('serving the demo server on stdio');
+  log(`serving ${label} on stdio`);
   return new Promise((resolve) => {
     service.ended.then(() => resolve(0));
     const stop = () => {
@@ -144,8 +181,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   const requestStateKeys = envKeys ?? (cluster === undefined ? undefined : await clusterKeys(cluster));
   // Tasks in memory by default (the demo's own store); with Redis, shared, so any process serves any task.
   const taskStore = options.redis === undefined ? undefined : await sharedTasks(options.redis);
-  const tasks = taskStore === undefined ? undefined : { store: taskStore };
-  const server = createDemoServer({ requestStateKeys, tasks, ...serverOptions });
+  const { server, label } = await serverFor(options, { requestStateKeys, taskStore, ...serverOptions });
   // Listening first: the resource a token must be for names the port actually bound. No request can arrive
   // before the listener below is attached, in the same turn.
   const http = createServer();
@@ -189,7 +225,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
     .filter(Boolean)
     .join(', ');
   if (announces()) {
-    process.stdout.write(`mcpwire demo server: http://${host}:${port}/mcp${mode ? ` (${mode})` : ''}\n`);
+    process.stdout.write(`${label}: http://${host}:${port}/mcp${mode ? ` (${mode})` : ''}\n`);
     if (legacy) process.stdout.write(`legacy HTTP+SSE: http://${host}:${port}/sse\n`);
   }
 

@@ -81,6 +81,7 @@ export type {
   ResourceUpdate,
 } from './resources.js';
 export type { JsonSchemaObject, SchemaInput, StandardSchemaV1, ValidationOutcome } from './schema.js';
+export type { ServeDeployment } from './serve-deployment.js';
 export {
   type CacheHints,
   type PromptHandle,

@@ -67,7 +67,7 @@ describe('mcpwire help pages', { concurrency: true }, () => {
   test('mcpwire --help: the commands, and where their options are', async () => {
     const { code, stdout } = await run(['--help']);
     assert.equal(code, 0);
-    assert.match(stdout, /serve {4}Serve the demo MCP server/);
+    assert.match(stdout, /serve {4}Serve your MCP server \(a module exporting it\), or the demo one/);
     assert.match(stdout, /call {5}Connect to an MCP server/);
     assert.ok(stdout.includes('mcpwire <command> --help'));
   });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Client, type ClientSession, connectStdio, McpError } from 'mcpwire/client';
+import { Client, type ClientSession, connectStdio, connectUrl, McpError } from 'mcpwire/client';
 import { type CliRun, killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -194,6 +194,26 @@ describe('the example clients against mcpwire serve', () => {
           '',
         ].join('\n'),
       );
+    });
+  }
+});
+
+describe('the example module that mcpwire serve serves', () => {
+  for (const era of ERAS) {
+    test(`examples/serve/server.mjs over HTTP: forecast, ${era} era`, BOUND, async () => {
+      const { run, url } = await serveDemo([join(ROOT, 'examples/serve/server.mjs')]);
+      try {
+        assert.match(run.stdout(), /^weather \(.*examples\/serve\/server\.mjs\): http:/);
+        const session = await connectUrl(new Client({ name: 'docs', version: '1.0.0' }, { era }), url);
+        assert.equal(session.era, era);
+        assert.deepEqual((await session.callTool('forecast', { city: 'Paris' })).content, [
+          { type: 'text', text: 'Sunny in Paris' },
+        ]);
+        await session.close();
+      } finally {
+        run.child.kill('SIGTERM');
+        await run.exit(15_000);
+      }
     });
   }
 });
