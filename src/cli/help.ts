@@ -44,6 +44,9 @@ Options:
   --cors-origin O  An origin (https://app.example.com) whose web pages may call this server:
                    CORS preflights answered, answers readable there (repeatable)
   --stdio          Serve on this process's stdin/stdout instead (logs go to stderr)
+  --watch          Reload MODULE when a file of its folder changes (node_modules and dot-files
+                   aside): a new process loads it and serves, then the old one finishes its
+                   requests in flight and stops; an edit that does not load leaves the old one serving
   --redis URL      Share sessions and their streams through Redis (redis://host:port), so that
                    any process serving with the same URL can answer any request of any session
   --redis-cluster NODES
@@ -76,6 +79,7 @@ Environment:
 Examples:
   mcpwire serve --port 8080
   mcpwire serve ./server.js --workers 4 --redis redis://127.0.0.1:6379
+  mcpwire serve --watch ./server.js
   mcpwire serve --host 0.0.0.0 --allowed-host mcp.example.com
   mcpwire serve --stdio
   mcpwire serve --cors-origin https://app.example.com

@@ -118,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
         'allowed-origin': { type: 'string', multiple: true, default: [] },
         'cors-origin': { type: 'string', multiple: true, default: [] },
         stdio: { type: 'boolean', default: false },
+        watch: { type: 'boolean', default: false },
         redis: { type: 'string' },
         'redis-cluster': { type: 'string' },
         workers: { type: 'string' },
@@ -142,6 +143,16 @@ async function main(argv: string[]): Promise<number> {
     if (positionals.length > 1) {
       throw new UsageError(`serve takes one module, not ${positionals.length}: ${positionals.join(' ')}`);
     }
+    if (values.watch && positionals.length === 0) {
+      throw new UsageError(
+        '--watch reloads a module of yours when it changes: give its path (mcpwire serve --watch ./server.js)',
+      );
+    }
+    if (values.watch && values.stdio) {
+      throw new UsageError(
+        "--watch reloads an HTTP server; over --stdio a reload would end the client's session",
+      );
+    }
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new UsageError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
@@ -158,6 +169,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return serve({
       module: positionals[0],
+      watch: values.watch,
       logFormat,
       oauth: parseServeOAuth(values, values.stdio),
       redis,

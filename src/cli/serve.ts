@@ -19,11 +19,14 @@ import type { EventLogger } from '../telemetry/log-sink.js';
 import { REQUEST_STATE_SECRET_ENV, requestStateKeysFromEnv } from './request-state-key.js';
 import { loadServerModule } from './server-module.js';
 import { type LogFormat, stderrLogger } from './stderr-logger.js';
+import { watchModule } from './watch.js';
 import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
 
 export interface ServeOptions {
   /** The module exporting the server to serve (see loadServerModule); without it, the demo server. */
   module?: string;
+  /** Reload the module's server when a file of its folder changes (new workers, requests in flight finished). */
+  watch: boolean;
   /** Serve on this process's stdin/stdout instead of HTTP. */
   stdio: boolean;
   host: string;
@@ -92,7 +95,18 @@ function logging(options: ServeOptions): {
 
 /** `mcpwire serve`: the module's server, or the demo, over HTTP (default) or stdio. Resolves with the exit code. */
 export function serve(options: ServeOptions): Promise<number> {
-  if (supervises(options.workers)) return superviseWorkers(options.workers, options, log);
+  if (supervises(options.workers, options.watch)) {
+    const { module } = options;
+    const reloads =
+      module === undefined
+        ? undefined
+        : (reload: () => void) =>
+            watchModule(module, (file) => {
+              log(`${file} changed: reloading ${module}`);
+              reload();
+            });
+    return superviseWorkers(options.workers ?? 1, options, log, options.watch ? reloads : undefined);
+  }
   return asWorker(options.stdio ? serveOnStdio(options) : serveHttp(options));
 }
 

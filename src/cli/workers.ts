@@ -48,9 +48,12 @@ export function parseWorkers(text: string | undefined, context: WorkersContext):
   return count;
 }
 
-/** Whether this process is the one that supervises `workers` workers (and serves nothing itself). */
-export function supervises(workers: number | undefined): workers is number {
-  return workers !== undefined && workers > 1 && cluster.isPrimary;
+/**
+ * Whether this process is the one that supervises workers (and serves nothing itself): with several, or with
+ * one that `--watch` replaces when the module changes.
+ */
+export function supervises(workers: number | undefined, watch: boolean): boolean {
+  return cluster.isPrimary && ((workers ?? 1) > 1 || watch);
 }
 
 /** Whether this process prints the server's URL: a lone server does, and of the workers only the first. */
@@ -102,15 +105,25 @@ async function pinPort(host: string): Promise<void> {
  * SIGINT or SIGTERM is forwarded to every worker for a graceful shutdown (result 0); a second signal, or
  * 10 s more than the workers' own deadline, kills them. A replacement serves the port its predecessors did.
  * Each worker that starts serving, each crash and each restart is logged with `log`.
+ *
+ * `reloads`, when given, is handed a function that replaces every worker by a new one (a new process loads
+ * the code anew): each new worker serves before the one it replaces is stopped gracefully (requests in flight
+ * finish), and one that ends before serving leaves the old one serving. What it returns is called once every
+ * worker has exited (to stop what calls for reloads).
  */
 export async function superviseWorkers(
   count: number,
   listen: { host: string; port: number; redis?: unknown },
   log: (line: string) => void,
+  reloads?: (reload: () => void) => () => void,
 ): Promise<number> {
   if (listen.port === 0) await pinPort(listen.host);
   return new Promise((resolve) => {
     const live = new Set<Worker>();
+    /** The worker serving each slot; a replacement takes its place once it serves. */
+    const serving: (Worker | undefined)[] = [];
+    /** Workers stopped because a replacement serves: their exit is no crash. */
+    const retiring = new Set<Worker>();
     const crashes: number[][] = Array.from({ length: count }, () => []);
     const restarts = new Set<NodeJS.Timeout>();
     let served = false;
@@ -119,20 +132,28 @@ export async function superviseWorkers(
     let stopping = false;
     let result = 0;
     let forceTimer: NodeJS.Timeout | undefined;
+    let stopReloads: (() => void) | undefined;
 
     // Every worker seals requestState with the same key, so a retry may reach any of them; with Redis, every
     // worker of every host takes the cluster's from there.
     const secret = process.env[REQUEST_STATE_SECRET_ENV] || (listen.redis ? '' : drawRequestStateSecret());
     const shared = { [REQUEST_STATE_SECRET_ENV]: secret };
-    const fork = (slot: number) => {
+    const fork = (slot: number, replacing?: Worker) => {
       const announce = slot === 0 && !announced;
       const worker = cluster.fork(announce ? { ...shared, [ANNOUNCE_ENV]: '1' } : shared);
       live.add(worker);
       const pid = worker.process.pid;
+      let listening = false;
       worker.once('listening', () => {
+        listening = true;
         log(`worker ${slot + 1} of ${count} serving (pid ${pid})`);
         served = true;
         if (announce) announced = true;
+        serving[slot] = worker;
+        if (replacing !== undefined && live.has(replacing)) {
+          retiring.add(replacing);
+          replacing.process.kill('SIGTERM');
+        }
       });
       worker.once('exit', (code, signal) => {
         live.delete(worker);
@@ -140,7 +161,14 @@ export async function superviseWorkers(
           if (live.size === 0) finish();
           return;
         }
+        if (retiring.delete(worker)) return;
         const how = signal ? `killed by ${signal}` : `exit code ${code}`;
+        if (replacing !== undefined && !listening) {
+          log(
+            `the new worker ${slot + 1} (pid ${pid}) ended before serving (${how}); the previous one still serves`,
+          );
+          return;
+        }
         if (!served) {
           log(`worker ${slot + 1} (pid ${pid}) failed before serving (${how}); stopping`);
           stop(1);
@@ -195,6 +223,7 @@ export async function superviseWorkers(
 
     const finish = () => {
       clearTimeout(forceTimer);
+      stopReloads?.();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       resolve(result);
@@ -203,5 +232,9 @@ export async function superviseWorkers(
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     for (let slot = 0; slot < count; slot++) fork(slot);
+    stopReloads = reloads?.(() => {
+      if (stopping) return;
+      for (let slot = 0; slot < count; slot++) fork(slot, serving[slot]);
+    });
   });
 }
