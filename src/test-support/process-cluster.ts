@@ -7,7 +7,11 @@ import { within } from './time-limit.js';
 const READY_TIMEOUT_MS = 30_000;
 /** Output kept per process, for the messages of failed waits. */
 const OUTPUT_CHARS = 20_000;
-const URL_LINE = /mcpwire demo server: (http:\/\/127\.0\.0\.1:(\d+))\/mcp/;
+/**
+ * What `serve` prints on stdout once it listens: its server's name (the demo's, or a module's), then its URL. Its
+ * log lines, on stderr, begin with "mcpwire: ".
+ */
+const URL_LINE = /^(?!mcpwire: )[^\n]*?: (http:\/\/127\.0\.0\.1:(\d+))\/mcp/m;
 
 /** How a process ended: its exit code, or the signal that killed it. */
 export interface ExitStatus {
