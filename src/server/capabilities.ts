@@ -5,7 +5,7 @@ import type { Server } from './server.js';
 /**
  * What a server announces at initialize, from what is registered: `tools`, `resources` (with `subscribe`),
  * `prompts` (each with `listChanged`) once one of that kind is; `completions` once a completer is; `logging`
- * unless disabled; `tasks` when it runs tasks; then the options' own `capabilities` on top.
+ * unless disabled; `tasks` when it runs tasks; `extensions` announced; then the options' own `capabilities` on top.
  */
 export function deriveCapabilities(server: Server): ServerCapabilities {
   const capabilities: ServerCapabilities = {};
@@ -20,6 +20,7 @@ export function deriveCapabilities(server: Server): ServerCapabilities {
   if (server.tasks !== undefined) {
     capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
   }
+  if (server.extensions.size > 0) capabilities.extensions = Object.fromEntries(server.extensions);
   return Object.freeze(Object.assign(capabilities, server.options.capabilities));
 }
 

@@ -4,6 +4,7 @@ import type { PeerOptions } from '../peer/jsonrpc-peer.js';
 import { MetaKey } from '../protocol/envelope.js';
 import {
   type Implementation,
+  type JsonObject,
   type LoggingLevel,
   Method,
   type Prompt,
@@ -194,6 +195,8 @@ export class Server {
   readonly telemetry: Telemetry | undefined;
   /** @internal How tools run as tasks; undefined when the server runs none. */
   readonly tasks: TaskSettings | undefined;
+  /** @internal The extensions announced, by identifier, with their settings. */
+  readonly extensions = new Map<string, JsonObject>();
   private capabilitiesCache: ServerCapabilities | undefined;
   private anonymousCapabilitiesCache: ServerCapabilities | undefined;
   private modernCapabilitiesCache: ServerCapabilities | undefined;
@@ -228,6 +231,16 @@ export class Server {
       options.onerror?.(err instanceof Error ? err : new Error(String(err))),
     );
     this.events.subscribe(this.toSessions);
+  }
+
+  /**
+   * Announces a protocol extension (SEP-1724) with its settings in `capabilities.extensions`, at initialize and
+   * in `server/discover`; an extension's registration (MCP Apps' `registerApp`) calls it. Announce before
+   * serving: a 2025 session keeps what it was told at initialize. Announcing an identifier again replaces it.
+   */
+  announceExtension(id: string, settings: JsonObject = {}): void {
+    this.extensions.set(id, settings);
+    this.capabilitiesCache = this.anonymousCapabilitiesCache = this.modernCapabilitiesCache = undefined;
   }
 
   /** What initialize announces, derived from what is registered; recomputed after a change, not per session. */

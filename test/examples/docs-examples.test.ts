@@ -164,6 +164,26 @@ describe('the example servers answer mcpwire’s client', () => {
   }
 });
 
+describe('the example app answers mcpwire\u2019s client', () => {
+  for (const era of ERAS) {
+    test(`examples/apps/server.ts: the view and its tool, ${era} era`, BOUND, async () => {
+      const session = await connectExample('examples/apps/server.ts', era);
+      try {
+        const [roll] = (await session.listTools()).tools;
+        assert.deepEqual(roll?._meta?.ui, { resourceUri: 'ui://dice/roll' });
+        const [view] = (await session.readResource('ui://dice/roll')).contents;
+        assert.equal(view?.mimeType, 'text/html;profile=mcp-app');
+        assert.deepEqual(view?._meta, { ui: { prefersBorder: true } });
+        const result = await session.callTool('roll', { sides: 1 });
+        assert.deepEqual(result.content, [{ type: 'text', text: 'You rolled 1.' }]);
+        assert.deepEqual(result.structuredContent, { roll: 1 });
+      } finally {
+        await session.close();
+      }
+    });
+  }
+});
+
 describe('the example clients against mcpwire serve', () => {
   let served: { run: CliRun; url: string };
 
