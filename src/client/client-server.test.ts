@@ -7,7 +7,8 @@ import { createMemoryPair } from '../peer/memory.js';
 import type { Root } from '../protocol/types.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import type { StandardSchemaV1 } from '../server/schema.js';
-import { Server, type ServerOptions } from '../server/server.js';
+import { Server } from '../server/server.js';
+import type { ServerOptions } from '../server/server-options.js';
 import { ManualClock } from '../test-support/manual-clock.js';
 import { Client, type ClientOptions } from './client.js';
 

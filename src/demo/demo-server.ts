@@ -1,4 +1,5 @@
-import { Server, type ServerOptions, type ToolHandle } from '../server/server.js';
+import { Server, type ToolHandle } from '../server/server.js';
+import type { ServerOptions } from '../server/server-options.js';
 import { MemoryTaskStore } from '../tasks/memory-task-store.js';
 
 const NAMES = ['Ada', 'Alan', 'Barbara', 'Dennis', 'Edsger', 'Grace', 'Ken', 'Linus', 'Margaret', 'Radia'];

@@ -83,17 +83,16 @@ export type {
 export type { JsonSchemaObject, SchemaInput, StandardSchemaV1, ValidationOutcome } from './schema.js';
 export type { ServeDeployment } from './serve-deployment.js';
 export {
-  type CacheHints,
   type PromptHandle,
   type ResourceHandle,
   type ResourceTemplateHandle,
   Server,
   type ServerConnectOptions,
-  type ServerOptions,
   type SharedSessions,
   type ToolHandle,
 } from './server.js';
 export type { ServerEvent, ServerEventListener } from './server-events.js';
+export type { CacheHints, ServerOptions } from './server-options.js';
 export { LegacySSEHandler, type LegacySSEHandlerOptions } from './sse/legacy-sse-handler.js';
 export { type StdioServeOptions, type StdioService, serveStdio } from './stdio/serve-stdio.js';
 export type { TaskOptions } from './tasks/task-options.js';

@@ -1,5 +1,5 @@
 import type { TaskStore } from '../tasks/task-store.js';
-import type { ServerOptions } from './server.js';
+import type { ServerOptions } from './server-options.js';
 
 /**
  * What `mcpwire serve ./module.js` gives a module that exports a function making its `Server`: the options

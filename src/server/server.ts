@@ -1,6 +1,5 @@
 import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import type { Connection } from '../peer/connection.js';
-import type { PeerOptions } from '../peer/jsonrpc-peer.js';
 import { MetaKey } from '../protocol/envelope.js';
 import {
   type Implementation,
@@ -15,14 +14,14 @@ import {
   type Tool,
 } from '../protocol/types.js';
 import '../telemetry/node.js';
-import { resolveTelemetry, type TelemetryOptions } from '../telemetry/resolve.js';
+import { resolveTelemetry } from '../telemetry/resolve.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { anonymousCapabilities, deriveCapabilities, modernCapabilities } from './capabilities.js';
 import type { LegacyContext } from './context.js';
 import { dispatchLegacy } from './legacy/legacy-dispatch.js';
 import { type PreinitializedState, ServerSession } from './legacy/server-session.js';
 import { legacyMethods, type MethodTable } from './methods.js';
-import { type RequestStateKey, RequestStateSealer } from './modern/request-state.js';
+import { RequestStateSealer } from './modern/request-state.js';
 import type { PromptArgs, PromptArgumentList } from './prompt-args.js';
 import {
   buildPrompt,
@@ -48,8 +47,17 @@ import {
   type TemplateEntry,
 } from './resources.js';
 import type { SchemaInput, StandardSchemaV1 } from './schema.js';
+import {
+  registerSdkResource,
+  registerSdkTool,
+  type SdkReadCallback,
+  type SdkResourceConfig,
+  type SdkToolCallback,
+  type SdkToolConfig,
+} from './sdk-registration.js';
 import { ListKind, type ServerEvent, ServerEvents } from './server-events.js';
-import { type TaskOptions, type TaskSettings, taskSettings } from './tasks/task-options.js';
+import { type CacheHints, DEFAULT_CACHE_HINTS, type ServerOptions } from './server-options.js';
+import { type TaskSettings, taskSettings } from './tasks/task-options.js';
 import {
   buildTool,
   rebuildTool,
@@ -58,49 +66,6 @@ import {
   type ToolHandler,
   type ToolUpdate,
 } from './tools.js';
-
-/** How a server behaves; shared by every session it serves. */
-export interface ServerOptions extends PeerOptions, TelemetryOptions {
-  /** Told to clients at initialize: how to use this server (e.g. for a system prompt). */
-  instructions?: string;
-  /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. Default 100. */
-  pageSize?: number;
-  /** Declares the `logging` capability and lets sessions send log messages. Default true. */
-  logging?: boolean;
-  /**
-   * Capabilities declared on top of those derived from what is registered, e.g. `experimental`,
-   * or `tools: { listChanged: true }` for a server that registers its first tool only later.
-   */
-  capabilities?: ServerCapabilities;
-  /**
-   * Keys that seal the `requestState` of modern multi-round-trip requests (HMAC-SHA256; the first signs, all
-   * verify, so keys rotate by adding the new one first). Default: one random key of this process, which is
-   * right for one process only: several processes behind one endpoint need the same keys, or a client's
-   * retry that reaches another process is refused.
-   */
-  requestStateKeys?: readonly RequestStateKey[];
-  /** How long a sealed `requestState` stays valid. Default 5 minutes. */
-  requestStateTtlMs?: number;
-  /**
-   * The caching hints of modern list, read and discover results (spec 2026-07-28, caching). Default
-   * `{ ttlMs: 0, cacheScope: 'private' }`: clients re-fetch, and shared caches keep nothing.
-   */
-  cacheHints?: CacheHints;
-  /**
-   * Runs tools as tasks (the Tasks extension of 2026-07-28, the experimental tasks of 2025-11-25): where tasks
-   * are kept, how long, how often clients should poll. A tool says whether it may or must run as one with
-   * `execution: { taskSupport: 'optional' | 'required' }`. Default: no tasks.
-   */
-  tasks?: TaskOptions;
-}
-
-/** How long, and by whom, a modern client may cache a list, read or discover result. */
-export interface CacheHints {
-  ttlMs: number;
-  cacheScope: 'public' | 'private';
-}
-
-const DEFAULT_CACHE_HINTS: CacheHints = Object.freeze({ ttlMs: 0, cacheScope: 'private' });
 
 /** How `Server.connect` sets up one session. */
 export interface ServerConnectOptions {
@@ -275,6 +240,25 @@ export class Server {
     const entry = buildTool(def as ToolDef, handler as ToolHandler<any>, this.nextSeq++);
     this.toolEntries.add(entry);
     return new RegistryHandle(this.toolEntries, entry, rebuildTool);
+  }
+
+  /**
+   * `tool` with the official TypeScript SDK's signature (`McpServer.registerTool`), for helpers written against it
+   * (ext-apps' `registerAppTool`): `inputSchema` a Standard Schema or a record of them; the callback gets
+   * `(args, ctx)`, or `(ctx)` without an `inputSchema`, with mcpwire's context.
+   */
+  registerTool(name: string, config: SdkToolConfig, cb: SdkToolCallback): ToolHandle {
+    return registerSdkTool(this, name, config, cb);
+  }
+
+  /** `resource` with the official SDK's signature (`McpServer.registerResource`), for a fixed URI. */
+  registerResource(
+    name: string,
+    uri: string,
+    config: SdkResourceConfig,
+    read: SdkReadCallback,
+  ): ResourceHandle {
+    return registerSdkResource(this, name, uri, config, read);
   }
 
   /** Registers a resource at a fixed URI. Throws when the URI is taken. */

@@ -1,6 +1,7 @@
 import { ProtectedResource, type TokenGrant } from '../http/protected-resource.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
-import { Server, type ServerOptions } from '../server/server.js';
+import { Server } from '../server/server.js';
+import type { ServerOptions } from '../server/server-options.js';
 import { MemoryTaskStore } from '../tasks/memory-task-store.js';
 import type { TaskStore } from '../tasks/task-store.js';
 import type { Clock } from '../util/clock.js';

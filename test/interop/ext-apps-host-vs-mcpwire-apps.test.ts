@@ -2,7 +2,8 @@
 // ext-apps 2.0.4 host helpers (app-bridge: the tool's view URI, its visibility, the iframe's allow attribute;
 // server: getUiCapability) over the official clients, the SDK v1 1.32.2 client in the 2025 era and the
 // client 2.4.0 pinned to 2026-07-28, each declaring the extension. A caller that declares it is told so in its
-// tool's handler (rendersApps), in both eras; one that does not is not.
+// tool's handler (rendersApps), in both eras; one that does not is not. And the package's server helpers,
+// written against the official McpServer, register on mcpwire's Server (registerTool, registerResource).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
@@ -15,9 +16,16 @@ import {
   isToolVisibilityAppOnly,
   isToolVisibilityModelOnly,
 } from '@modelcontextprotocol/ext-apps/app-bridge';
-import { EXTENSION_ID, getUiCapability, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import {
+  EXTENSION_ID,
+  getUiCapability,
+  RESOURCE_MIME_TYPE,
+  registerAppResource,
+  registerAppTool,
+} from '@modelcontextprotocol/ext-apps/server';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
 import { Client } from '../../src/client/client.js';
 import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import { registerApp } from '../../src/extensions/apps/register-app.js';
@@ -140,4 +148,92 @@ test('a client that does not declare the extension gets the text, in both eras',
     assert.deepEqual((await session.callTool('count', {})).content, [{ type: 'text', text: 'count: 0' }]);
     await session.close();
   }
+});
+
+describe("ext-apps' own server helpers (registerAppTool, registerAppResource) on mcpwire's Server", () => {
+  let helped: Served;
+  let client: OfficialClient;
+  before(async () => {
+    const server = new Server({ name: 'helped', version: '1.0.0' });
+    // The helpers' TypeScript parameter names the official McpServer; at run time they take mcpwire's.
+    const host = server as never;
+    registerAppTool(
+      host,
+      'forecast',
+      {
+        description: 'Forecast',
+        inputSchema: { city: z.string(), days: z.number().int().optional() },
+        _meta: { ui: { resourceUri: VIEW } },
+      },
+      async ({ city, days }: { city: string; days?: number }) => ({
+        content: [{ type: 'text' as const, text: `${city} for ${days ?? 1} day(s)` }],
+      }),
+    );
+    registerAppTool(
+      host,
+      'refresh',
+      {
+        inputSchema: z.object({ force: z.boolean() }),
+        _meta: { ui: { resourceUri: VIEW, visibility: ['app'] } },
+      },
+      async ({ force }: { force: boolean }) => ({
+        content: [{ type: 'text' as const, text: `forced: ${force}` }],
+      }),
+    );
+    registerAppResource(
+      host,
+      'Forecast view',
+      VIEW,
+      { _meta: { ui: { prefersBorder: true } } },
+      async (uri: URL) => ({
+        contents: [{ uri: uri.href, mimeType: RESOURCE_MIME_TYPE, text: HTML }],
+      }),
+    );
+    helped = await serveOn(new StreamableHTTPHandler(server).node());
+    client = await (async () => {
+      const v2 = new ClientV2(
+        { name: 'host-v2', version: '1.0.0' },
+        { capabilities: CAPABILITIES, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await v2.connect(new TransportV2(new URL(helped.url)));
+      return v2 as unknown as OfficialClient;
+    })();
+  });
+  after(async () => {
+    await client?.close();
+    await helped?.close();
+  });
+
+  test('both view keys, the JSON Schema of a raw shape and of z.object, the view read with its MIME type', async () => {
+    const tools = new Map((await client.listTools()).tools.map((tool) => [tool.name as string, tool]));
+    const forecast = tools.get('forecast')!;
+    assert.equal(getToolUiResourceUri(forecast), VIEW);
+    assert.equal((forecast._meta as Record<string, unknown>)['ui/resourceUri'], VIEW);
+    const input = forecast.inputSchema as {
+      properties: Record<string, { type: string }>;
+      required: string[];
+    };
+    assert.equal(input.properties.city?.type, 'string');
+    assert.equal(input.properties.days?.type, 'integer');
+    assert.deepEqual(input.required, ['city']);
+    assert.equal(isToolVisibilityAppOnly(tools.get('refresh')!), true);
+    const { contents } = await client.readResource({ uri: VIEW });
+    assert.equal(contents[0]?.mimeType, RESOURCE_MIME_TYPE);
+    assert.equal(contents[0]?.text, HTML);
+  });
+
+  test('calls are checked by the zod schemas, then reach the helpers’ callbacks with their arguments', async () => {
+    const text = async (name: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: args })) as {
+        content: Array<{ text: string }>;
+        isError?: boolean;
+      };
+    assert.equal((await text('forecast', { city: 'Oslo', days: 3 })).content[0]?.text, 'Oslo for 3 day(s)');
+    assert.equal((await text('forecast', { city: 'Oslo' })).content[0]?.text, 'Oslo for 1 day(s)');
+    assert.equal((await text('refresh', { force: true })).content[0]?.text, 'forced: true');
+    // An argument refused is a tool execution error the model can read (2025-11-25 on), naming the field.
+    const refused = await text('forecast', { days: 2 });
+    assert.equal(refused.isError, true);
+    assert.match(refused.content[0]?.text ?? '', /city/);
+  });
 });
