@@ -29,7 +29,9 @@ export type CallAction =
   /** Print the server's notifications as they come: the list changes and resource updates of `filter`. */
   | { kind: 'listen'; filter: SubscriptionFilter }
   /** Follow a task started earlier (by `call`) to its end and print its result. */
-  | { kind: 'task'; taskId: string };
+  | { kind: 'task'; taskId: string }
+  /** The HTML of a tool's MCP Apps view, printed or written to `file`. */
+  | { kind: 'view'; tool: string; file: string | undefined };
 
 /** Where the server is: a URL, or a command to spawn and speak to over stdio. */
 export type CallTarget = { kind: 'url'; url: URL } | { kind: 'command'; command: string; args: string[] };
@@ -76,6 +78,7 @@ const ACTIONS = [
   'ping',
   'listen',
   'task',
+  'view',
 ];
 /** The options that say what `listen` listens for. */
 type ListenFlags = { tools: boolean; prompts: boolean; resources: boolean; resource: string[] };
@@ -279,6 +282,9 @@ function parseAction(words: readonly string[], flags: ListenFlags): CallAction {
     case 'task':
       arity(1, 1, 'the id of a task: task ID (mcpwire prints it when a call runs as one)');
       return { kind, taskId: args[0] };
+    case 'view':
+      arity(1, 2, 'a tool name: view TOOL [FILE]');
+      return { kind, tool: args[0], file: args[1] };
     default:
       throw new UsageError(`Unknown action "${kind}"; the actions are ${ACTIONS.join(', ')}`);
   }

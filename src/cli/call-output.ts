@@ -1,3 +1,4 @@
+import { viewOf } from '../extensions/apps/views.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import {
   type CallToolResult,
@@ -29,6 +30,11 @@ export function formatTools(tools: readonly Tool[]): string {
     const optional = Object.keys(properties).filter((name) => !required.has(name));
     if (mandatory.length > 0) out += `  required: ${describeArgs(mandatory)}\n`;
     if (optional.length > 0) out += `  optional: ${describeArgs(optional)}\n`;
+    const view = viewOf(tool);
+    if (view !== undefined) {
+      const who = view.visibility.includes('model') ? '' : ' (for the view only, not the model)';
+      out += `  view: ${view.uri}${who}\n`;
+    }
   }
   return out;
 }

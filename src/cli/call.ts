@@ -22,6 +22,7 @@ import {
   formatTools,
 } from './call-output.js';
 import { cliSampling } from './call-sampling.js';
+import { toolView } from './call-view.js';
 import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 import { ProgressBar } from './progress-bar.js';
 import { taskReporter } from './task-status.js';
@@ -218,6 +219,8 @@ async function perform(
       const result = await session.tasks.resume(action.taskId, options);
       return { result, text: formatToolResult(result), failed: result.isError === true };
     }
+    case 'view':
+      return toolView(session, action.tool, action.file, options);
   }
 }
 

@@ -108,6 +108,8 @@ Actions:
   complete prompt:NAME|URI_TEMPLATE ARG [VALUE] [JSON]
                                 The server's suggestions for an argument (JSON: the arguments
                                 already chosen)
+  view TOOL [FILE]              The HTML of a tool's MCP Apps view (\`tools\` shows which have one),
+                                printed or written to FILE
   ping                          Pong, with the protocol version and era
   listen [--tools] [--prompts] [--resources] [--resource URI]…
                                 Print the server's notifications as they come, until Ctrl-C: the

@@ -11,6 +11,7 @@ import type {
   ElicitResult,
   Implementation,
   InitializeRequestParams,
+  JsonObject,
   Root,
 } from '../protocol/types.js';
 import {
@@ -54,6 +55,12 @@ export interface ClientOptions extends PeerOptions, TelemetryOptions {
   sampling?: SamplingHandler;
   /** With `sampling`, also declares `sampling.tools`: requests may carry `tools` and `toolChoice`. */
   samplingTools?: boolean;
+  /**
+   * Protocol extensions this client supports, by identifier, with their settings (SEP-1724), declared in both
+   * eras: e.g. `{ 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } }` for a host that
+   * renders MCP Apps. (The Tasks extension is declared by `tasks`.)
+   */
+  extensions?: Record<string, JsonObject>;
   /** Declares `elicitation.form` and/or `elicitation.url`, for the handlers given. */
   elicitation?: { form?: FormElicitationHandler; url?: UrlElicitationHandler };
   /**
@@ -159,7 +166,9 @@ export class Client {
     this.tasks = taskLimits(options.tasks);
     const base = declaredCapabilities(options);
     // The same support, said as each era says it: an extension (2026-07-28), a capability (2025-11-25).
-    this.capabilities = this.tasks ? { ...base, extensions: { [TASKS_EXTENSION]: {} } } : base;
+    this.capabilities = this.tasks
+      ? { ...base, extensions: { ...(base.extensions as JsonObject | undefined), [TASKS_EXTENSION]: {} } }
+      : base;
     const legacy = era === 'modern' ? undefined : (pin ?? LATEST_PROTOCOL_VERSION);
     this.protocolVersion = pin ?? LATEST_PROTOCOL_VERSION;
     this.modernVersions = era === 'legacy' ? [] : pin === undefined ? MODERN_PROTOCOL_VERSIONS : [pin];
@@ -209,6 +218,7 @@ function taskLimits(option: boolean | ClientTaskOptions | undefined): Client['ta
 
 function declaredCapabilities(options: ClientOptions): ClientCapabilities {
   const capabilities: ClientCapabilities = {};
+  if (options.extensions !== undefined) capabilities.extensions = { ...options.extensions };
   if (options.roots !== undefined) capabilities.roots = { listChanged: true };
   if (options.sampling !== undefined) capabilities.sampling = options.samplingTools ? { tools: {} } : {};
   const elicitation = options.elicitation;

@@ -11,3 +11,4 @@ export {
 } from './app-meta.js';
 export { type App, type AppDef, type AppToolDef, registerApp } from './register-app.js';
 export { rendersApps } from './renders-apps.js';
+export { readView, type ToolView, type View, viewOf } from './views.js';
