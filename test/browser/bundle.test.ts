@@ -17,7 +17,7 @@ const EVERYTHING = "export * from 'mcpwire/browser';";
 
 /** Node-only modules of mcpwire: none may be in the bundle. */
 const NODE_ONLY =
-  /dist\/(cli\/|cluster\/|eventstore\/redis|http\/node-adapter|transport\/stdio|transport\/connect-stdio)/;
+  /dist\/(cli\/|cluster\/|host\/|eventstore\/redis|http\/node-adapter|client\/stdio\/|client\/negotiation\/connect-stdio)/;
 
 before(() => {
   assert.ok(existsSync(ENTRY), `${ENTRY} is missing: run \`npm run build\` first (npm test does)`);
@@ -33,7 +33,7 @@ test('every export bundles for platform browser, with nothing of Node and no ser
   // Client code only: the server side (handlers, sessions of a server) stays out.
   assert.deepEqual(
     paths.filter((p) =>
-      /dist\/(server\/(?!schema)|transport\/streamable\/(handler|transport|stream)\.js)/.test(p),
+      /dist\/(server\/(?!schema)|extensions\/)/.test(p),
     ),
     [],
   );
