@@ -1,6 +1,7 @@
 import { Server, type ToolHandle } from '../server/server.js';
 import type { ServerOptions } from '../server/server-options.js';
 import { MemoryTaskStore } from '../tasks/memory-task-store.js';
+import { addCounterApp } from './demo-app.js';
 
 const NAMES = ['Ada', 'Alan', 'Barbara', 'Dennis', 'Edsger', 'Grace', 'Ken', 'Linus', 'Margaret', 'Radia'];
 
@@ -8,8 +9,9 @@ const README = `# mcpwire demo
 
 This server shows every MCP feature mcpwire implements:
 - tools: echo, add, long_running (progress), countdown (a task: poll it, answer it, cancel it), sample
-  (sampling), list_roots (roots), elicit_name (elicitation), toggle_tool (adds or removes the tool bonus: the tool list changes), touch_readme (demo://readme is updated)
-- resources: demo://readme, and the template demo://items/{id}
+  (sampling), list_roots (roots), elicit_name (elicitation), toggle_tool (adds or removes the tool bonus: the tool list changes), touch_readme (demo://readme is updated), counter (an MCP App: a view a host renders; counter_increment is
+  for the view, counter_reset for the model)
+- resources: demo://readme, ui://demo/counter (the counter's view), and the template demo://items/{id}
 - prompts: greet {name}, with completion for name
 - logging: each tool call logs at info level; use logging/setLevel to filter
 `;
@@ -29,7 +31,7 @@ export function createDemoServer(
       // Tasks kept in this process unless the caller gives a shared store.
       tasks: options.tasks ?? { store: new MemoryTaskStore() },
       instructions:
-        'A demonstration server: call echo or add, run long_running to see progress, countdown to see a task, try sample, list_roots and elicit_name to see the server call back to the client, and toggle_tool or touch_readme to see a tool list change or a resource update.',
+        'A demonstration server: call echo or add, run long_running to see progress, countdown to see a task, try sample, list_roots and elicit_name to see the server call back to the client, toggle_tool or touch_readme to see a tool list change or a resource update, and counter to see an MCP App.',
     },
   );
 
@@ -277,6 +279,7 @@ export function createDemoServer(
     }),
   );
 
+  addCounterApp(server);
   return server;
 }
 

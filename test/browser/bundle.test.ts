@@ -33,7 +33,7 @@ test('every export bundles for platform browser, with nothing of Node and no ser
   // Client code only: the server side (handlers, sessions of a server) stays out.
   assert.deepEqual(
     paths.filter((p) =>
-      /dist\/(server\/(?!schema)|extensions\/)/.test(p),
+      /dist\/(server\/(?!schema)|extensions\/apps\/(register-app|renders-apps|app-checks))/.test(p),
     ),
     [],
   );

@@ -205,7 +205,7 @@ describe('the example clients against mcpwire serve', () => {
       assert.equal(
         out,
         [
-          'resources: demo://readme',
+          'resources: demo://readme, ui://demo/counter',
           'templates: demo://items/{id}',
           'readme: # mcpwire demo',
           'item: This is demo item 42.',
