@@ -67,7 +67,10 @@ describe('mcpwire call against mcpwire serve', () => {
   test('resources, then read demo://readme', BOUND, async () => {
     const list = await mcpwire(['call', mcp, 'resources']);
     assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /^demo:\/\/readme {2}readme \(About this server\) \[text\/markdown\]\nui:\/\/demo\/counter {2}counter \(Counter view\) \[text\/html;profile=mcp-app\]\n$/);
+    assert.match(
+      list.stdout,
+      /^demo:\/\/readme {2}readme \(About this server\) \[text\/markdown\]\nui:\/\/demo\/counter {2}counter \(Counter view\) \[text\/html;profile=mcp-app\]\n$/,
+    );
     const read = await mcpwire(['call', mcp, 'read', 'demo://readme']);
     assert.equal(read.code, 0, read.stderr);
     assert.match(read.stdout, /^# mcpwire demo\n/);
