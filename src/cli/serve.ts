@@ -148,12 +148,12 @@ async function serverFor(
 /** Both eras on stdio, the first message choosing; ends when stdin does, or on a signal. */
 async function serveOnStdio(options: ServeOptions): Promise<number> {
   const { onerror, serverOptions } = logging(options);
-  const { server, label } = await serverFor(options, {
+  const { server } = await serverFor(options, {
     requestStateKeys: requestStateKeysFromEnv(),
     ...serverOptions,
   });
   const service = serveStdio(server, { onerror });
-  log(`serving ${label} on stdio`);
+  log(`serving ${options.module ?? 'the demo server'} on stdio`);
   return new Promise((resolve) => {
     service.ended.then(() => resolve(0));
     const stop = () => {

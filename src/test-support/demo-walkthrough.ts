@@ -40,6 +40,9 @@ const DEMO_TOOLS = [
   'elicit_name',
   'toggle_tool',
   'touch_readme',
+  'counter',
+  'counter_increment',
+  'counter_reset',
 ];
 
 /**
@@ -60,7 +63,7 @@ export async function walkDemo(peer: DemoPeer): Promise<void> {
   assert.equal(toolText(long), 'Long-running operation completed: 4 steps in 0.2 s');
   assert.deepEqual(progress, [1, 2, 3, 4]);
 
-  assert.deepEqual(await peer.resourceUris(), ['demo://readme']);
+  assert.deepEqual(await peer.resourceUris(), ['demo://readme', 'ui://demo/counter']);
   assert.deepEqual(await peer.templateUris(), ['demo://items/{id}']);
   assert.match(await peer.readText('demo://readme'), /^# mcpwire demo/);
   assert.equal(await peer.readText('demo://items/7'), 'This is demo item 7.');

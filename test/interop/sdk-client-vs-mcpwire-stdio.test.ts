@@ -110,6 +110,8 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
       tools: { listChanged: true },
       // stdio authenticates no one: no tasks/list, which would show every caller the others' tasks.
       tasks: { cancel: {}, requests: { tools: { call: {} } } },
+      // The counter app (MCP Apps).
+      extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
     });
     assert.match(client.getInstructions() ?? '', /^A demonstration server/);
     const initialize = transport.received[0] as unknown as { result: { protocolVersion: string } };
@@ -117,7 +119,7 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
     assert.match(stderr, /serving the demo server on stdio/);
   });
 
-  test('listTools: all nine tools with their schemas', async () => {
+  test('listTools: all twelve tools with their schemas', async () => {
     const { tools, nextCursor } = await client.listTools();
     assert.equal(nextCursor, undefined);
     assert.deepEqual(
@@ -132,6 +134,9 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
         'elicit_name',
         'toggle_tool',
         'touch_readme',
+        'counter',
+        'counter_increment',
+        'counter_reset',
       ],
     );
     const byName = new Map(tools.map((t) => [t.name, t]));
@@ -248,6 +253,13 @@ describe('SDK Client ↔ mcpwire serve --stdio', () => {
     const { resources } = await client.listResources();
     assert.deepEqual(resources, [
       { uri: 'demo://readme', name: 'readme', title: 'About this server', mimeType: 'text/markdown' },
+      {
+        uri: 'ui://demo/counter',
+        name: 'counter',
+        title: 'Counter view',
+        mimeType: 'text/html;profile=mcp-app',
+        _meta: { ui: { prefersBorder: true } },
+      },
     ]);
     const { contents } = await client.readResource({ uri: 'demo://readme' });
     assert.equal(contents.length, 1);
