@@ -48,12 +48,16 @@ export async function loadServerModule(
   } catch (err) {
     throw new ServerModuleError(`${path} did not load: ${(err as Error).message ?? String(err)}`);
   }
-  const [name, exported] =
-    module.default !== undefined
-      ? ['its default export', module.default]
-      : module.server !== undefined
-        ? ['its export "server"', module.server]
-        : [undefined, undefined];
+  // A CommonJS module's exports object is its default export: its "server" is found there too.
+  const candidates = [
+    ['its default export', module.default],
+    ['its export "server"', module.server],
+    ['its export "server"', (module.default as Record<string, unknown> | undefined)?.server],
+  ].filter(([, value]) => value !== undefined) as [string, unknown][];
+  const servable = (value: unknown) => value instanceof Server || typeof value === 'function';
+  // Nothing servable: the most specific export found is the one to name.
+  const [name, exported] = candidates.find(([, value]) => servable(value)) ??
+    candidates.at(-1) ?? [undefined];
   if (name === undefined) {
     const names = Object.keys(module).filter((key) => key !== 'default');
     const found = names.length === 0 ? 'nothing' : names.map((key) => `"${key}"`).join(', ');

@@ -132,6 +132,8 @@ describe('mcpwire serve MODULE', () => {
     assert.match(stderr, /broken\.mjs did not load: /);
     stderr = await refused('server.json', '{}\n');
     assert.match(stderr, /loads a JavaScript module \(\.js, \.mjs, \.cjs\).*not a "\.json"/);
+    stderr = await refused('commonjs.cjs', 'module.exports = { server: 7 };\n');
+    assert.match(stderr, /commonjs\.cjs: its export "server" is a number;/);
     const run = runCli(['serve', '--port', '0', join(scratch, 'missing.mjs')]);
     assert.equal(await run.exit(10_000), 1);
     assert.match(run.stderr(), /missing\.mjs: no such file/);
