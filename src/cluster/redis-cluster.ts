@@ -4,6 +4,7 @@ import { isClusterClient, type RedisClient } from '../eventstore/redis-client.js
 import { connectNodes } from '../eventstore/redis-cluster-client.js';
 import { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+import { serialize } from '../jsonrpc/serialize.js';
 import { Method } from '../protocol/types.js';
 import type {
   DirectoryHost,
@@ -340,7 +341,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
    * per subscribed session; failures go to `onerror`.
    */
   resourceUpdated(uri: string): void {
-    const data = JSON.stringify({ jsonrpc: '2.0', method: Method.ResourceUpdated, params: { uri } });
+    const data = serialize({ jsonrpc: '2.0', method: Method.ResourceUpdated, params: { uri } });
     this.records.subscribers(uri).then((members) => {
       for (const member of members) {
         this.records.notify(member, uri, data, this.eventStore).then((done) => {

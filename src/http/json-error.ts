@@ -1,4 +1,5 @@
 import { errorResponse } from '../jsonrpc/errors.js';
+import { serialize } from '../jsonrpc/serialize.js';
 import type { JsonRpcErrorObject, RequestId } from '../jsonrpc/types.js';
 import type { HTTPExchange } from './exchange.js';
 
@@ -36,7 +37,7 @@ export function writeJsonError(
   }
   const error: JsonRpcErrorObject = { code: options?.code ?? HTTP_REJECTION_CODE, message };
   if (options?.data !== undefined) error.data = options.data;
-  const body = JSON.stringify(errorResponse(options?.id ?? null, error));
+  const body = serialize(errorResponse(options?.id ?? null, error));
   exchange.writeHead(
     status,
     options?.headers === undefined ? JSON_HEADERS : { ...options.headers, ...JSON_HEADERS },

@@ -1,4 +1,5 @@
 import { parseMessage } from '../jsonrpc/parse.js';
+import { serialize } from '../jsonrpc/serialize.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { Connection, Receiver } from './connection.js';
 import { deliver } from './deliver.js';
@@ -59,7 +60,7 @@ class MemoryEnd implements Connection {
     if (this.link.closed) return Promise.reject(new Error('Connection closed'));
     let text: string;
     try {
-      text = JSON.stringify(message);
+      text = serialize(message);
     } catch (err) {
       return Promise.reject(err);
     }

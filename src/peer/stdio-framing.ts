@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { ErrorCode, errorResponse, McpError } from '../jsonrpc/errors.js';
 import { parseMessage } from '../jsonrpc/parse.js';
+import { serialize } from '../jsonrpc/serialize.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { Receiver } from './connection.js';
 import { deliver } from './deliver.js';
@@ -145,7 +146,7 @@ export class LineWriter {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     let line: string;
     try {
-      line = JSON.stringify(message) + '\n';
+      line = serialize(message) + '\n';
     } catch (err) {
       return Promise.reject(err);
     }

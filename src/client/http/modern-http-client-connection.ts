@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import { McpError } from '../../jsonrpc/errors.js';
 import { parseMessage } from '../../jsonrpc/parse.js';
+import { serialize } from '../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../peer/connection.js';
 import { ConnectionClosedError, ResponseLostError } from '../../peer/errors.js';
@@ -104,7 +105,7 @@ export class ModernHTTPClientConnection implements Connection {
       response = await this.fetch(this.url, {
         method: 'POST',
         headers,
-        body: JSON.stringify(message),
+        body: serialize(message),
         signal: exchange?.controller.signal,
       });
     } catch (err) {

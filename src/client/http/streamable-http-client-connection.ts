@@ -1,5 +1,6 @@
 import { McpError } from '../../jsonrpc/errors.js';
 import { parseMessage } from '../../jsonrpc/parse.js';
+import { serialize } from '../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../peer/connection.js';
 import { ConnectionClosedError } from '../../peer/errors.js';
@@ -136,7 +137,7 @@ export class StreamableHTTPClientConnection implements Connection {
         if (typeof id === 'string' || typeof id === 'number') this.settle(epoch, id);
       }
     }
-    const body = JSON.stringify(message);
+    const body = serialize(message);
     const headers = await this.headersFor(epoch, POST_ACCEPT);
     headers['content-type'] = 'application/json';
     let response: Response;

@@ -1,3 +1,4 @@
+import { serialize } from '../../jsonrpc/serialize.js';
 import type { JsonRpcMessage } from '../../jsonrpc/types.js';
 import type { Clock } from '../../util/clock.js';
 import { reason } from '../http/http-replies.js';
@@ -70,7 +71,7 @@ export class SSEPostQueue {
     }
     let body: string;
     try {
-      body = JSON.stringify(message);
+      body = serialize(message);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -3,6 +3,7 @@ import { PostInfo } from '../../http/post-info.js';
 import { SSEWriter, type SSEWriterOptions } from '../../http/sse-writer.js';
 import { McpError } from '../../jsonrpc/errors.js';
 import type { Parsed } from '../../jsonrpc/parse.js';
+import { serialize } from '../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../peer/connection.js';
 import { ConnectionClosedError } from '../../peer/errors.js';
@@ -68,7 +69,7 @@ export class SSEServerConnection implements Connection {
     if (this.ended) return Promise.reject(new ConnectionClosedError('Connection closed', this.closeCause));
     let json: string;
     try {
-      json = JSON.stringify(message);
+      json = serialize(message);
     } catch (err) {
       return Promise.reject(err);
     }

@@ -246,7 +246,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
             (err as Error)?.message ?? String(err)
           }`,
         });
-        this.respondLater(stream, JSON.stringify(failed));
+        this.respondLater(stream, serialize(failed));
       },
     );
   }

@@ -6,6 +6,7 @@ import { writeJsonError } from '../../../http/json-error.js';
 import { formatRetry, formatSseEvent } from '../../../http/sse-event.js';
 import { SSEWriter, type SSEWriterOptions, sendSseBody } from '../../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../../jsonrpc/errors.js';
+import { serialize } from '../../../jsonrpc/serialize.js';
 import type { RequestId } from '../../../jsonrpc/types.js';
 import type { MessageInfo } from '../../../peer/connection.js';
 import { systemClock } from '../../../util/clock.js';
@@ -376,7 +377,7 @@ export class Stream implements MessageInfo {
     const w = this.writer;
     if (w === undefined) return;
     if (id !== undefined) {
-      w.frame(sseFrame(JSON.stringify(errorResponse(id, { code: ErrorCode.ConnectionClosed, message }))));
+      w.frame(sseFrame(serialize(errorResponse(id, { code: ErrorCode.ConnectionClosed, message }))));
     }
     if (retry) w.retry(this.owner.retryMs);
     this.closeWriter();

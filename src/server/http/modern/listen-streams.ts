@@ -2,6 +2,7 @@ import type { HTTPExchange } from '../../../http/exchange.js';
 import { formatSseEvent } from '../../../http/sse-event.js';
 import { SSEWriter } from '../../../http/sse-writer.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
+import { serialize } from '../../../jsonrpc/serialize.js';
 import type { JsonRpcRequest } from '../../../jsonrpc/types.js';
 import type { SubscriptionFilter } from '../../../protocol/modern-types.js';
 import { honouredFilter } from '../../../protocol/subscription-filter.js';
@@ -133,7 +134,7 @@ export class ListenStreams {
       request.id,
       honouredFilter(filter, server.capabilities),
       {
-        send: (message) => writer.frame(formatSseEvent({ data: JSON.stringify(message) })),
+        send: (message) => writer.frame(formatSseEvent({ data: serialize(message) })),
         end: () => {
           observed?.end(COMPLETE, undefined, 200);
           writer.close();

@@ -115,7 +115,7 @@ export class ModernPost implements ModernOutlet {
     if (this.cancelled || this.exchange.closed) return;
     // The answer came: a close from now on is the end of the exchange, not a cancellation.
     this.cancelled = true;
-    const body = JSON.stringify(message);
+    const body = serialize(message);
     const sse = this.sse;
     if (sse !== undefined) {
       sse.frame(formatSseEvent({ data: body }));
