@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
+import { serialize } from '../../jsonrpc/serialize.js';
 import { Method } from '../../protocol/types.js';
 import type { Client } from '../client.js';
 import { StreamableHTTPError } from '../http/http-client-errors.js';
@@ -93,7 +94,7 @@ async function post(
   headers['content-type'] = 'application/json';
   headers['mcp-protocol-version'] = version;
   headers['mcp-method'] = Method.ServerDiscover;
-  const body = JSON.stringify({
+  const body = serialize({
     jsonrpc: '2.0',
     id: PROBE_ID,
     method: Method.ServerDiscover,
