@@ -63,3 +63,11 @@ export function toErrorObject(err: unknown): JsonRpcErrorObject {
   const message = err instanceof Error ? err.message : typeof err === 'string' ? err : 'Internal error';
   return { code: ErrorCode.InternalError, message: message || 'Internal error' };
 }
+
+/** A request whose id another request of the same sender still holds: JSON-RPC ids must be unique in flight. */
+export function idInUse(id: RequestId): McpError {
+  return new McpError(
+    ErrorCode.InvalidRequest,
+    `Invalid request: id ${JSON.stringify(id)} is already in use by a request in flight`,
+  );
+}

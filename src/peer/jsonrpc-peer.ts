@@ -1,4 +1,4 @@
-import { ErrorCode, errorResponse, McpError, toErrorObject } from '../jsonrpc/errors.js';
+import { ErrorCode, errorResponse, idInUse, McpError, toErrorObject } from '../jsonrpc/errors.js';
 import type {
   JsonRpcMessage,
   JsonRpcNotification,
@@ -515,14 +515,7 @@ export abstract class JsonRpcPeer implements Receiver {
     const id = request.id;
     const observed = this.telemetry?.serving(request.method, id, request.params, this.facts());
     if (this.inFlight?.has(id)) {
-      this.respondError(
-        id,
-        new McpError(
-          ErrorCode.InvalidRequest,
-          `Invalid request: id ${JSON.stringify(id)} is already in use by a request in flight`,
-        ),
-        observed,
-      );
+      this.respondError(id, idInUse(id), observed);
       return;
     }
     const problem = validateParams(request.method, request.params);

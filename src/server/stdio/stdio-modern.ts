@@ -1,4 +1,4 @@
-import { ErrorCode, errorResponse, McpError, toErrorObject } from '../../jsonrpc/errors.js';
+import { ErrorCode, errorResponse, idInUse, McpError, toErrorObject } from '../../jsonrpc/errors.js';
 import type {
   JsonRpcMessage,
   JsonRpcNotification,
@@ -155,14 +155,7 @@ export class ModernStdio implements Receiver, ModernOutlet {
     const id = request.id;
     const observed = this.server.telemetry?.serving(request.method, id, request.params, undefined);
     if (this.calls.has(id) || this.listens.has(id)) {
-      this.fail(
-        id,
-        new McpError(
-          ErrorCode.InvalidRequest,
-          `Invalid request: id ${JSON.stringify(id)} is already in use by a request in flight`,
-        ),
-        observed,
-      );
+      this.fail(id, idInUse(id), observed);
       return;
     }
     const admitted = admitModern(this.server, request, undefined);
