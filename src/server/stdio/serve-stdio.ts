@@ -71,17 +71,25 @@ class EraChoice implements Receiver, StdioService {
   }
 
   message(message: JsonRpcMessage, info?: MessageInfo): void {
-    if (this.next === undefined && claimsModern(message) && this.refusesFirst(message)) return;
+    if (this.next === undefined && claimsModern(message) && 'id' in message && 'method' in message) {
+      this.firstModern(message);
+      return;
+    }
     (this.next ?? this.choose(claimsModern(message))).message(message, info);
   }
 
-  /** Answers a first modern request that would be refused, leaving the era to be chosen; true when it did. */
-  private refusesFirst(message: JsonRpcMessage): boolean {
-    if (!('id' in message) || !('method' in message)) return false;
-    const admitted = admitModern(this.server, message, undefined);
-    if (!('error' in admitted)) return false;
-    this.connection.send(errorResponse(message.id, toErrorObject(admitted.error))).catch(this.report);
-    return true;
+  /**
+   * A first request that claims 2026-07-28: admitted, it chooses the modern era and runs; refused, it is
+   * answered and the era stays to be chosen (a client may fall back to initialize).
+   */
+  private firstModern(request: JsonRpcRequest): void {
+    const admitted = admitModern(this.server, request, undefined);
+    if ('error' in admitted) {
+      this.connection.send(errorResponse(request.id, toErrorObject(admitted.error))).catch(this.report);
+      return;
+    }
+    this.choose(true);
+    this.modern!.first(request, admitted.scope);
   }
 
   batch(messages: JsonRpcMessage[], info?: MessageInfo): void {

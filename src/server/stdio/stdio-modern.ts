@@ -163,10 +163,26 @@ export class ModernStdio implements Receiver, ModernOutlet {
       this.fail(id, admitted.error, observed);
       return;
     }
+    this.begin(request, admitted.scope, observed);
+  }
+
+  /**
+   * The connection's first request, admitted already: serveStdio admits a first message that claims 2026-07-28
+   * before choosing the era (a refused one leaves the era open), so it is not admitted twice.
+   */
+  first(request: JsonRpcRequest, scope: ModernScope): void {
+    this.begin(
+      request,
+      scope,
+      this.server.telemetry?.serving(request.method, request.id, request.params, undefined),
+    );
+  }
+
+  private begin(request: JsonRpcRequest, scope: ModernScope, observed: RequestObservation | undefined): void {
     if (request.method === Method.SubscriptionsListen) this.listen(request, observed);
-    else if (observed === undefined) this.run(request, admitted.scope, undefined);
+    else if (observed === undefined) this.run(request, scope, undefined);
     // The handler in the request's span: what it starts is its child.
-    else observed.run(() => this.run(request, admitted.scope, observed));
+    else observed.run(() => this.run(request, scope, observed));
   }
 
   private listen(request: JsonRpcRequest, observed: RequestObservation | undefined): void {
