@@ -5,33 +5,18 @@
 // the tool's input and result, calls the tool meant for views, and is refused the one meant only for the model.
 // Screenshots go to test/browser/output/. Skipped without /usr/bin/chromium unless MCPWIRE_REQUIRE_BROWSER=1.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { bundleForBrowser } from '../../src/test-support/browser-bundle.js';
+import { chromiumMissing, launchChromium } from '../../src/test-support/chromium.js';
 import { killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
 import { type LoopbackServer, listenLoopback } from '../../src/test-support/http-loopback.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const REQUIRED = process.env.MCPWIRE_REQUIRE_BROWSER === '1';
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
-const missing = !existsSync(CHROMIUM);
-if (missing && REQUIRED)
-  throw new Error(`${CHROMIUM} is missing, and MCPWIRE_REQUIRE_BROWSER=1 says it must run`);
-
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-];
+const skip = chromiumMissing('test/browser/apps.test.ts');
 
 const HOST_HTML = `<!doctype html><html><head><meta charset="utf-8"><title>mcpwire apps host</title>
 <style>body{font:15px system-ui,sans-serif;margin:24px;max-width:880px}iframe{width:100%;height:160px;border:1px solid #ccc}</style>
@@ -53,11 +38,11 @@ let hostSite: LoopbackServer;
 let viewSite: LoopbackServer;
 let mcpUrl: string;
 let context: BrowserContext;
-let userDataDir: string;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 const pageErrors: string[] = [];
 
 before(async () => {
-  if (missing) return;
+  if (skip) return;
   const bundle = async (file: string) =>
     (await bundleForBrowser(readFileSync(new URL(file, import.meta.url), 'utf8'))).code;
   hostSite = await serveFiles({
@@ -69,22 +54,15 @@ before(async () => {
     '/view.js': ['text/javascript', await bundle('./apps-view.ts')],
   });
   mcpUrl = (await serveDemo(['--cors-origin', `http://127.0.0.1:${hostSite.port}`])).url;
-  userDataDir = mkdtempSync(join(tmpdir(), 'mcpwire-chromium-apps-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 960, height: 900 },
-    timeout: 60_000,
-  });
+  browser = await launchChromium({ width: 960, height: 900 });
+  context = browser.context;
   mkdirSync(OUTPUT, { recursive: true });
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   killCliRuns();
   await Promise.all([hostSite?.close(), viewSite?.close()]);
-  if (userDataDir !== undefined) rmSync(userDataDir, { recursive: true, force: true });
 });
 
 async function openHost(era: string): Promise<Page> {
@@ -110,7 +88,7 @@ function play<T>(page: Page, name: string): Promise<T> {
 
 for (const era of ['modern', 'legacy']) {
   test(`in Chromium, ${era} era: the demo view and an App-built view, hosted through AppBridge`, {
-    skip: missing && 'chromium is not installed (apt-get install -y chromium)',
+    skip,
     timeout: 120_000,
   }, async () => {
     const page = await openHost(era);

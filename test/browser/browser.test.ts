@@ -7,41 +7,20 @@
 // Without /usr/bin/chromium the test is skipped, saying how to install it; with MCPWIRE_REQUIRE_BROWSER=1 (CI)
 // it fails instead. Needs `npm run build` first (npm test does it).
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { bundleForBrowser } from '../../src/test-support/browser-bundle.js';
+import { chromiumMissing, launchChromium } from '../../src/test-support/chromium.js';
 import { type CliRun, killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
 import { type CuttingProxy, startCuttingProxy } from '../../src/test-support/cutting-proxy.js';
 import { type LoopbackServer, listenLoopback } from '../../src/test-support/http-loopback.js';
 import { until } from '../../src/test-support/time-limit.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const INSTALL = 'apt-get install -y chromium';
-const REQUIRED = process.env.MCPWIRE_REQUIRE_BROWSER === '1';
 const OUTPUT = fileURLToPath(new URL('./output/', import.meta.url));
-
-const missing = !existsSync(CHROMIUM);
-if (missing) {
-  const say = `${CHROMIUM} is missing: the browser test needs Debian's chromium (${INSTALL})`;
-  if (REQUIRED) throw new Error(`${say}, and MCPWIRE_REQUIRE_BROWSER=1 says it must run`);
-  process.stderr.write(`\n*** SKIPPED test/browser/browser.test.ts: ${say} ***\n\n`);
-}
-
-/** Chromium kept to itself: no sandbox (root in CI), no GPU, and nothing but loopback on the network. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-];
+const skip = chromiumMissing('test/browser/browser.test.ts');
 
 const PAGE_HTML = `<!doctype html>
 <html><head><meta charset="utf-8"><title>mcpwire</title>
@@ -71,12 +50,12 @@ let serve: CliRun;
 let mcpUrl: string;
 let proxy: CuttingProxy;
 let context: BrowserContext;
-let userDataDir: string;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 const consoleLines: string[] = [];
 const pageErrors: string[] = [];
 
 before(async () => {
-  if (missing) return;
+  if (skip) return;
   // The page's text is the entry: imported, it would be dropped, as package.json says no module has side effects.
   const { code } = await bundleForBrowser(readFileSync(new URL('./page.ts', import.meta.url), 'utf8'));
   allowed = await servePage(code);
@@ -86,22 +65,15 @@ before(async () => {
   mcpUrl = started.url;
   // Past the priming event and a couple of progress events, in the middle of one.
   proxy = await startCuttingProxy(Number(new URL(mcpUrl).port), '"long_running"', 500);
-  userDataDir = mkdtempSync(join(tmpdir(), 'mcpwire-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: 960, height: 1200 },
-    timeout: 60_000,
-  });
+  browser = await launchChromium({ width: 960, height: 1200 });
+  context = browser.context;
   mkdirSync(OUTPUT, { recursive: true });
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   killCliRuns();
   await Promise.all([allowed?.close(), refused?.close(), proxy?.close()]);
-  if (userDataDir !== undefined) rmSync(userDataDir, { recursive: true, force: true });
 });
 
 /** Opens the page from `origin`'s server, its scenarios ready. */
@@ -128,7 +100,7 @@ function play<T>(page: Page, scenario: Scenario): Promise<T> {
 const steps = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 test('in Chromium, from an allowed origin: tools, progress on the page, HTTP+SSE, a cut stream resumed', {
-  skip: missing && `chromium is not installed (${INSTALL})`,
+  skip,
   timeout: 120_000,
 }, async () => {
   const page = await open(allowed);
@@ -168,7 +140,7 @@ test('in Chromium, from an allowed origin: tools, progress on the page, HTTP+SSE
 });
 
 test('in Chromium, from an origin not allowed: the preflight is refused and the connect fails as CORS says', {
-  skip: missing && `chromium is not installed (${INSTALL})`,
+  skip,
   timeout: 60_000,
 }, async () => {
   const page = await open(refused);
