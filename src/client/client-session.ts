@@ -309,6 +309,23 @@ export class ClientSession extends JsonRpcPeer {
     );
   }
 
+  /**
+   * Sends a request of a protocol extension (`skills/list`, …) in the session's era: a 2026 request carries the
+   * envelope and its rounds are followed to the complete result, as for the spec's own methods. Check the
+   * extension in `serverCapabilities.extensions` first: a server without it answers -32601.
+   */
+  extensionRequest<R = Record<string, unknown>>(
+    method: string,
+    params?: Params,
+    options?: RequestOptions,
+  ): Promise<R> {
+    try {
+      return this.spoken().request<R>(method, params, options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
   /** Reads one resource's contents. */
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
     return this.send('resources', Method.ResourcesRead, { uri }, options);

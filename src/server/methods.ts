@@ -33,6 +33,17 @@ export type MethodHandler = (
 /** A method table: method name → handler, with no prototype (a name like "constructor" finds nothing). */
 export type MethodTable = Readonly<Record<string, MethodHandler | undefined>>;
 
+/**
+ * A method a protocol extension adds (`skills/list`, …), given to `Server.addMethod`: answered in both eras and
+ * on every transport, after the same admission as the methods of the spec.
+ */
+export interface ExtensionMethod {
+  /** Answers one request; throws McpError to refuse it (-32602 for params it cannot use, naming the field). */
+  answer(params: Params, ctx: ServerContext): Result | Promise<Result>;
+  /** Only reads: its 2026 results carry the server's caching hints (`ttlMs`, `cacheScope`), as lists do. */
+  readonly cacheable: boolean;
+}
+
 const EMPTY_RESULT: Result = Object.freeze({});
 
 /** One page of a registry's enabled items, as the list method of `kind` answers it. */
@@ -134,8 +145,13 @@ const MODERN_ONLY = {
   },
 } satisfies Record<string, MethodHandler>;
 
-const table = (...parts: Record<string, MethodHandler>[]): MethodTable =>
+const table = (...parts: Readonly<Record<string, MethodHandler | undefined>>[]): MethodTable =>
   Object.freeze(Object.assign(Object.create(null), ...parts));
+
+/** `base` with an extension's method added. */
+export function withMethod(base: MethodTable, name: string, method: ExtensionMethod): MethodTable {
+  return table(base, { [name]: (_server, params, ctx) => method.answer(params, ctx) });
+}
 
 const LEGACY_METHODS: MethodTable = table(SHARED, LEGACY_ONLY, SET_LEVEL);
 const LEGACY_METHODS_WITHOUT_LOGGING: MethodTable = table(SHARED, LEGACY_ONLY);

@@ -1,6 +1,7 @@
 import type { JsonRpcNotification, JsonRpcRequest, Params } from '../jsonrpc/types.js';
 import type { Connection } from '../peer/connection.js';
 import { MetaKey } from '../protocol/envelope.js';
+import { READ_ONLY_METHODS } from '../protocol/modern-types.js';
 import {
   type Implementation,
   type JsonObject,
@@ -20,7 +21,13 @@ import { anonymousCapabilities, deriveCapabilities, modernCapabilities } from '.
 import type { LegacyContext } from './context.js';
 import { dispatchLegacy } from './legacy/legacy-dispatch.js';
 import { type PreinitializedState, ServerSession } from './legacy/server-session.js';
-import { legacyMethods, type MethodTable } from './methods.js';
+import {
+  type ExtensionMethod,
+  legacyMethods,
+  type MethodTable,
+  MODERN_METHODS,
+  withMethod,
+} from './methods.js';
 import { RequestStateSealer } from './modern/request-state.js';
 import type { PromptArgs, PromptArgumentList } from './prompt-args.js';
 import {
@@ -151,8 +158,12 @@ export class Server {
   readonly cacheHints: CacheHints;
   /** @internal The `_meta` every modern result carries: the server's identity, built once. */
   readonly serverInfoMeta: Readonly<Record<string, Implementation>>;
-  /** @internal The methods a legacy session may call (with or without logging/setLevel). */
-  readonly legacyMethods: MethodTable;
+  /** @internal The methods a legacy session may call (with or without logging/setLevel), extensions' included. */
+  legacyMethods: MethodTable;
+  /** @internal The methods a modern request may call, extensions' included. */
+  modernMethods: MethodTable = MODERN_METHODS;
+  /** @internal The methods whose modern results carry the caching hints. */
+  readonly cacheableMethods = new Set<string>(READ_ONLY_METHODS);
   /**
    * @internal Where its requests, sessions and streams are observed, by every session and by the transports that
    * serve it; undefined when nothing listens (see `TelemetryOptions`).
@@ -206,6 +217,19 @@ export class Server {
   announceExtension(id: string, settings: JsonObject = {}): void {
     this.extensions.set(id, settings);
     this.capabilitiesCache = this.anonymousCapabilitiesCache = this.modernCapabilitiesCache = undefined;
+  }
+
+  /**
+   * Adds a method of a protocol extension, answered in both eras (`serveSkills` adds `skills/list`). Throws
+   * when the server already has a method of that name. Add before serving, as for `announceExtension`.
+   */
+  addMethod(name: string, method: ExtensionMethod): void {
+    if (this.legacyMethods[name] !== undefined || this.modernMethods[name] !== undefined) {
+      throw new Error(`The server already has a method "${name}"`);
+    }
+    this.legacyMethods = withMethod(this.legacyMethods, name, method);
+    this.modernMethods = withMethod(this.modernMethods, name, method);
+    if (method.cacheable) this.cacheableMethods.add(name);
   }
 
   /** What initialize announces, derived from what is registered; recomputed after a change, not per session. */

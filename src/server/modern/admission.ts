@@ -15,7 +15,6 @@ import { Method, type ServerCapabilities } from '../../protocol/types.js';
 import { validateParams } from '../../protocol/validate.js';
 import { isModernVersion, MODERN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { ModernScope } from '../client-scope.js';
-import { MODERN_METHODS } from '../methods.js';
 import type { Server } from '../server.js';
 
 /** A modern message let in: the scope its handler serves. */
@@ -98,7 +97,7 @@ export function admitModern(
   if (!isRequest) return { scope };
   const method = message.method;
   const needs = NEEDS[method];
-  if (MODERN_METHODS[method] === undefined || (needs !== undefined && !needs(server.capabilities))) {
+  if (server.modernMethods[method] === undefined || (needs !== undefined && !needs(server.capabilities))) {
     return refused(404, ErrorCode.MethodNotFound, `Method not found: ${method}`);
   }
   const problem = validateParams(method, params);

@@ -2,12 +2,12 @@ import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { JsonRpcRequest, Params } from '../../jsonrpc/types.js';
 import { RunningRequest } from '../../peer/jsonrpc-peer.js';
 import type { InputRequests, InputResponses } from '../../protocol/modern-types.js';
-import { READ_ONLY_METHODS, ROUND_TRIP_METHODS } from '../../protocol/modern-types.js';
+import { ROUND_TRIP_METHODS } from '../../protocol/modern-types.js';
 import { Method, type Result } from '../../protocol/types.js';
 import { clientCallProblem, requiredCapabilities } from '../client-capabilities.js';
 import type { ModernScope } from '../client-scope.js';
 import { InputRequired } from '../input-required.js';
-import { type MethodHandler, MODERN_METHODS } from '../methods.js';
+import type { MethodHandler } from '../methods.js';
 import type { Server } from '../server.js';
 import { runInTask } from '../tasks/run-in-task.js';
 import { modernTaskMode } from '../tasks/task-policy.js';
@@ -76,7 +76,7 @@ export class ModernCall implements ModernRound {
   run(): Result | Promise<Result> {
     const { server, request } = this;
     const method = request.method;
-    const handler = MODERN_METHODS[method]!;
+    const handler = server.modernMethods[method]!;
     const params = request.params ?? NO_PARAMS;
     if (!ROUND_TRIP_METHODS.has(method)) {
       const ctx = this.context(undefined, undefined, undefined);
@@ -137,7 +137,7 @@ export class ModernCall implements ModernRound {
     ctx.task = run;
     this.settle(() => this.taskCreated(run));
     const params = this.request.params ?? NO_PARAMS;
-    runInTask(run, this.server, MODERN_METHODS[this.request.method]!, params, ctx, this.outcome);
+    runInTask(run, this.server, this.server.modernMethods[this.request.method]!, params, ctx, this.outcome);
     return true;
   }
 
@@ -272,7 +272,7 @@ export class ModernCall implements ModernRound {
     // Object.assign, not a spread with a property after it: V8 builds that one on a path ~25× slower.
     const out: Result = Object.assign({}, result);
     out.resultType = 'complete';
-    if (READ_ONLY_METHODS.has(this.request.method)) {
+    if (this.server.cacheableMethods.has(this.request.method)) {
       const hints = this.server.cacheHints;
       out.ttlMs = hints.ttlMs;
       out.cacheScope = hints.cacheScope;
