@@ -35,8 +35,9 @@ function parseFrontmatter(yaml: string): Record<string, unknown> {
   const doc = parseDocument(yaml, { schema: 'core', uniqueKeys: true, merge: false, prettyErrors: false });
   const problem = doc.errors[0];
   if (problem !== undefined) {
-    const at = problem.linePos?.[0];
-    throw new FrontmatterError(`front matter${at ? ` line ${at.line + 1}` : ''}: ${problem.message}`);
+    // The YAML starts on the file's second line.
+    const line = yaml.slice(0, problem.pos[0]).split('\n').length + 1;
+    throw new FrontmatterError(`SKILL.md line ${line}: ${problem.message}`);
   }
   let value: unknown;
   try {
