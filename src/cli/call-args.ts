@@ -31,7 +31,11 @@ export type CallAction =
   /** Follow a task started earlier (by `call`) to its end and print its result. */
   | { kind: 'task'; taskId: string }
   /** The HTML of a tool's MCP Apps view, printed or written to `file`. */
-  | { kind: 'view'; tool: string; file: string | undefined };
+  | { kind: 'view'; tool: string; file: string | undefined }
+  /** The server's skills (SEP-2640). */
+  | { kind: 'skills' }
+  /** A skill's SKILL.md, or one file of it, checked against its entry. */
+  | { kind: 'skill'; skill: string; file: string | undefined };
 
 /** Where the server is: a URL, or a command to spawn and speak to over stdio. */
 export type CallTarget = { kind: 'url'; url: URL } | { kind: 'command'; command: string; args: string[] };
@@ -79,6 +83,8 @@ const ACTIONS = [
   'listen',
   'task',
   'view',
+  'skills',
+  'skill',
 ];
 /** The options that say what `listen` listens for. */
 type ListenFlags = { tools: boolean; prompts: boolean; resources: boolean; resource: string[] };
@@ -285,6 +291,12 @@ function parseAction(words: readonly string[], flags: ListenFlags): CallAction {
     case 'view':
       arity(1, 2, 'a tool name: view TOOL [FILE]');
       return { kind, tool: args[0], file: args[1] };
+    case 'skills':
+      arity(0, 0, '');
+      return { kind };
+    case 'skill':
+      arity(1, 2, 'a skill: skill NAME|URI [FILE]');
+      return { kind, skill: args[0], file: args[1] };
     default:
       throw new UsageError(`Unknown action "${kind}"; the actions are ${ACTIONS.join(', ')}`);
   }

@@ -4,6 +4,7 @@ import type { ClientSession } from '../client/client-session.js';
 import { connectStdio } from '../client/negotiation/connect-stdio.js';
 import { connectUrl } from '../client/negotiation/connect-url.js';
 import type { TaskRequestOptions } from '../client/task-types.js';
+import { listSkills } from '../extensions/skills/skills-client.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import { type LoggingLevel, Method } from '../protocol/types.js';
 import type { CallAction, CallArgs } from './call-args.js';
@@ -22,6 +23,7 @@ import {
   formatTools,
 } from './call-output.js';
 import { cliSampling } from './call-sampling.js';
+import { formatSkills, skillFile } from './call-skills.js';
 import { toolView } from './call-view.js';
 import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 import { ProgressBar } from './progress-bar.js';
@@ -221,6 +223,12 @@ async function perform(
     }
     case 'view':
       return toolView(session, action.tool, action.file, options);
+    case 'skills': {
+      const skills = await listSkills(session, options);
+      return { result: { skills }, text: formatSkills(skills), failed: false };
+    }
+    case 'skill':
+      return skillFile(session, action.skill, action.file, options);
   }
 }
 

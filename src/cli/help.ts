@@ -47,6 +47,9 @@ Options:
   --watch          Reload MODULE when a file of its folder changes (node_modules and dot-files
                    aside): a new process loads it and serves, then the old one finishes its
                    requests in flight and stops; an edit that does not load leaves the old one serving
+  --skills DIR     Serve the agent skills in DIR (a folder per skill, each with a SKILL.md and
+                   its files) beside the server's own tools, as the Skills extension says; DIR is
+                   read again when it changes, and clients told the list changed
   --redis URL      Share sessions and their streams through Redis (redis://host:port), so that
                    any process serving with the same URL can answer any request of any session
   --redis-cluster NODES
@@ -80,6 +83,7 @@ Examples:
   mcpwire serve --port 8080
   mcpwire serve ./server.js --workers 4 --redis redis://127.0.0.1:6379
   mcpwire serve --watch ./server.js
+  mcpwire serve --skills ./skills
   mcpwire serve --host 0.0.0.0 --allowed-host mcp.example.com
   mcpwire serve --stdio
   mcpwire serve --cors-origin https://app.example.com
@@ -110,6 +114,9 @@ Actions:
                                 already chosen)
   view TOOL [FILE]              The HTML of a tool's MCP Apps view (\`tools\` shows which have one),
                                 printed or written to FILE
+  skills                        Name, description and URI of each skill the server serves
+  skill NAME|URI [FILE]         A skill's SKILL.md, or FILE of it (a path in its folder), checked
+                                against the digest the server listed for it before it is printed
   ping                          Pong, with the protocol version and era
   listen [--tools] [--prompts] [--resources] [--resource URI]…
                                 Print the server's notifications as they come, until Ctrl-C: the

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { RedisAddress } from '../eventstore/redis-address.js';
 import { parseRedisNode } from '../eventstore/redis-node.js';
@@ -119,6 +119,7 @@ async function main(argv: string[]): Promise<number> {
         'cors-origin': { type: 'string', multiple: true, default: [] },
         stdio: { type: 'boolean', default: false },
         watch: { type: 'boolean', default: false },
+        skills: { type: 'string' },
         redis: { type: 'string' },
         'redis-cluster': { type: 'string' },
         workers: { type: 'string' },
@@ -153,6 +154,12 @@ async function main(argv: string[]): Promise<number> {
         "--watch reloads an HTTP server; over --stdio a reload would end the client's session",
       );
     }
+    const skills = values.skills;
+    if (skills !== undefined && !statSync(skills, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new UsageError(
+        `--skills takes a folder of skills (a folder per skill, each with a SKILL.md): ${skills} is not a folder`,
+      );
+    }
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {
       throw new UsageError(`--port must be an integer from 0 to 65535, not "${values.port}"`);
@@ -170,6 +177,7 @@ async function main(argv: string[]): Promise<number> {
     return serve({
       module: positionals[0],
       watch: values.watch,
+      skills,
       logFormat,
       oauth: parseServeOAuth(values, values.stdio),
       redis,

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { RedisCluster } from '../cluster/redis-cluster.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import type { RedisAddress } from '../eventstore/redis-address.js';
+import { serveSkills } from '../extensions/skills/serve-skills.js';
 import { loadServerModule } from '../host/server-module.js';
 import { type HostOriginPolicy, isLoopbackAddress } from '../http/guards.js';
 import { introspectionVerifier } from '../http/introspection-verifier.js';
@@ -25,6 +26,8 @@ import { announces, asWorker, supervises, superviseWorkers } from './workers.js'
 export interface ServeOptions {
   /** The module exporting the server to serve (see loadServerModule); without it, the demo server. */
   module?: string;
+  /** A folder of skills (SEP-2640) to serve beside the server's own tools, read again when it changes. */
+  skills?: string;
   /** Reload the module's server when a file of its folder changes (new workers, requests in flight finished). */
   watch: boolean;
   /** Serve on this process's stdin/stdout instead of HTTP. */
@@ -110,8 +113,23 @@ export function serve(options: ServeOptions): Promise<number> {
   return asWorker(options.stdio ? serveOnStdio(options) : serveHttp(options));
 }
 
-/** The server to serve and what to call it: the module's, made for `deployment`, or the demo. */
+/** The server to serve and what to call it (the module's, made for `deployment`, or the demo), with `--skills`. */
 async function serverFor(
+  options: ServeOptions,
+  deployment: ServeDeployment,
+): Promise<{ server: Server; label: string }> {
+  const made = await madeServer(options, deployment);
+  if (options.skills !== undefined) {
+    const served = await serveSkills(made.server, options.skills, (w) =>
+      log(`skills: ${w.path}: ${w.message}`),
+    );
+    served.watch();
+    log(`serving ${served.skills.length} skill(s) from ${options.skills}`);
+  }
+  return made;
+}
+
+async function madeServer(
   options: ServeOptions,
   deployment: ServeDeployment,
 ): Promise<{ server: Server; label: string }> {
