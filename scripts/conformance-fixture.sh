@@ -1,5 +1,5 @@
 # Sourced by the conformance server scripts: serves examples/conformance on a free loopback port.
-#   start_fixture [--json]  starts the fixture (--json: JSON-response mode), waits until it accepts
+#   start_fixture [ARGS…]   starts the fixture with serve.ts's ARGS (--json: JSON-response mode; --skills DIR), waits until it accepts
 #                           connections, prints its URL and log, sets FIXTURE_URL; returns 1 if it did not start
 #   stop_fixture            stops it; also run when the sourcing shell exits
 # Needs ROOT (the repository) set by the caller.
@@ -27,7 +27,7 @@ start_fixture() {
     cat "$FIXTURE_LOG" >&2
     return 1
   fi
-  echo "fixture: $FIXTURE_URL${1:+ (JSON responses)}; log: $FIXTURE_LOG"
+  echo "fixture: $FIXTURE_URL${*:+ ($*)}; log: $FIXTURE_LOG"
 }
 
 stop_fixture() {

@@ -11,6 +11,7 @@ import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import { OAuthClient, type OAuthClientInformation } from '../../src/client/oauth/oauth-client.js';
 import { SCENARIOS_2026, scenarioOptions } from './client-2026.js';
 import { expectSuccess, log, report, type Scenario } from './client-scenario.js';
+import { SCENARIOS_SKILLS } from './client-skills.js';
 
 /**
  * Bounds every request, and the server/discover probe, well inside the CLI's per-scenario timeout (30 s by
@@ -40,6 +41,7 @@ const SCENARIOS: Record<string, Scenario> = {
     report(await expectSuccess(session.callTool('test_reconnection')));
   },
   ...SCENARIOS_2026,
+  ...SCENARIOS_SKILLS,
 };
 
 /** Every auth/ scenario: sign in as the 401 asks, list the tools, call test-tool (step-up on the way where asked). */

@@ -2,10 +2,12 @@
 //   usage: node --import tsx examples/conformance/serve.ts [--port N] [--json]
 //   --port N  listen on N (default 3001; 0 picks a free port, printed in the URL line)
 //   --json    answer requests with JSON bodies where the transport may (SSE where a tool call needs it)
+//   --skills DIR  serve the skills in DIR too (the Skills extension's scenarios: examples/conformance/skills)
 // Prints one line with the URL once it accepts connections; stops on SIGINT or SIGTERM.
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { MemoryEventStore } from '../../src/eventstore/memory-event-store.js';
+import { serveSkills } from '../../src/extensions/skills/serve-skills.js';
 import { defaultLoopbackPolicy } from '../../src/http/guards.js';
 import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import { createFixtureServer } from './fixture-server.js';
@@ -16,7 +18,11 @@ const PATH = '/mcp';
 const SHUTDOWN_DEADLINE_MS = 1000;
 
 const { values } = parseArgs({
-  options: { port: { type: 'string', default: '3001' }, json: { type: 'boolean', default: false } },
+  options: {
+    port: { type: 'string', default: '3001' },
+    json: { type: 'boolean', default: false },
+    skills: { type: 'string' },
+  },
 });
 const requestedPort = Number(values.port);
 if (!Number.isInteger(requestedPort) || requestedPort < 0 || requestedPort > 65535) {
@@ -24,12 +30,19 @@ if (!Number.isInteger(requestedPort) || requestedPort < 0 || requestedPort > 655
   process.exit(2);
 }
 
+const server = createFixtureServer();
+if (values.skills !== undefined) {
+  await serveSkills(server, values.skills, (w) =>
+    process.stderr.write(`fixture: skills: ${w.path}: ${w.message}\n`),
+  );
+}
+
 const httpServer = createServer();
 httpServer.listen(requestedPort, HOST, () => {
   const address = httpServer.address();
   const port = typeof address === 'object' && address !== null ? address.port : requestedPort;
   // Built once the port is known: DNS-rebinding protection allows exactly this port.
-  const handler = new StreamableHTTPHandler(createFixtureServer(), {
+  const handler = new StreamableHTTPHandler(server, {
     // server-sse-polling resumes a tool call's stream after the tool ended its response.
     eventStore: new MemoryEventStore(),
     jsonResponse: values.json,
