@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, type ClientSession, connectStdio, connectUrl, McpError } from 'mcpwire/client';
+import { listSkills, readSkillFile } from 'mcpwire/skills';
 import { type CliRun, killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -184,6 +185,24 @@ describe('the example app answers mcpwire\u2019s client', () => {
   }
 });
 
+describe('the example skills answer mcpwire\u2019s client', () => {
+  for (const era of ERAS) {
+    test(`examples/skills/server.ts: the skill and its files, verified, ${era} era`, BOUND, async () => {
+      const session = await connectExample('examples/skills/server.ts', era);
+      try {
+        const [skill, ...others] = await listSkills(session);
+        assert.equal(skill?.uri, 'skill://release-notes/SKILL.md');
+        assert.deepEqual(others, []);
+        const manifest = await readSkillFile(session, skill!);
+        assert.match(manifest.body ?? '', /^\n# Release notes\n/);
+        assert.match((await readSkillFile(session, skill!, 'TEMPLATE.md')).text ?? '', /^## What's new/);
+      } finally {
+        await session.close();
+      }
+    });
+  }
+});
+
 describe('the example clients against mcpwire serve', () => {
   let served: { run: CliRun; url: string };
 
@@ -236,4 +255,20 @@ describe('the example module that mcpwire serve serves', () => {
       }
     });
   }
+});
+
+describe('the example skills client against mcpwire serve --skills', () => {
+  test('examples/skills/client.ts: lists the skill and prints its body, verified', BOUND, async () => {
+    const { run, url } = await serveDemo(['--skills', join(ROOT, 'examples/skills/skills')]);
+    try {
+      const out = await runExample('examples/skills/client.ts', [url]);
+      assert.match(
+        out,
+        /^release-notes: Write the release notes of a version from the changes merged since the last one\n\n# Release notes\n/,
+      );
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exit(15_000);
+    }
+  });
 });
