@@ -21,6 +21,7 @@ import { anonymousCapabilities, deriveCapabilities, modernCapabilities } from '.
 import type { LegacyContext } from './context.js';
 import { dispatchLegacy } from './legacy/legacy-dispatch.js';
 import { type PreinitializedState, ServerSession } from './legacy/server-session.js';
+import { toLegacySessions } from './legacy/session-events.js';
 import {
   type ExtensionMethod,
   legacyMethods,
@@ -62,7 +63,7 @@ import {
   type SdkToolCallback,
   type SdkToolConfig,
 } from './sdk-registration.js';
-import { ListKind, type ServerEvent, ServerEvents } from './server-events.js';
+import { ListKind, ServerEvents } from './server-events.js';
 import { type CacheHints, DEFAULT_CACHE_HINTS, type ServerOptions } from './server-options.js';
 import { type TaskSettings, taskSettings } from './tasks/task-options.js';
 import {
@@ -89,12 +90,6 @@ export type ResourceTemplateHandle = Handle<ResourceTemplateUpdate>;
 export type PromptHandle = Handle<PromptUpdate>;
 
 const { Tools: TOOLS, Resources: RESOURCES, Prompts: PROMPTS } = ListKind;
-
-// Sent to every session that was announced the list: one object each, serialized once (`serialize`).
-const changed = (method: string): JsonRpcNotification => Object.freeze({ jsonrpc: '2.0', method });
-const TOOLS_CHANGED = changed(Method.ToolListChanged);
-const RESOURCES_CHANGED = changed(Method.ResourceListChanged);
-const PROMPTS_CHANGED = changed(Method.PromptListChanged);
 
 const DEFAULT_PAGE_SIZE = 100;
 
@@ -206,7 +201,7 @@ export class Server {
     this.events = new ServerEvents((err) =>
       options.onerror?.(err instanceof Error ? err : new Error(String(err))),
     );
-    this.events.subscribe(this.toSessions);
+    this.events.subscribe(toLegacySessions(this));
   }
 
   /**
@@ -384,35 +379,5 @@ export class Server {
     const kinds = this.pendingChanges;
     this.pendingChanges = 0;
     this.events.publish({ type: 'lists_changed', kinds });
-  };
-
-  /** The legacy sessions' listener: each initialized session hears what it was announced and subscribed to. */
-  private readonly toSessions = (event: ServerEvent): void => {
-    if (event.type === 'resource_updated') {
-      const shared = this.shared;
-      const message: JsonRpcNotification = {
-        jsonrpc: '2.0',
-        method: Method.ResourceUpdated,
-        params: { uri: event.uri },
-      };
-      for (const session of this.sessions) {
-        if (session.subscriptions?.has(event.uri) && (shared === undefined || !shared.has(session))) {
-          session.sendShared(message);
-        }
-      }
-      return;
-    }
-    const kinds = event.kinds;
-    const shared = this.shared;
-    for (const session of this.sessions) {
-      // A session learns of a list only through the capabilities it was announced.
-      const announced = session.serverCapabilities;
-      if (!session.initialized || announced === undefined) continue;
-      // One process tells a shared session, of every process's changes.
-      if (shared?.has(session) && !shared.tellsListChanges(session)) continue;
-      if (kinds & TOOLS && announced.tools?.listChanged) session.sendShared(TOOLS_CHANGED);
-      if (kinds & RESOURCES && announced.resources?.listChanged) session.sendShared(RESOURCES_CHANGED);
-      if (kinds & PROMPTS && announced.prompts?.listChanged) session.sendShared(PROMPTS_CHANGED);
-    }
   };
 }
