@@ -6,11 +6,8 @@ import { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redi
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 import { serialize } from '../jsonrpc/serialize.js';
 import { Method } from '../protocol/types.js';
-import type {
-  DirectoryHost,
-  SessionDirectory,
-  SharedSession,
-} from '../server/http/legacy/session-directory.js';
+import type { LegacySettings } from '../server/http/legacy/legacy-settings.js';
+import type { SessionDirectory, SharedSession } from '../server/http/legacy/session-directory.js';
 import type { StreamableServerTransport } from '../server/http/legacy/session-transport.js';
 import type { Stream } from '../server/http/legacy/stream.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
@@ -105,7 +102,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
   private readonly sessions = new WeakMap<ServerSession, Replica>();
   /** Sessions being loaded, by hash: what is heard about them meanwhile, applied once adopted. */
   private readonly loading = new Map<string, ClusterMessage[]>();
-  private host: DirectoryHost | undefined;
+  private host: LegacySettings | undefined;
   /** The Server's events, to and from the other processes (from `bind`). */
   private events: ClusterEvents | undefined;
   private listenedOnce = false;
@@ -230,7 +227,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
 
   // ---- SessionDirectory ----
 
-  bind(host: DirectoryHost): void {
+  bind(host: LegacySettings): void {
     if (this.host !== undefined) throw new Error('A RedisCluster serves one StreamableHTTPHandler');
     if (host.server.shared !== undefined) {
       throw new Error(

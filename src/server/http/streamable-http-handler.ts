@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { EventStore } from '../../eventstore/event-store.js';
 import { MemoryEventStore } from '../../eventstore/memory-event-store.js';
 import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
@@ -12,7 +11,6 @@ import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import type { SSEWriterOptions } from '../../http/sse-writer.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
-import type { JsonRpcMessage } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/types.js';
 import {
   isLegacyVersion,
@@ -30,13 +28,12 @@ import {
   DEFAULT_RETRY_MS,
   DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   DEFAULT_SHUTDOWN_DEADLINE_MS,
-  IDLE_SWEEP_MS,
   type ShutdownOptions,
   type StreamableHTTPOptions,
 } from './handler-options.js';
+import { LegacySessions } from './legacy/legacy-sessions.js';
 import type { SessionDirectory } from './legacy/session-directory.js';
-import { SessionTable } from './legacy/session-table.js';
-import { type PostBody, StreamableServerTransport, type TransportHost } from './legacy/session-transport.js';
+import type { PostBody, StreamableServerTransport } from './legacy/session-transport.js';
 import { ModernEndpoint } from './modern/endpoint.js';
 import {
   DEFAULT_MAX_LISTEN_STREAMS,
@@ -44,12 +41,6 @@ import {
 } from './modern/listen-streams.js';
 import type { ModernHost } from './modern/modern-post.js';
 import { reject } from './reject.js';
-
-/**
- * The version a request without `MCP-Protocol-Version` speaks when nothing else tells (the spec's rule);
- * only stateless mode needs it: a session knows the version it negotiated.
- */
-const VERSION_WITHOUT_HEADER = '2025-03-26';
 
 const POST_ACCEPT = ['application/json', 'text/event-stream'] as const;
 const GET_ACCEPT = ['text/event-stream'] as const;
@@ -74,16 +65,11 @@ const NO_CONTENT: Readonly<Record<string, string>> = {};
  * Adapters: `node()` for node:http (no fetch objects on the hot path), `fetch()` for web-standard
  * runtimes (Hono, Bun, Deno, Workers), `handle()` for any `HTTPExchange`.
  */
-export class StreamableHTTPHandler implements TransportHost, ModernHost {
+export class StreamableHTTPHandler implements ModernHost {
   readonly store: EventStore | undefined;
-  readonly jsonResponse: boolean;
   readonly stateless: boolean;
   readonly writerOptions: SSEWriterOptions;
-  readonly retryMs: number;
   readonly clock: Clock;
-  readonly idleTimeoutMs: number;
-  readonly initializeTimeoutMs: number;
-  readonly maxSessions: number;
   readonly directory: SessionDirectory | undefined;
   readonly eras: 'both' | 'legacy' | 'modern';
   /** The server's telemetry, which sees this endpoint's sessions, streams and refusals too. */
@@ -94,17 +80,12 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   /** The methods the endpoint answers, for `Allow` and CORS. */
   private readonly allow: string;
   private readonly onerror: ((err: Error) => void) | undefined;
-  private readonly sessions = new SessionTable((err) => this.report(err));
-  /** Shared sessions being loaded, so that concurrent requests for one make one replica. */
-  private readonly loading = new Map<string, Promise<StreamableServerTransport | undefined>>();
-  /** Stateless mode: the temporary sessions of POSTs being answered. */
-  private readonly ephemeral = new Set<StreamableServerTransport>();
+  /** The 2025 sessions: this routes their requests, that holds them. */
+  private readonly sessions: LegacySessions;
   private inFlight = 0;
   private acceptedPost: string | undefined;
   private shuttingDown = false;
   private drained: (() => void) | undefined;
-  /** The idle sweep's timer, while there are sessions to watch. */
-  private sweepTimer: unknown;
   /** The shared state was found unreachable, and has not been found reachable since (told once to telemetry). */
   private storeDown = false;
   /** Stops the telemetry's gauges reading this handler. */
@@ -128,17 +109,27 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
     this.store =
       cluster?.eventStore ??
       (options.eventStore === null ? undefined : (options.eventStore ?? new MemoryEventStore()));
-    this.jsonResponse = options.jsonResponse ?? false;
     this.clock = options.clock ?? systemClock;
     this.writerOptions = {
       keepAliveMs: options.keepAliveMs,
       maxBufferedBytes: options.maxBufferedBytes,
       clock: this.clock,
     };
-    this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
-    this.idleTimeoutMs = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
-    this.initializeTimeoutMs = options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS;
-    this.maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.sessions = new LegacySessions({
+      server,
+      store: this.store,
+      jsonResponse: options.jsonResponse ?? false,
+      writerOptions: this.writerOptions,
+      retryMs: options.retryMs ?? DEFAULT_RETRY_MS,
+      clock: this.clock,
+      idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+      initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
+      maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+      directory: cluster,
+      telemetry: this.telemetry,
+      report: this.report,
+      inFlightChanged: (delta) => this.inFlightChanged(delta),
+    });
     const policy = options.dnsRebindingProtection;
     this.allow = this.stateless ? 'POST' : 'GET, POST, DELETE';
     this.intake = new HTTPIntake(
@@ -160,7 +151,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
             options.maxListenStreamsPerPrincipal ?? DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL,
             cluster?.listenLeases,
           );
-    cluster?.bind(this);
+    cluster?.bind(this.sessions.settings);
     this.unobserve = this.telemetry?.observe(this.gauges());
   }
 
@@ -172,7 +163,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
       streams: () => {
         let post = 0;
         let get = 0;
-        for (const transport of [...this.sessions.values(), ...this.ephemeral]) {
+        for (const transport of this.sessions.all()) {
           for (const stream of transport.conn.streams()) {
             if (!stream.held) continue;
             if (stream.standalone) get++;
@@ -231,6 +222,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
    */
   async close(options: ShutdownOptions = {}): Promise<void> {
     this.shuttingDown = true;
+    this.sessions.stopLoading();
     this.unobserve?.();
     this.modern?.listens.endAll();
     if (this.inFlight > 0) {
@@ -243,15 +235,10 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
       });
       this.drained = undefined;
     }
-    const all = [...this.sessions.values(), ...this.ephemeral];
-    await Promise.all(all.map((t) => t.close('shutdown')));
-    if (this.sweepTimer !== undefined) {
-      this.clock.clearTimeout(this.sweepTimer);
-      this.sweepTimer = undefined;
-    }
+    await this.sessions.close();
   }
 
-  // ---- TransportHost ----
+  // ---- ModernHost ----
 
   readonly report = (err: unknown): void => {
     this.onerror?.(err instanceof Error ? err : new Error(String(err)));
@@ -260,46 +247,6 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
   inFlightChanged(delta: number): void {
     this.inFlight += delta;
     if (this.inFlight === 0) this.drained?.();
-  }
-
-  /** Keeps the sweep running while sessions are held (when sessions have an idle or initialize timeout). */
-  private watchIdle(): void {
-    if (this.sweepTimer !== undefined) return;
-    let every = IDLE_SWEEP_MS;
-    if (this.idleTimeoutMs > 0) every = Math.min(every, this.idleTimeoutMs);
-    if (this.initializeTimeoutMs > 0) every = Math.min(every, this.initializeTimeoutMs);
-    else if (this.idleTimeoutMs <= 0) return;
-    this.sweepTimer = this.clock.setTimeout(this.sweep, every);
-  }
-
-  private readonly sweep = (): void => {
-    this.sweepTimer = undefined;
-    const now = this.clock.now();
-    if (this.initializeTimeoutMs > 0) this.sessions.expireUnfinished(now, this.initializeTimeoutMs);
-    // A session that closes leaves the map at once or later; either is safe while iterating it.
-    if (this.idleTimeoutMs > 0) for (const transport of this.sessions.values()) transport.closeIfIdle(now);
-    if (this.sessions.size > 0) this.watchIdle();
-  };
-
-  sessionEnded(transport: StreamableServerTransport): void {
-    const sessionId = transport.sessionId;
-    if (sessionId === undefined) {
-      this.ephemeral.delete(transport);
-      return;
-    }
-    this.sessions.delete(transport);
-    this.telemetry?.event({
-      type: 'session.closed',
-      transport: 'streamable-http',
-      sessionId,
-      protocolVersion: transport.session.protocolVersion,
-      reason: transport.closedBecause,
-      durationMs: this.clock.now() - transport.openedAt,
-    });
-  }
-
-  sessionActive(transport: StreamableServerTransport): void {
-    this.sessions.touched(transport);
   }
 
   // ---- routing ----
@@ -370,10 +317,10 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
       parsed.kind === 'message' &&
       'id' in parsed.message &&
       (parsed.message as { method?: unknown }).method === Method.Initialize;
-    if (this.stateless) return this.postStateless(exchange, parsed, version, init);
+    if (this.stateless) return this.sessions.serveStateless(exchange, parsed, version, init);
     const sessionId = exchange.header('mcp-session-id');
     if (sessionId === undefined) {
-      if (init) return this.initialize(exchange, parsed);
+      if (init) return this.sessions.initialize(exchange, parsed);
       return this.refuse(
         exchange,
         400,
@@ -388,7 +335,11 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
         { code: ErrorCode.InvalidRequest, id: (parsed.message as { id: string | number }).id },
       );
     }
-    const found = this.find(exchange, sessionId, parsed.kind === 'message' ? parsed.message : undefined);
+    const found = this.sessions.find(
+      exchange,
+      sessionId,
+      parsed.kind === 'message' ? parsed.message : undefined,
+    );
     if (!(found instanceof Promise)) {
       found?.servePost(exchange, parsed, false);
       return;
@@ -434,125 +385,7 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
       this.refuse(exchange, 400, 'Bad Request: the Mcp-Session-Id header is required');
       return undefined;
     }
-    return this.find(exchange, sessionId);
-  }
-
-  /**
-   * The live session with this id, if the request comes from the principal that created it; undefined once
-   * refused (404). With a cluster, a session this process does not hold is loaded and replicated here.
-   */
-  private find(
-    exchange: HTTPExchange,
-    sessionId: string,
-    message?: JsonRpcMessage,
-  ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
-    const transport = this.sessions.get(sessionId);
-    if (transport === undefined && this.directory !== undefined) {
-      const load = () =>
-        this.replicate(sessionId, exchange.principal).then((replica) => this.allowed(exchange, replica));
-      const telemetry = this.telemetry;
-      // Loading is part of the request that asked for the session: in its trace.
-      if (telemetry === undefined || message === undefined || !('params' in message)) return load();
-      return telemetry.continuing(message.params, load);
-    }
-    return this.allowed(exchange, transport);
-  }
-
-  private allowed(
-    exchange: HTTPExchange,
-    transport: StreamableServerTransport | undefined,
-  ): StreamableServerTransport | undefined {
-    // Another principal's session answers exactly like a missing one: its existence is not revealed.
-    if (transport === undefined || transport.isClosed || transport.principal !== exchange.principal) {
-      this.unknownSession(exchange);
-      return undefined;
-    }
-    return transport;
-  }
-
-  /** A replica here of a shared session, loaded once however many requests ask for it at the same time. */
-  private replicate(sessionId: string, principal: unknown): Promise<StreamableServerTransport | undefined> {
-    let pending = this.loading.get(sessionId);
-    if (pending === undefined) {
-      if (this.sessions.size >= this.maxSessions && !this.sessions.makeRoom()) {
-        const message = `Service Unavailable: this process holds its maximum of ${this.maxSessions} sessions, each with a request in flight or a stream open; retry later`;
-        return Promise.reject(new HTTPRejectionError(503, message));
-      }
-      pending = this.loadReplica(sessionId, principal).finally(() => this.loading.delete(sessionId));
-      this.loading.set(sessionId, pending);
-    }
-    return pending;
-  }
-
-  private async loadReplica(
-    sessionId: string,
-    principal: unknown,
-  ): Promise<StreamableServerTransport | undefined> {
-    const directory = this.directory!;
-    const shared = await directory.load(sessionId);
-    // Another principal's request makes no replica (it gets the 404 of a missing session).
-    if (shared === undefined || shared.principal !== principal || this.shuttingDown) return undefined;
-    const transport = new StreamableServerTransport(this, sessionId, shared.principal, shared.streamPrefix);
-    transport.session = this.server.connect(transport.conn, {
-      preinitialized: {
-        protocolVersion: shared.protocolVersion,
-        clientCapabilities: shared.clientCapabilities,
-        clientInfo: shared.clientInfo,
-      },
-    });
-    this.sessions.add(transport);
-    directory.adopt(transport, shared);
-    // The session may have ended elsewhere while it loaded.
-    if (transport.isClosed) return undefined;
-    this.watchIdle();
-    return transport;
-  }
-
-  private initialize(exchange: HTTPExchange, body: PostBody): void {
-    if (this.sessions.size >= this.maxSessions && !this.sessions.makeRoom()) {
-      this.refuse(
-        exchange,
-        503,
-        `Service Unavailable: the server holds its maximum of ${this.maxSessions} sessions, each with a request in flight or a stream open; retry later`,
-      );
-      return;
-    }
-    // 16 bytes (128 bits) for the session id, 6 more for the prefix of its stream ids.
-    const random = randomBytes(22);
-    const sessionId = random.toString('base64url', 0, 16);
-    const transport = new StreamableServerTransport(
-      this,
-      sessionId,
-      exchange.principal,
-      `${random.toString('base64url', 16, 22)}.`,
-    );
-    this.sessions.add(transport);
-    transport.session = this.server.connect(transport.conn);
-    if (transport.servePost(exchange, body, true)) {
-      this.sessions.initialized(transport, this.clock.now());
-      this.watchIdle();
-      this.telemetry?.event({
-        type: 'session.opened',
-        transport: 'streamable-http',
-        sessionId,
-        protocolVersion: transport.session.protocolVersion,
-      });
-    } else transport.close('rejected').catch(this.report);
-  }
-
-  private postStateless(
-    exchange: HTTPExchange,
-    body: PostBody,
-    version: string | undefined,
-    init: boolean,
-  ): void {
-    const transport = new StreamableServerTransport(this, undefined, exchange.principal, 's');
-    this.ephemeral.add(transport);
-    transport.session = this.server.connect(
-      transport.conn,
-      init ? undefined : { preinitialized: { protocolVersion: version ?? VERSION_WITHOUT_HEADER } },
-    );
-    if (!transport.servePost(exchange, body, false)) transport.close('rejected').catch(this.report);
+    return this.sessions.find(exchange, sessionId);
   }
 
   /** True once refused (503) because the cluster's shared state, where the sessions are, cannot be reached. */
@@ -596,14 +429,6 @@ export class StreamableHTTPHandler implements TransportHost, ModernHost {
       400,
       `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 100))}; ` +
         `this server supports ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
-    );
-  }
-
-  private unknownSession(exchange: HTTPExchange): void {
-    this.refuse(
-      exchange,
-      404,
-      'Not Found: the session does not exist or has ended; start a new session with an initialize request sent without Mcp-Session-Id',
     );
   }
 

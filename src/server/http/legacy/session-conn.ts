@@ -1,6 +1,5 @@
 import type { EventStore } from '../../../eventstore/event-store.js';
 import type { HTTPExchange } from '../../../http/exchange.js';
-import type { SSEWriterOptions } from '../../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../../jsonrpc/errors.js';
 import { serialize } from '../../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/types.js';
@@ -8,6 +7,7 @@ import { type Connection, type Receiver, SENT } from '../../../peer/connection.j
 import { ConnectionClosedError } from '../../../peer/errors.js';
 import { without } from '../../../util/without.js';
 import { StreamUnavailableError } from '../errors.js';
+import type { LegacySettings } from './legacy-settings.js';
 import type { SessionReplica } from './session-directory.js';
 import { Stream, type StreamOwner } from './stream.js';
 
@@ -16,11 +16,11 @@ const NONE: readonly Stream[] = [];
 
 /** What the connection needs from the session transport that owns it (see `StreamableServerTransport`). */
 export interface ConnOwner {
+  /** What every session of the endpoint shares. */
+  readonly settings: LegacySettings;
+  /** The session's event store: the endpoint's, or undefined in stateless mode (nothing is resumed). */
   readonly store: EventStore | undefined;
   readonly sessionId: string | undefined;
-  readonly writerOptions: SSEWriterOptions;
-  readonly retryMs: number;
-  readonly jsonResponse: boolean;
   readonly stateless: boolean;
   /** Whether the session negotiated a version whose SSE streams start with a priming event. */
   readonly primes: boolean;
@@ -29,7 +29,6 @@ export interface ConnOwner {
   readonly shared: boolean;
   /** In a shared session, what the other processes must hear of (undefined until the session is registered). */
   readonly replica: SessionReplica | undefined;
-  report(err: unknown): void;
   /** A request of the session was answered, or cancelled by the client. */
   requestEnded(): void;
   /** The standalone GET stream lost its response. */
@@ -106,7 +105,9 @@ export class StreamableServerConn implements Connection, StreamOwner {
     const isRequest = 'id' in message;
     const owner = this.owner;
     if (isRequest && owner.stateless) {
-      return Promise.reject(new StreamUnavailableError(message.method, 'stateless', owner.jsonResponse));
+      return Promise.reject(
+        new StreamUnavailableError(message.method, 'stateless', owner.settings.jsonResponse),
+      );
     }
     let stream = related === undefined ? undefined : this.byRequest?.get(related);
     if (stream === undefined || stream.jsonMode) {
@@ -119,9 +120,9 @@ export class StreamableServerConn implements Connection, StreamOwner {
       if (origin !== undefined && stream !== undefined) origin.relay = stream;
     }
     if (stream === undefined) {
-      const err = new StreamUnavailableError(message.method, 'no-get-stream', owner.jsonResponse);
+      const err = new StreamUnavailableError(message.method, 'no-get-stream', owner.settings.jsonResponse);
       if (isRequest) return Promise.reject(err);
-      if (related !== undefined) owner.report(err);
+      if (related !== undefined) owner.settings.report(err);
       return SENT;
     }
     stream.send(data);
@@ -143,9 +144,9 @@ export class StreamableServerConn implements Connection, StreamOwner {
     if (store !== undefined && sessionId !== undefined && !this.owner.shared) {
       try {
         const r = store.sessionClosed(sessionId);
-        if (r instanceof Promise) pending = r.catch((err) => this.owner.report(err));
+        if (r instanceof Promise) pending = r.catch((err) => this.owner.settings.report(err));
       } catch (err) {
-        this.owner.report(err);
+        this.owner.settings.report(err);
       }
     }
     this.owner.connClosed();
@@ -239,7 +240,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
     this.owner.replica!.share(request).then(
       () => this.respondLater(stream, data),
       (err) => {
-        this.owner.report(err);
+        this.owner.settings.report(err);
         const failed = errorResponse(request.id, {
           code: ErrorCode.InternalError,
           message: `${request.method} could not be shared with the other server processes, so nothing changed: ${
@@ -272,12 +273,8 @@ export class StreamableServerConn implements Connection, StreamOwner {
     return this.owner.sessionId!;
   }
 
-  get writerOptions(): SSEWriterOptions {
-    return this.owner.writerOptions;
-  }
-
-  get retryMs(): number {
-    return this.owner.retryMs;
+  get settings(): LegacySettings {
+    return this.owner.settings;
   }
 
   get primes(): boolean {
@@ -301,7 +298,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
   }
 
   report(err: unknown): void {
-    this.owner.report(err);
+    this.owner.settings.report(err);
   }
 
   streamFinished(stream: Stream): void {

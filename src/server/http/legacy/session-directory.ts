@@ -1,9 +1,8 @@
 import type { EventStore } from '../../../eventstore/event-store.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
 import type { ClientCapabilities, Implementation } from '../../../protocol/types.js';
-import type { Clock } from '../../../util/clock.js';
-import type { Server } from '../../server.js';
 import type { ListenLeases } from '../modern/listen-streams.js';
+import type { LegacySettings } from './legacy-settings.js';
 import type { StreamableServerTransport } from './session-transport.js';
 import type { Stream } from './stream.js';
 
@@ -21,16 +20,6 @@ export interface SharedSession {
   readonly streamPrefix: string;
 }
 
-/** What a directory needs from the handler it serves. */
-export interface DirectoryHost {
-  /** The definition the handler serves: a directory may share its `resourceUpdated` (`Server.shared`). */
-  readonly server: Server;
-  readonly clock: Clock;
-  /** The handler's session idle timeout (0: none). */
-  readonly idleTimeoutMs: number;
-  report(err: unknown): void;
-}
-
 /**
  * Where the sessions of a `StreamableHTTPHandler` live when several processes serve them (its `cluster`
  * option); `RedisCluster` (src/cluster) implements it. Without one, sessions live in the handler's process.
@@ -46,8 +35,11 @@ export interface SessionDirectory {
   readonly eventStore: EventStore;
   /** Counts listen streams per principal over every process (optional: else each process counts its own). */
   readonly listenLeases?: ListenLeases;
-  /** Called once, by the handler that uses the directory, before it serves anything. */
-  bind(host: DirectoryHost): void;
+  /**
+   * Called once, by the handler that uses the directory, before it serves anything, with its sessions' settings
+   * (the server it serves, whose `resourceUpdated` a directory may share; the clock; the idle timeout).
+   */
+  bind(settings: LegacySettings): void;
   /** Why the shared state cannot be reached now (every request gets a 503 saying so), or undefined. Cheap. */
   unavailable(): string | undefined;
   /**

@@ -5,19 +5,18 @@ import type { HTTPExchange } from '../../../http/exchange.js';
 import type { JsonErrorOptions } from '../../../http/json-error.js';
 import { PostInfo } from '../../../http/post-info.js';
 import { formatSseEvent } from '../../../http/sse-event.js';
-import { SSEWriter, type SSEWriterOptions } from '../../../http/sse-writer.js';
+import { SSEWriter } from '../../../http/sse-writer.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { Parsed } from '../../../jsonrpc/parse.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../jsonrpc/types.js';
 import { Method } from '../../../protocol/types.js';
 import { acceptsBatches } from '../../../protocol/versions.js';
-import type { Telemetry } from '../../../telemetry/telemetry.js';
-import type { Clock } from '../../../util/clock.js';
 import type { ServerSession } from '../../legacy/server-session.js';
 import { reject } from '../reject.js';
 import { unaskedMessage, unaskedResponse } from '../unasked-response.js';
+import type { LegacySettings } from './legacy-settings.js';
 import { type ConnOwner, StreamableServerConn } from './session-conn.js';
-import type { SessionDirectory, SessionReplica } from './session-directory.js';
+import type { SessionReplica } from './session-directory.js';
 import { ACTIVITY_ORDER_STEP_MS } from './session-table.js';
 
 /** The first protocol version whose SSE streams start with a priming event (SEP-1699). */
@@ -47,22 +46,8 @@ const STATE_METHODS: ReadonlySet<string> = new Set([
 
 /** What every session transport of one handler shares: its settings and its bookkeeping. */
 export interface TransportHost {
-  readonly store: EventStore | undefined;
-  readonly jsonResponse: boolean;
-  readonly writerOptions: SSEWriterOptions;
-  readonly retryMs: number;
-  readonly clock: Clock;
-  /** 0: sessions never expire. */
-  readonly idleTimeoutMs: number;
-  /** How long a session whose client sends nothing after initialize lives; 0: no limit. */
-  readonly initializeTimeoutMs: number;
-  /** Where sessions are shared with other processes; undefined when they live in this one only. */
-  readonly directory: SessionDirectory | undefined;
-  /** The server's telemetry; undefined when nothing listens. */
-  readonly telemetry: Telemetry | undefined;
-  report(err: unknown): void;
-  /** Requests in flight across all sessions changed by `delta` (graceful shutdown waits for 0). */
-  inFlightChanged(delta: number): void;
+  /** What every session of the endpoint shares. */
+  readonly settings: LegacySettings;
   /** The session closed, for whatever reason: forget it. */
   sessionEnded(transport: StreamableServerTransport): void;
   /** The session was active (told at most once per `ACTIVITY_ORDER_STEP_MS`): it is the last to evict. */
@@ -95,6 +80,7 @@ const ACCEPTED_HEADERS: Readonly<Record<string, string>> = {};
  * another process waits for, and its idle timeout only drops the replica here.
  */
 export class StreamableServerTransport implements ConnOwner {
+  readonly settings: LegacySettings;
   readonly conn: StreamableServerConn;
   /** Set by the handler right after `Server.connect`. */
   session!: ServerSession;
@@ -124,7 +110,8 @@ export class StreamableServerTransport implements ConnOwner {
     readonly principal: unknown,
     streamPrefix: string,
   ) {
-    const directory = host.directory;
+    this.settings = host.settings;
+    const directory = host.settings.directory;
     this.shared = directory !== undefined && sessionId !== undefined;
     // POST streams of a shared session are named by process too: each process numbers its own.
     this.conn = new StreamableServerConn(
@@ -134,7 +121,7 @@ export class StreamableServerTransport implements ConnOwner {
     );
     this.principalName = typeof principal === 'string' ? principal : undefined;
     this.idHeaders = sessionId === undefined ? undefined : { 'mcp-session-id': sessionId };
-    this.lastActive = host.clock.now();
+    this.lastActive = host.settings.clock.now();
     this.reportedActive = this.lastActive;
     this.openedAt = this.lastActive;
   }
@@ -223,7 +210,7 @@ export class StreamableServerTransport implements ConnOwner {
     }
 
     // initialize has nothing to stream: one JSON body answers it, and no event is kept for an idle session.
-    const stream = conn.openRequestStream(exchange, batch !== undefined, init || this.host.jsonResponse);
+    const stream = conn.openRequestStream(exchange, batch !== undefined, init || this.settings.jsonResponse);
     stream.owed = requests;
     if (single !== undefined) {
       const id = (single as { id: RequestId }).id;
@@ -241,7 +228,7 @@ export class StreamableServerTransport implements ConnOwner {
       }
     }
     this.inFlight += requests;
-    this.host.inFlightChanged(requests);
+    this.settings.inFlightChanged(requests);
     // A stream that can be resumed is its requests' info (it offers `closeStream`); others get one without.
     const info =
       stream.jsonMode || this.store === undefined ? new PostInfo(exchange, this.principalName) : stream;
@@ -251,10 +238,10 @@ export class StreamableServerTransport implements ConnOwner {
     const ok = !init || this.session.protocolVersion !== undefined;
     if (init && ok && this.shared) {
       // The client may send its next request to any process: the session is shared before it learns its id.
-      this.host.directory!.register(this).then(
+      this.settings.directory!.register(this).then(
         () => stream.begin(exchange, this.idHeaders),
         (err) => {
-          this.host.report(err);
+          this.settings.report(err);
           this.refuse(
             exchange,
             503,
@@ -263,7 +250,7 @@ export class StreamableServerTransport implements ConnOwner {
             }`,
             { id: (single as { id: RequestId }).id },
           );
-          this.close('rejected').catch(this.host.report);
+          this.close('rejected').catch(this.settings.report);
         },
       );
       return ok;
@@ -326,7 +313,7 @@ export class StreamableServerTransport implements ConnOwner {
       return;
     }
     const resumption =
-      this.host.telemetry === undefined ? undefined : { started: performance.now(), from: event.index };
+      this.settings.telemetry === undefined ? undefined : { started: performance.now(), from: event.index };
     return this.replay(exchange, store, event, undefined, resumption);
   }
 
@@ -341,8 +328,8 @@ export class StreamableServerTransport implements ConnOwner {
    * open: no request in flight, no GET stream. Called by the host's periodic sweep.
    */
   closeIfIdle(now: number): void {
-    if (this.ended || now - this.lastActive < this.host.idleTimeoutMs || this.busy) return;
-    this.close('idle').catch((err) => this.host.report(err));
+    if (this.ended || now - this.lastActive < this.settings.idleTimeoutMs || this.busy) return;
+    this.close('idle').catch((err) => this.settings.report(err));
   }
 
   get isClosed(): boolean {
@@ -357,19 +344,7 @@ export class StreamableServerTransport implements ConnOwner {
   // ---- ConnOwner ----
 
   get store(): EventStore | undefined {
-    return this.sessionId === undefined ? undefined : this.host.store;
-  }
-
-  get writerOptions(): SSEWriterOptions {
-    return this.host.writerOptions;
-  }
-
-  get retryMs(): number {
-    return this.host.retryMs;
-  }
-
-  get jsonResponse(): boolean {
-    return this.host.jsonResponse;
+    return this.sessionId === undefined ? undefined : this.settings.store;
   }
 
   get stateless(): boolean {
@@ -381,13 +356,9 @@ export class StreamableServerTransport implements ConnOwner {
     return version !== undefined && version >= PRIMING_VERSION && this.store !== undefined;
   }
 
-  report(err: unknown): void {
-    this.host.report(err);
-  }
-
   requestEnded(): void {
     this.inFlight--;
-    this.host.inFlightChanged(-1);
+    this.settings.inFlightChanged(-1);
     this.active();
     if (this.inFlight === 0 && this.sessionId === undefined) this.close('server');
   }
@@ -408,7 +379,7 @@ export class StreamableServerTransport implements ConnOwner {
       case 'idle':
         return {
           status: 404,
-          message: `Session ended: it was idle for longer than ${this.host.idleTimeoutMs} ms; start a new session with initialize`,
+          message: `Session ended: it was idle for longer than ${this.settings.idleTimeoutMs} ms; start a new session with initialize`,
           retry: false,
         };
       case 'deleted':
@@ -420,7 +391,7 @@ export class StreamableServerTransport implements ConnOwner {
       case 'unfinished':
         return {
           status: 404,
-          message: `Session ended: its client sent nothing (not even notifications/initialized) within ${this.host.initializeTimeoutMs} ms of initialize; start a new session with initialize`,
+          message: `Session ended: its client sent nothing (not even notifications/initialized) within ${this.settings.initializeTimeoutMs} ms of initialize; start a new session with initialize`,
           retry: false,
         };
       case 'evicted':
@@ -449,7 +420,7 @@ export class StreamableServerTransport implements ConnOwner {
   connClosed(): void {
     this.ended = true;
     if (this.inFlight > 0) {
-      this.host.inFlightChanged(-this.inFlight);
+      this.settings.inFlightChanged(-this.inFlight);
       this.inFlight = 0;
     }
     this.host.sessionEnded(this);
@@ -459,7 +430,7 @@ export class StreamableServerTransport implements ConnOwner {
   // ---- internals ----
 
   private active(): void {
-    const now = this.host.clock.now();
+    const now = this.settings.clock.now();
     this.lastActive = now;
     // Stateless transports are in no table; a session moves in it once per step (see ACTIVITY_ORDER_STEP_MS).
     if (now - this.reportedActive >= ACTIVITY_ORDER_STEP_MS && this.sessionId !== undefined) {
@@ -473,7 +444,7 @@ export class StreamableServerTransport implements ConnOwner {
     events: number,
     outcome: 'replayed' | 'purged' | 'unknown' | 'failed',
   ): void {
-    this.host.telemetry?.event({
+    this.settings.telemetry?.event({
       type: 'stream.resumed',
       sessionId: this.sessionId!,
       events,
@@ -483,7 +454,7 @@ export class StreamableServerTransport implements ConnOwner {
   }
 
   private refuse(exchange: HTTPExchange, status: number, message: string, options?: JsonErrorOptions): void {
-    reject(exchange, status, message, this.host, options);
+    reject(exchange, status, message, this.settings, options);
   }
 
   /**
@@ -542,7 +513,7 @@ export class StreamableServerTransport implements ConnOwner {
     resumption: Resumption | undefined,
   ): void | Promise<void> {
     if (exchange.closed) return;
-    const w = writer ?? new SSEWriter(exchange, this.host.writerOptions);
+    const w = writer ?? new SSEWriter(exchange, this.settings.writerOptions);
     const streamId = event.streamId;
     let index = event.index;
     // Replayed data comes from the store: formatted with every check, one write per event.
@@ -578,7 +549,7 @@ export class StreamableServerTransport implements ConnOwner {
     }
     if (writer !== undefined) {
       // The replay began: the status is sent, so the stream can only end (the client resumes again).
-      this.host.report(err);
+      this.settings.report(err);
       writer.close();
       return;
     }
@@ -589,7 +560,7 @@ export class StreamableServerTransport implements ConnOwner {
       // 400, not 404: the session is alive; a 404 would tell the client to start a new one.
       this.refuse(exchange, 400, `Bad Request: ${err.message}`);
     } else {
-      this.host.report(err);
+      this.settings.report(err);
       this.refuse(
         exchange,
         500,

@@ -4,13 +4,14 @@ import { StoreUnavailableError } from '../../../eventstore/store-unavailable-err
 import type { HTTPExchange } from '../../../http/exchange.js';
 import { writeJsonError } from '../../../http/json-error.js';
 import { formatRetry, formatSseEvent } from '../../../http/sse-event.js';
-import { SSEWriter, type SSEWriterOptions, sendSseBody } from '../../../http/sse-writer.js';
+import { SSEWriter, sendSseBody } from '../../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../../jsonrpc/errors.js';
 import { serialize } from '../../../jsonrpc/serialize.js';
 import type { RequestId } from '../../../jsonrpc/types.js';
 import type { MessageInfo } from '../../../peer/connection.js';
 import { systemClock } from '../../../util/clock.js';
 import { RenumberedEventError } from '../errors.js';
+import type { LegacySettings } from './legacy-settings.js';
 
 /** What a stream needs from the session transport that owns it. */
 export interface StreamOwner {
@@ -18,9 +19,8 @@ export interface StreamOwner {
   readonly store: EventStore | undefined;
   /** The session's key in the event store. */
   readonly storeKey: string;
-  readonly writerOptions: SSEWriterOptions;
-  /** The reconnection delay sent with priming events and with responses ended before their stream. */
-  readonly retryMs: number;
+  /** What every session of the endpoint shares: the writers' options, the reconnection delay, where errors go. */
+  readonly settings: LegacySettings;
   /** Whether each new SSE response starts with a priming event (SEP-1699). */
   readonly primes: boolean;
   /** The principal handlers see in `ctx.transport.principal`. */
@@ -30,7 +30,6 @@ export interface StreamOwner {
    * a response here writes the stream in index order, fetching from the store the events it did not record.
    */
   readonly shared: boolean;
-  report(err: unknown): void;
   /** The stream sent its last event: it leaves the session's table of live streams. */
   streamFinished(stream: Stream): void;
   /** A response that carried the stream ended (the client left, it was replaced, or closed early). */
@@ -231,7 +230,7 @@ export class Stream implements MessageInfo {
         recorded = this.open(true);
       } catch (err) {
         // The store refused at once: the response goes out live, without ids.
-        this.owner.report(err);
+        this.owner.settings.report(err);
         recorded = undefined;
       }
       if (recorded instanceof Promise) {
@@ -250,7 +249,7 @@ export class Stream implements MessageInfo {
 
   /** Attaches a new GET response to the standalone stream; a previous one is ended with a retry hint. */
   attach(exchange: HTTPExchange): void {
-    this.replaceWriter(new SSEWriter(exchange, this.owner.writerOptions), exchange);
+    this.replaceWriter(new SSEWriter(exchange, this.owner.settings.writerOptions), exchange);
     if (this.shared) {
       // A new listener: it gets what is recorded from now on, starting with its priming event.
       this.floor = UNSET;
@@ -261,7 +260,7 @@ export class Stream implements MessageInfo {
       if (this.opened) this.prime();
       else this.open(true);
     } catch (err) {
-      this.owner.report(err);
+      this.owner.settings.report(err);
     }
   }
 
@@ -318,7 +317,7 @@ export class Stream implements MessageInfo {
     try {
       closing = this.owner.store!.streamClosed(this.owner.storeKey, this.id);
     } catch (err) {
-      this.owner.report(err);
+      this.owner.settings.report(err);
       this.handOver();
       return;
     }
@@ -329,7 +328,7 @@ export class Stream implements MessageInfo {
     closing.then(
       () => this.fetchFromStore(),
       (err) => {
-        this.owner.report(err);
+        this.owner.settings.report(err);
         this.handOver();
       },
     );
@@ -340,7 +339,7 @@ export class Stream implements MessageInfo {
     const w = this.writer;
     if (w === undefined || w.closed) return;
     this.writer = undefined;
-    w.retry(this.owner.retryMs);
+    w.retry(this.owner.settings.retryMs);
     w.close();
   }
 
@@ -379,7 +378,7 @@ export class Stream implements MessageInfo {
     if (id !== undefined) {
       w.frame(sseFrame(serialize(errorResponse(id, { code: ErrorCode.ConnectionClosed, message }))));
     }
-    if (retry) w.retry(this.owner.retryMs);
+    if (retry) w.retry(this.owner.settings.retryMs);
     this.closeWriter();
   }
 
@@ -399,7 +398,7 @@ export class Stream implements MessageInfo {
 
   /** The store refused the event: it still goes out live, without an id (it cannot be resumed). */
   private unrecorded(data: string, err: unknown): void {
-    this.owner.report(err);
+    this.owner.settings.report(err);
     this.emit(sseFrame(data));
   }
 
@@ -436,7 +435,7 @@ export class Stream implements MessageInfo {
     }
     this.floor = index;
     const id = formatEventId(this.id, index);
-    this.emit(priming ? primeFrame(id, this.owner.retryMs) : eventFrame(id, data));
+    this.emit(priming ? primeFrame(id, this.owner.settings.retryMs) : eventFrame(id, data));
     if (this.known > index) this.fetchFromStore();
   }
 
@@ -480,7 +479,7 @@ export class Stream implements MessageInfo {
       return;
     }
     if (replay === undefined) {
-      this.owner.report(err);
+      this.owner.settings.report(err);
       this.handOver();
       return;
     }
@@ -533,7 +532,7 @@ export class Stream implements MessageInfo {
         (i) => this.emitPrime(i),
         (err) => {
           // A POST's response that has not begun reports it when it begins (`startFailed`), or its events do.
-          if (this.started) this.owner.report(err);
+          if (this.started) this.owner.settings.report(err);
         },
       );
     return index;
@@ -545,7 +544,7 @@ export class Stream implements MessageInfo {
       this.emitShared(index, '', true);
       return;
     }
-    this.emit(primeFrame(formatEventId(this.id, index), this.owner.retryMs));
+    this.emit(primeFrame(formatEventId(this.id, index), this.owner.settings.retryMs));
   }
 
   private start(exchange: HTTPExchange, headers: Readonly<Record<string, string>> | undefined): void {
@@ -556,7 +555,7 @@ export class Stream implements MessageInfo {
       this.backlog = undefined;
       return;
     }
-    const options = this.owner.writerOptions;
+    const options = this.owner.settings.writerOptions;
     const writer = new SSEWriter(exchange, headers === undefined ? options : { ...options, headers });
     this.started = true;
     this.replaceWriter(writer, exchange);
@@ -570,7 +569,7 @@ export class Stream implements MessageInfo {
 
   /** The store failed before the response began: the client gets an HTTP error, not a stream that never starts. */
   private startFailed(exchange: HTTPExchange, err: unknown): void {
-    this.owner.report(err);
+    this.owner.settings.report(err);
     if (this.finished) return;
     this.finished = true;
     this.owner.streamFinished(this);
@@ -594,7 +593,7 @@ export class Stream implements MessageInfo {
     if (old !== undefined && !old.closed) {
       // The old response is stale (e.g. its client vanished behind a proxy) or a second reader: it is
       // told to wait before reconnecting, and every message goes to one response only.
-      old.retry(this.owner.retryMs);
+      old.retry(this.owner.settings.retryMs);
       old.close();
     }
   }
@@ -607,7 +606,7 @@ export class Stream implements MessageInfo {
     const w = this.writer;
     if (w === undefined) return;
     this.writer = undefined;
-    w.retry(this.owner.retryMs);
+    w.retry(this.owner.settings.retryMs);
     w.close();
   }
 
@@ -629,7 +628,7 @@ export class Stream implements MessageInfo {
       try {
         closing = store.streamClosed(this.owner.storeKey, this.id);
       } catch (err) {
-        this.owner.report(err);
+        this.owner.settings.report(err);
         closed = false;
       }
     }
@@ -639,7 +638,7 @@ export class Stream implements MessageInfo {
         closing,
         () => this.finish(closed),
         (err) => {
-          this.owner.report(err);
+          this.owner.settings.report(err);
           this.finish(false);
         },
       );
@@ -697,7 +696,7 @@ export class Stream implements MessageInfo {
       then();
       return;
     }
-    const clock = this.owner.writerOptions.clock ?? systemClock;
+    const clock = this.owner.settings.writerOptions.clock ?? systemClock;
     let waiting = true;
     const go = () => {
       if (!waiting) return;
@@ -765,7 +764,7 @@ export class Stream implements MessageInfo {
       },
       (err) => {
         if (this.tail === tail) this.tail = undefined;
-        this.owner.report(err);
+        this.owner.settings.report(err);
       },
     );
     this.tail = tail;
