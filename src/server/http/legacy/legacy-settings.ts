@@ -21,7 +21,8 @@ export interface LegacySettings {
   /** Where sessions are shared with other processes; undefined when they live in this one only. */
   readonly directory: SessionDirectory | undefined;
   readonly telemetry: Telemetry | undefined;
-  report(err: unknown): void;
+  /** Where errors no caller can receive go; called unbound. */
+  readonly report: (err: unknown) => void;
   /** Requests in flight across the endpoint changed by `delta` (graceful shutdown waits for 0). */
   inFlightChanged(delta: number): void;
 }

@@ -12,6 +12,7 @@ import type { MessageInfo } from '../../../peer/connection.js';
 import { systemClock } from '../../../util/clock.js';
 import { RenumberedEventError } from '../errors.js';
 import type { LegacySettings } from './legacy-settings.js';
+import { StoreSteps } from './store-steps.js';
 
 /** What a stream needs from the session transport that owns it. */
 export interface StreamOwner {
@@ -112,8 +113,8 @@ export class Stream implements MessageInfo {
    * session, the last index the current response got, whoever recorded it (UNSET: none yet).
    */
   private floor = -1;
-  /** Steps waiting for a store that answered with a promise; undefined while the store answers directly. */
-  private tail: Promise<void> | undefined;
+  /** What waits for the store's answers, in order. */
+  private readonly steps: StoreSteps;
   /** The standalone GET stream, whose responses are attached as they come. */
   readonly standalone: boolean;
   /** Shared sessions: another process writes the stream; this one only follows it for a resumed GET. */
@@ -142,6 +143,7 @@ export class Stream implements MessageInfo {
     this.follower = kind === 'follower';
     this.shared = owner.shared;
     this.started = kind !== 'post';
+    this.steps = new StoreSteps(owner.settings.report);
   }
 
   get principal(): string | undefined {
@@ -180,13 +182,12 @@ export class Stream implements MessageInfo {
       if (!this.opened) this.open(!this.standalone);
       index = store.append(this.owner.storeKey, this.id, data);
     } catch (err) {
-      if (this.tail === undefined) this.unrecorded(data, err);
-      else this.chain(this.tail.then(() => this.unrecorded(data, err)));
+      this.steps.run(() => this.unrecorded(data, err));
       return;
     }
-    if (this.tail === undefined && !(index instanceof Promise)) this.emitEvent(index, data);
+    if (this.steps.idle && !(index instanceof Promise)) this.emitEvent(index, data);
     else
-      this.afterStore(
+      this.steps.after(
         index,
         (i) => this.emitEvent(i, data),
         (err) => this.unrecorded(data, err),
@@ -235,7 +236,7 @@ export class Stream implements MessageInfo {
       }
       if (recorded instanceof Promise) {
         // The response begins once the stream is recorded, or is an HTTP error if it cannot be.
-        this.afterStore(
+        this.steps.after(
           recorded,
           () => this.start(exchange, headers),
           (err) => this.startFailed(exchange, err),
@@ -243,8 +244,7 @@ export class Stream implements MessageInfo {
         return;
       }
     }
-    if (this.tail === undefined) this.start(exchange, headers);
-    else this.chain(this.tail.then(() => this.start(exchange, headers)));
+    this.steps.run(() => this.start(exchange, headers));
   }
 
   /** Attaches a new GET response to the standalone stream; a previous one is ended with a retry hint. */
@@ -350,8 +350,7 @@ export class Stream implements MessageInfo {
    */
   closeStream(): void {
     if (this.jsonMode || this.owner.store === undefined || this.finished) return;
-    if (this.tail === undefined) this.detach();
-    else this.chain(this.tail.then(() => this.detach()));
+    this.steps.run(() => this.detach());
   }
 
   /**
@@ -389,7 +388,7 @@ export class Stream implements MessageInfo {
    */
   flushed(): Promise<void> | undefined {
     // Only the steps queued so far: later messages must not hold back whoever waits.
-    const tail = this.tail;
+    const tail = this.steps.pending;
     if (tail === undefined) return this.writer?.flushed();
     return tail.then(() => this.writer?.flushed());
   }
@@ -525,9 +524,9 @@ export class Stream implements MessageInfo {
   private prime(): MaybePromise<number> | undefined {
     if (!this.owner.primes) return undefined;
     const index = this.owner.store!.append(this.owner.storeKey, this.id, '');
-    if (this.tail === undefined && !(index instanceof Promise)) this.emitPrime(index);
+    if (this.steps.idle && !(index instanceof Promise)) this.emitPrime(index);
     else
-      this.afterStore(
+      this.steps.after(
         index,
         (i) => this.emitPrime(i),
         (err) => {
@@ -632,9 +631,9 @@ export class Stream implements MessageInfo {
         closed = false;
       }
     }
-    if (this.tail === undefined && !(closing instanceof Promise)) this.finish(closed);
+    if (this.steps.idle && !(closing instanceof Promise)) this.finish(closed);
     else
-      this.afterStore(
+      this.steps.after(
         closing,
         () => this.finish(closed),
         (err) => {
@@ -731,48 +730,9 @@ export class Stream implements MessageInfo {
     exchange.writeHead(200, this.jsonHeaders);
     exchange.end(this.batch ? `[${parts.join(',')}]` : parts[0]);
   }
-
-  /**
-   * Once `result` (a store's answer, direct or promised) is in and the steps queued before are done, calls `done`
-   * with it, or `failed` with its error. The store call itself was made already: only what needs its answer
-   * waits, in order.
-   */
-  private afterStore<T>(
-    result: MaybePromise<T>,
-    done: (value: T) => void,
-    failed: (err: unknown) => void,
-  ): void {
-    const tail = this.tail;
-    if (!(result instanceof Promise)) {
-      if (tail === undefined) done(result);
-      else this.chain(tail.then(() => done(result)));
-      return;
-    }
-    // Handled at once: a failure while earlier steps wait is no unhandled rejection.
-    const outcome = result.then(
-      (value) => () => done(value),
-      (err) => () => failed(err),
-    );
-    this.chain((tail === undefined ? outcome : tail.then(() => outcome)).then(runStep));
-  }
-
-  /** Queues a step behind the others; a failure goes to `report` and does not stop later steps. */
-  private chain(step: Promise<unknown>): void {
-    const tail: Promise<void> = step.then(
-      () => {
-        if (this.tail === tail) this.tail = undefined;
-      },
-      (err) => {
-        if (this.tail === tail) this.tail = undefined;
-        this.owner.settings.report(err);
-      },
-    );
-    this.tail = tail;
-  }
 }
 
 const ignore = (): void => {};
-const runStep = (step: () => void): void => step();
 
 // `data` is JSON.stringify output (it never holds a raw line break) and ids are the server's own (visible
 // ASCII), so live frames need none of formatSseEvent's checks.
