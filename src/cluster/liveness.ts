@@ -1,6 +1,6 @@
 import type { RedisClient } from '../eventstore/redis-client.js';
-import type { Stream } from '../server/http/legacy/stream.js';
 import type { Clock } from '../util/clock.js';
+import type { SharedStream } from './shared-stream.js';
 
 /**
  * Which processes of a cluster are alive: each keeps a key, `<prefix>:{alive}:<id>`, with a TTL of `ms`,
@@ -15,7 +15,7 @@ export class Liveness {
   private clock: Clock | undefined;
   private stopped = false;
   /** Streams that responses here follow, and the process writing each. */
-  private readonly followed = new Map<Stream, string>();
+  private readonly followed = new Map<SharedStream, string>();
   /** Processes writing streams followed here whose key was missing, since when (this clock's ms). */
   private readonly missing = new Map<string, number>();
   /** Processes found dead: their ids are never used again. */
@@ -46,7 +46,7 @@ export class Liveness {
   }
 
   /** A response here follows `stream`, which process `writer` writes: it ends if that process is gone. */
-  follow(stream: Stream, writer: string): void {
+  follow(stream: SharedStream, writer: string): void {
     this.followed.set(stream, writer);
   }
 
@@ -70,7 +70,7 @@ export class Liveness {
     this.timer = this.clock!.setTimeout(this.beat, Math.floor(this.ms / 3));
     this.announce();
     // The streams followed now, by writer.
-    const followed = new Map<string, Stream[]>();
+    const followed = new Map<string, SharedStream[]>();
     for (const [stream, node] of this.followed) {
       if (stream.isFinished || !stream.held) {
         this.followed.delete(stream);

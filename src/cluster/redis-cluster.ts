@@ -4,12 +4,13 @@ import { isClusterClient, type RedisClient } from '../eventstore/redis-client.js
 import { connectNodes } from '../eventstore/redis-cluster-client.js';
 import { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+import type { HTTPExchange } from '../http/exchange.js';
 import { serialize } from '../jsonrpc/serialize.js';
 import { Method } from '../protocol/types.js';
 import type { LegacySettings } from '../server/http/legacy/legacy-settings.js';
 import type { SessionDirectory, SharedSession } from '../server/http/legacy/session-directory.js';
 import type { StreamableServerTransport } from '../server/http/legacy/session-transport.js';
-import type { Stream } from '../server/http/legacy/stream.js';
+import type { StreamKind, StreamOwner } from '../server/http/legacy/stream.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import type { SharedSessions } from '../server/server.js';
 import { type Clock, systemClock } from '../util/clock.js';
@@ -22,6 +23,7 @@ import { Liveness } from './liveness.js';
 import { Replica, type ReplicaHost } from './replica.js';
 import { SharedRequestStateKeys, type SharedRequestStateKeysOptions } from './request-state-keys.js';
 import { type Changed, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
+import { SharedStream } from './shared-stream.js';
 
 /** Default `timeoutMs` of `whenReady`. */
 export const DEFAULT_READY_TIMEOUT_MS = 10_000;
@@ -227,6 +229,17 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
 
   // ---- SessionDirectory ----
 
+  stream(
+    owner: StreamOwner,
+    id: string,
+    jsonMode: boolean,
+    batch: boolean,
+    kind: StreamKind,
+    post?: HTTPExchange,
+  ): SharedStream {
+    return new SharedStream(owner, id, jsonMode, batch, kind, post);
+  }
+
   bind(host: LegacySettings): void {
     if (this.host !== undefined) throw new Error('A RedisCluster serves one StreamableHTTPHandler');
     if (host.server.shared !== undefined) {
@@ -385,7 +398,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     this.records.unregister(replica.hash).catch(ignore);
   }
 
-  follow(stream: Stream, writer: string): void {
+  follow(stream: SharedStream, writer: string): void {
     this.liveness.follow(stream, writer);
   }
 

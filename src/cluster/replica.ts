@@ -6,6 +6,7 @@ import type { Stream } from '../server/http/legacy/stream.js';
 import type { Clock } from '../util/clock.js';
 import type { ClusterMessage, StateMessage } from './cluster-messages.js';
 import type { Changed, SessionRecord, SessionStore, SharedState, StateChange } from './session-store.js';
+import { type SharedStream, sharedStream } from './shared-stream.js';
 
 /** What a replica needs from the cluster it belongs to (see RedisCluster). */
 export interface ReplicaHost {
@@ -33,7 +34,7 @@ export interface ReplicaHost {
   /** The replica closed: it hears no more messages. */
   forget(replica: Replica): void;
   /** A response here follows `stream`, which process `writer` writes: it ends if that process is gone. */
-  follow(stream: Stream, writer: string): void;
+  follow(stream: SharedStream, writer: string): void;
 }
 
 /** A notice for the holder of a stream, gathered over one turn of the event loop. */
@@ -152,7 +153,8 @@ export class Replica implements SessionReplica {
     this.host.broadcast({ k: 'cancel', s: this.hash, by: this.host.nodeId, m: notification });
   }
 
-  held(stream: Stream): void {
+  held(held: Stream): void {
+    const stream = sharedStream(held);
     const id = stream.id;
     this.holders.delete(id);
     if (id === this.standaloneId) this.standaloneSeen = true;
@@ -225,9 +227,11 @@ export class Replica implements SessionReplica {
       case 'cancel':
         if (m.by !== this.host.nodeId) this.transport.deliver(m.m);
         return;
-      case 'append':
-        this.transport.conn.stream(m.x)?.recordedElsewhere(m.i, m.c === 1);
+      case 'append': {
+        const stream = this.transport.conn.stream(m.x);
+        if (stream !== undefined) sharedStream(stream).recordedElsewhere(m.i, m.c === 1);
         return;
+      }
       case 'forward':
         this.transport.deliver(m.m);
         return;
@@ -246,7 +250,7 @@ export class Replica implements SessionReplica {
     this.applyState(record.state);
     this.announcing.clear();
     for (const [streamId, node] of record.holders) this.heldBy(streamId, node);
-    for (const stream of this.transport.conn.streams()) stream.catchUp();
+    for (const stream of this.transport.conn.streams()) sharedStream(stream).catchUp();
   }
 
   /** Refreshes the record now (a request runs here for longer than its TTL, or a response holds a stream). */
@@ -285,7 +289,7 @@ export class Replica implements SessionReplica {
     this.holders.set(streamId, node);
     const stream = this.transport.conn.stream(streamId);
     if (stream === undefined) return;
-    stream.handOver();
+    sharedStream(stream).handOver();
     // Events recorded here before the news: the new holder checks that it has them.
     if (stream.lastIndex >= 0) this.recorded(stream, stream.lastIndex, false);
   }

@@ -9,7 +9,7 @@ import { without } from '../../../util/without.js';
 import { StreamUnavailableError } from '../errors.js';
 import type { LegacySettings } from './legacy-settings.js';
 import type { SessionReplica } from './session-directory.js';
-import { Stream, type StreamOwner } from './stream.js';
+import { Stream, type StreamKind, type StreamOwner } from './stream.js';
 
 const DONE: Promise<void> = Promise.resolve();
 const NONE: readonly Stream[] = [];
@@ -156,7 +156,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
 
   /** A new stream for the answers to one POST (one or more requests), `post`; `json`: answered with one JSON body. */
   openRequestStream(post: HTTPExchange, batch: boolean, json: boolean): Stream {
-    const stream = new Stream(this, this.postPrefix + this.nextStream++, json, batch, 'post', post);
+    const stream = this.newStream(this.postPrefix + this.nextStream++, json, batch, 'post', post);
     this.track(stream);
     return stream;
   }
@@ -165,7 +165,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
   openStandalone(): Stream {
     let stream = this.standalone;
     if (stream === undefined) {
-      stream = new Stream(this, `${this.streamPrefix}0`, false, false, 'get');
+      stream = this.newStream(`${this.streamPrefix}0`, false, false, 'get');
       this.standalone = stream;
       this.track(stream);
     }
@@ -178,7 +178,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
    */
   resumable(streamId: string): Stream {
     if (streamId === `${this.streamPrefix}0`) return this.openStandalone();
-    const stream = new Stream(this, streamId, false, false, 'follower');
+    const stream = this.newStream(streamId, false, false, 'follower');
     this.track(stream);
     return stream;
   }
@@ -258,6 +258,20 @@ export class StreamableServerConn implements Connection, StreamOwner {
     this.owner.requestEnded();
   }
 
+  /** A stream of this session: made by the directory when several processes serve the session. */
+  private newStream(
+    id: string,
+    json: boolean,
+    batch: boolean,
+    kind: StreamKind,
+    post?: HTTPExchange,
+  ): Stream {
+    const directory = this.owner.shared ? this.owner.settings.directory : undefined;
+    return directory === undefined
+      ? new Stream(this, id, json, batch, kind, post)
+      : directory.stream(this, id, json, batch, kind, post);
+  }
+
   private track(stream: Stream): void {
     this.live ??= new Map();
     this.live.set(stream.id, stream);
@@ -283,10 +297,6 @@ export class StreamableServerConn implements Connection, StreamOwner {
 
   get principalName(): string | undefined {
     return this.owner.principalName;
-  }
-
-  get shared(): boolean {
-    return this.owner.shared;
   }
 
   held(stream: Stream): void {

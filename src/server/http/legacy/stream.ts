@@ -1,9 +1,9 @@
 import { formatEventId } from '../../../eventstore/event-id.js';
-import type { EventStore, MaybePromise, Replay } from '../../../eventstore/event-store.js';
+import type { EventStore, MaybePromise } from '../../../eventstore/event-store.js';
 import { StoreUnavailableError } from '../../../eventstore/store-unavailable-error.js';
 import type { HTTPExchange } from '../../../http/exchange.js';
 import { writeJsonError } from '../../../http/json-error.js';
-import { formatRetry, formatSseEvent } from '../../../http/sse-event.js';
+import { formatRetry } from '../../../http/sse-event.js';
 import { SSEWriter, sendSseBody } from '../../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../../jsonrpc/errors.js';
 import { serialize } from '../../../jsonrpc/serialize.js';
@@ -26,11 +26,6 @@ export interface StreamOwner {
   readonly primes: boolean;
   /** The principal handlers see in `ctx.transport.principal`. */
   readonly principalName: string | undefined;
-  /**
-   * Several processes serve the session (see `SessionReplica`): others may record events in the stream too, so
-   * a response here writes the stream in index order, fetching from the store the events it did not record.
-   */
-  readonly shared: boolean;
   /** The stream sent its last event: it leaves the session's table of live streams. */
   streamFinished(stream: Stream): void;
   /** A response that carried the stream ended (the client left, it was replaced, or closed early). */
@@ -48,7 +43,7 @@ export interface StreamOwner {
 export type StreamKind = 'post' | 'get' | 'follower';
 
 /** Shared sessions: `floor` of a new GET response, whose first event (the priming one, if any) sets it. */
-const UNSET = -2;
+export const UNSET = -2;
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 
@@ -74,10 +69,9 @@ export const RELAY_WAIT_MS = 1000;
  * A stream is also the `MessageInfo` of the requests it carries when it can be resumed, so that
  * `ctx.transport.closeStream()` needs no closure of its own.
  *
- * In a session served by several processes (`StreamOwner.shared`), other processes may record events in the
- * stream too (the GET stream), or write it while a response here follows it (`follower`): a response writes
- * event `i` only after event `i - 1`, fetching from the store what it did not record itself, so that the
- * client gets every event once, in order, whichever process recorded it.
+ * A session served by several processes has streams its `SessionDirectory` makes (`SharedStream`, in
+ * src/cluster): they override the hooks (`deliver`, `attached`, `resumed`, `finish`) to write events in index
+ * order whichever process recorded them.
  */
 export class Stream implements MessageInfo {
   /** Responses still owed; the stream finishes when the last one is sent. */
@@ -96,39 +90,32 @@ export class Stream implements MessageInfo {
    * have not all left since. Answers then do not wait for it at all.
    */
   private stalled = false;
-  private writer: SSEWriter | undefined;
+  protected writer: SSEWriter | undefined;
   /** JSON-response mode: the exchange waiting for the one body, its headers and the responses gathered. */
   private json: HTTPExchange | undefined;
   private jsonHeaders: Readonly<Record<string, string>> | undefined;
   private parts: string[] | undefined;
   /** False until the POST's response begins: frames wait in `backlog` so that headers can still change. */
-  private started: boolean;
+  protected started: boolean;
   private backlog: string | undefined;
-  private opened = false;
-  private finished = false;
+  protected opened = false;
+  protected finished = false;
   /** `closeStream` was called before the response began. */
   private detachAtStart = false;
   /**
    * The current response got the events up to this index by replay: live ones up to it are skipped. In a shared
    * session, the last index the current response got, whoever recorded it (UNSET: none yet).
    */
-  private floor = -1;
+  protected floor = -1;
   /** What waits for the store's answers, in order. */
   private readonly steps: StoreSteps;
   /** The standalone GET stream, whose responses are attached as they come. */
   readonly standalone: boolean;
   /** Shared sessions: another process writes the stream; this one only follows it for a resumed GET. */
   readonly follower: boolean;
-  /** `owner.shared`, read once: every event asks. */
-  private readonly shared: boolean;
-  /** Shared sessions: the highest index known to be recorded, by any process. */
-  private known = -1;
-  /** Shared sessions: a fetch from the store is under way (`fetchAgain`: and another must follow it). */
-  private fetching = false;
-  private fetchAgain = false;
 
   constructor(
-    private readonly owner: StreamOwner,
+    protected readonly owner: StreamOwner,
     /** The stream id in event ids (`<id>_<index>`): visible ASCII, unique in the session. */
     readonly id: string,
     /** Answers go out as one JSON body (JSON-response mode) instead of SSE. */
@@ -141,7 +128,6 @@ export class Stream implements MessageInfo {
   ) {
     this.standalone = kind === 'get';
     this.follower = kind === 'follower';
-    this.shared = owner.shared;
     this.started = kind !== 'post';
     this.steps = new StoreSteps(owner.settings.report);
   }
@@ -250,11 +236,7 @@ export class Stream implements MessageInfo {
   /** Attaches a new GET response to the standalone stream; a previous one is ended with a retry hint. */
   attach(exchange: HTTPExchange): void {
     this.replaceWriter(new SSEWriter(exchange, this.owner.settings.writerOptions), exchange);
-    if (this.shared) {
-      // A new listener: it gets what is recorded from now on, starting with its priming event.
-      this.floor = UNSET;
-      this.owner.held(this);
-    }
+    this.attached();
     if (this.owner.store === undefined) return;
     try {
       if (this.opened) this.prime();
@@ -273,75 +255,14 @@ export class Stream implements MessageInfo {
     this.floor = upTo;
     this.replaceWriter(writer, exchange);
     if (this.finished) this.closeWriter();
-    else if (this.shared) {
-      this.owner.held(this);
-      // What was recorded elsewhere between the replay and now.
-      if (this.known > upTo) this.fetchFromStore();
-    }
+    else this.resumed(upTo);
   }
 
-  /**
-   * Shared sessions: a process recorded the stream's events up to `index` (or closed it, `closed`); the
-   * response here, if one carries the stream, gets those it lacks from the store, in order.
-   */
-  recordedElsewhere(index: number, closed: boolean): void {
-    if (index > this.known) this.known = index;
-    if (!this.held || this.finished) return;
-    if (this.floor === UNSET) {
-      // The priming event, still on its way, sets where this response starts.
-      if (this.owner.primes) return;
-      this.floor = index - 1;
-    }
-    if (index > this.floor || closed) this.fetchFromStore();
-  }
+  /** A GET response now carries the stream (shared sessions do more). */
+  protected attached(): void {}
 
-  /**
-   * Shared sessions: writes what the store holds that the response here lacks, in case a notice of it was
-   * missed (this process's announcement crossed another's append, or its connection to the others dropped).
-   */
-  catchUp(): void {
-    // Only the GET stream and a followed stream get events from other processes: a POST stream written here has
-    // nothing elsewhere to catch up with (and a store that lost its events must not end its response).
-    if (!this.standalone && !this.follower) return;
-    if (this.held && !this.finished && this.floor !== UNSET) this.fetchFromStore();
-  }
-
-  /**
-   * Shared sessions: the process writing this followed stream is gone (killed, or cut off from the others), so
-   * the stream would never end. It is marked closed in the store, so that every resumption, through any process,
-   * replays what it holds and ends; the response here gets what it lacks and ends the same way.
-   */
-  writerGone(): void {
-    if (!this.follower || this.finished) return;
-    let closing: MaybePromise<void>;
-    try {
-      closing = this.owner.store!.streamClosed(this.owner.storeKey, this.id);
-    } catch (err) {
-      this.owner.settings.report(err);
-      this.handOver();
-      return;
-    }
-    if (!(closing instanceof Promise)) {
-      this.fetchFromStore();
-      return;
-    }
-    closing.then(
-      () => this.fetchFromStore(),
-      (err) => {
-        this.owner.settings.report(err);
-        this.handOver();
-      },
-    );
-  }
-
-  /** Shared sessions: a response of another process now carries the stream: the one here ends, to be resumed. */
-  handOver(): void {
-    const w = this.writer;
-    if (w === undefined || w.closed) return;
-    this.writer = undefined;
-    w.retry(this.owner.settings.retryMs);
-    w.close();
-  }
+  /** A resumed GET, which replayed the events up to `upTo`, now carries the stream (shared sessions do more). */
+  protected resumed(_upTo: number): void {}
 
   /**
    * SEP-1699 polling: ends the HTTP response now, with a retry hint, but not the stream: later events are
@@ -410,96 +331,18 @@ export class Stream implements MessageInfo {
       return;
     }
     this.lastIndex = index;
-    if (this.shared) {
-      this.emitShared(index, data, false);
-      return;
-    }
-    if (index <= this.floor) return;
-    this.emit(eventFrame(formatEventId(this.id, index), data));
+    this.deliver(index, data, false);
   }
 
-  /**
-   * Shared sessions: writes event `index`, recorded here, only right after the last one the response got;
-   * after a gap (events recorded elsewhere, not yet fetched) it is fetched with them, in order.
-   */
-  private emitShared(index: number, data: string, priming: boolean): void {
-    this.owner.recorded(this, index, false);
-    if (index > this.known) this.known = index;
-    if (this.started && !this.held) return;
-    if (this.floor === UNSET) this.floor = index - 1;
-    if (index <= this.floor) return;
-    if (index !== this.floor + 1 && this.started) {
-      this.fetchFromStore();
-      return;
-    }
-    this.floor = index;
+  /** Writes event `index`, recorded here (the priming event when `priming`), unless the response got it by replay. */
+  protected deliver(index: number, data: string, priming: boolean): void {
     const id = formatEventId(this.id, index);
-    this.emit(priming ? primeFrame(id, this.owner.settings.retryMs) : eventFrame(id, data));
-    if (this.known > index) this.fetchFromStore();
-  }
-
-  /**
-   * Shared sessions: writes what the store holds after the last event the current response got. One fetch at a
-   * time; news during one starts another. A failure (events purged, the store unreachable) ends the response with
-   * a retry hint: the client resumes from its last event, and gets a clear error if that cannot be done.
-   */
-  private fetchFromStore(): void {
-    // A new GET response starts where its first event says; until then there is nothing to fetch.
-    if (this.floor === UNSET) return;
-    if (this.fetching) {
-      this.fetchAgain = true;
-      return;
-    }
-    const writer = this.writer;
-    if (writer === undefined || writer.closed) return;
-    this.fetching = true;
-    this.fetchAgain = false;
-    const from = this.floor;
-    let replay: Replay | Promise<Replay>;
-    try {
-      replay = this.owner.store!.after(this.owner.storeKey, this.id, from);
-    } catch (err) {
-      this.fetched(writer, from, undefined, err);
-      return;
-    }
-    if (replay instanceof Promise) {
-      replay.then(
-        (r) => this.fetched(writer, from, r, undefined),
-        (err) => this.fetched(writer, from, undefined, err),
-      );
-    } else this.fetched(writer, from, replay, undefined);
-  }
-
-  private fetched(writer: SSEWriter, from: number, replay: Replay | undefined, err: unknown): void {
-    this.fetching = false;
-    if (this.writer !== writer) {
-      // The response changed meanwhile: the new one starts from its own floor.
-      if (this.held && this.known > this.floor) this.fetchFromStore();
-      return;
-    }
-    if (replay === undefined) {
-      this.owner.settings.report(err);
-      this.handOver();
-      return;
-    }
-    let index = from;
-    for (const data of replay.events) {
-      if (++index <= this.floor) continue;
-      // Data from the store: formatted with every check, one write per event.
-      writer.frame(formatSseEvent({ id: formatEventId(this.id, index), data }));
-      this.floor = index;
-    }
-    if (index > this.known) this.known = index;
-    if (replay.closed && this.follower) {
-      this.finish(false);
-      return;
-    }
-    // Without progress there is nothing more to fetch now (no busy loop): the next notice starts the next fetch.
-    if (this.fetchAgain || (this.known > this.floor && index > from)) this.fetchFromStore();
+    if (priming) this.emit(primeFrame(id, this.owner.settings.retryMs));
+    else if (index > this.floor) this.emit(eventFrame(id, data));
   }
 
   /** Writes a frame to the current response, or keeps it until the response begins. */
-  private emit(frame: string): void {
+  protected emit(frame: string): void {
     if (!this.started) {
       this.backlog = this.backlog === undefined ? frame : this.backlog + frame;
       return;
@@ -539,11 +382,7 @@ export class Stream implements MessageInfo {
 
   private emitPrime(index: number): void {
     if (index > this.lastIndex) this.lastIndex = index;
-    if (this.shared) {
-      this.emitShared(index, '', true);
-      return;
-    }
-    this.emit(primeFrame(formatEventId(this.id, index), this.owner.settings.retryMs));
+    this.deliver(index, '', true);
   }
 
   private start(exchange: HTTPExchange, headers: Readonly<Record<string, string>> | undefined): void {
@@ -609,7 +448,7 @@ export class Stream implements MessageInfo {
     w.close();
   }
 
-  private closeWriter(): void {
+  protected closeWriter(): void {
     const w = this.writer;
     this.writer = undefined;
     w?.close();
@@ -644,13 +483,11 @@ export class Stream implements MessageInfo {
   }
 
   /** Ends the stream and its response; `closedInStore`: the store has marked it closed. */
-  private finish(closedInStore: boolean): void {
+  protected finish(_closedInStore: boolean): void {
     if (this.finished) return;
     this.finished = true;
     this.owner.streamFinished(this);
     if (this.started) this.closeWriter();
-    // A response elsewhere that follows the stream ends once the store says it is closed.
-    if (closedInStore && this.shared && this.opened) this.owner.recorded(this, this.lastIndex, true);
   }
 
   /**
@@ -740,11 +577,11 @@ function sseFrame(data: string): string {
   return `data: ${data}\n\n`;
 }
 
-function eventFrame(id: string, data: string): string {
+export function eventFrame(id: string, data: string): string {
   return `id: ${id}\ndata: ${data}\n\n`;
 }
 
 /** The priming event (SEP-1699): an id, the reconnection delay, and empty data. */
-function primeFrame(id: string, retryMs: number): string {
+export function primeFrame(id: string, retryMs: number): string {
   return `id: ${id}\n${formatRetry(retryMs)}data: \n\n`;
 }
