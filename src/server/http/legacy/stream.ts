@@ -11,6 +11,7 @@ import type { RequestId } from '../../../jsonrpc/types.js';
 import type { MessageInfo } from '../../../peer/connection.js';
 import { systemClock } from '../../../util/clock.js';
 import { RenumberedEventError } from '../errors.js';
+import { JsonBody } from './json-body.js';
 import type { LegacySettings } from './legacy-settings.js';
 import { StoreSteps } from './store-steps.js';
 
@@ -44,8 +45,6 @@ export type StreamKind = 'post' | 'get' | 'follower';
 
 /** Shared sessions: `floor` of a new GET response, whose first event (the priming one, if any) sets it. */
 export const UNSET = -2;
-
-const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 
 /**
  * JSON-response mode: how long an answer waits for the messages relayed to the GET stream for its requests to
@@ -91,10 +90,8 @@ export class Stream implements MessageInfo {
    */
   private stalled = false;
   protected writer: SSEWriter | undefined;
-  /** JSON-response mode: the exchange waiting for the one body, its headers and the responses gathered. */
-  private json: HTTPExchange | undefined;
-  private jsonHeaders: Readonly<Record<string, string>> | undefined;
-  private parts: string[] | undefined;
+  /** JSON-response mode: the answers, written as one body. */
+  private readonly json: JsonBody | undefined;
   /** False until the POST's response begins: frames wait in `backlog` so that headers can still change. */
   protected started: boolean;
   private backlog: string | undefined;
@@ -121,7 +118,7 @@ export class Stream implements MessageInfo {
     /** Answers go out as one JSON body (JSON-response mode) instead of SSE. */
     readonly jsonMode: boolean,
     /** A batch POST: a JSON answer is an array. */
-    private readonly batch: boolean,
+    batch: boolean,
     kind: StreamKind,
     /** The POST that opened the stream; undefined for the others. */
     private readonly post?: HTTPExchange,
@@ -130,6 +127,7 @@ export class Stream implements MessageInfo {
     this.follower = kind === 'follower';
     this.started = kind !== 'post';
     this.steps = new StoreSteps(owner.settings.report);
+    this.json = jsonMode ? new JsonBody(batch) : undefined;
   }
 
   get principal(): string | undefined {
@@ -182,10 +180,10 @@ export class Stream implements MessageInfo {
 
   /** Sends one serialized response the stream owes; the stream finishes after the last one. */
   respond(data: string): void {
-    if (this.jsonMode) {
-      if (this.parts === undefined) this.parts = [data];
-      else this.parts.push(data);
-      if (--this.owed === 0 && this.json !== undefined) this.answer();
+    const json = this.json;
+    if (json !== undefined) {
+      json.add(data);
+      if (--this.owed === 0 && json.waiting) this.answer();
       return;
     }
     this.send(data);
@@ -195,9 +193,8 @@ export class Stream implements MessageInfo {
   /** A request the stream owed was cancelled by the client: no response will come for it. */
   forget(): void {
     if (--this.owed > 0) return;
-    if (this.jsonMode) {
-      if (this.json !== undefined) this.answer();
-    } else this.finishInOrder();
+    if (this.json === undefined) this.finishInOrder();
+    else if (this.json.waiting) this.answer();
   }
 
   /**
@@ -205,9 +202,8 @@ export class Stream implements MessageInfo {
    * the head): one JSON body, or an SSE stream that starts with the priming event when there is one.
    */
   begin(exchange: HTTPExchange, headers?: Readonly<Record<string, string>>): void {
-    if (this.jsonMode) {
-      this.json = exchange;
-      this.jsonHeaders = headers === undefined ? JSON_HEADERS : { ...headers, ...JSON_HEADERS };
+    if (this.json !== undefined) {
+      this.json.begin(exchange, headers);
       if (this.owed === 0) this.answer();
       return;
     }
@@ -281,16 +277,15 @@ export class Stream implements MessageInfo {
   end(status: number, message: string, retry: boolean): void {
     if (this.finished) return;
     // Every answer is in and only waits for relayed messages to leave: it goes out now.
-    if (this.json !== undefined && this.owed === 0) {
+    const json = this.json;
+    if (json?.waiting && this.owed === 0) {
       this.writeJson();
       return;
     }
     this.finished = true;
     const id = this.owed === 1 ? this.requestId : undefined;
-    if (this.json !== undefined) {
-      const exchange = this.json;
-      this.json = undefined;
-      writeJsonError(exchange, status, message, { id: id ?? null, code: ErrorCode.ConnectionClosed });
+    if (json?.waiting) {
+      json.fail(status, message, id);
       return;
     }
     const w = this.writer;
@@ -551,21 +546,12 @@ export class Stream implements MessageInfo {
   }
 
   private writeJson(): void {
-    const exchange = this.json;
+    const json = this.json!;
     // The session closed while the answer waited, and `end` sent it.
-    if (exchange === undefined) return;
-    this.json = undefined;
+    if (!json.waiting) return;
     this.finished = true;
     this.owner.streamFinished(this);
-    const parts = this.parts;
-    if (parts === undefined) {
-      // Every request was cancelled: nothing to answer.
-      exchange.writeHead(202);
-      exchange.end();
-      return;
-    }
-    exchange.writeHead(200, this.jsonHeaders);
-    exchange.end(this.batch ? `[${parts.join(',')}]` : parts[0]);
+    json.write();
   }
 }
 
