@@ -128,7 +128,7 @@ export class StreamableHTTPHandler implements ModernHost {
       directory: cluster,
       telemetry: this.telemetry,
       report: this.report,
-      inFlightChanged: (delta) => this.inFlightChanged(delta),
+      inFlightChanged: this.inFlightChanged,
     });
     const policy = options.dnsRebindingProtection;
     this.allow = this.stateless ? 'POST' : 'GET, POST, DELETE';
@@ -244,10 +244,10 @@ export class StreamableHTTPHandler implements ModernHost {
     this.onerror?.(err instanceof Error ? err : new Error(String(err)));
   };
 
-  inFlightChanged(delta: number): void {
+  readonly inFlightChanged = (delta: number): void => {
     this.inFlight += delta;
     if (this.inFlight === 0) this.drained?.();
-  }
+  };
 
   // ---- routing ----
 

@@ -58,6 +58,7 @@ export interface ConnOwner {
  * the store alone: the session goes on elsewhere.
  */
 export class StreamableServerConn implements Connection, StreamOwner {
+  readonly settings: LegacySettings;
   receiver: Receiver | undefined;
   /** The live stream that owes the response to each request in flight; absent while none is (`without`). */
   private byRequest: Map<RequestId, Stream> | undefined;
@@ -76,7 +77,9 @@ export class StreamableServerConn implements Connection, StreamOwner {
     readonly streamPrefix: string,
     /** What the ids of POST streams start with: the session's prefix, and in a shared session this process's. */
     private readonly postPrefix: string = streamPrefix,
-  ) {}
+  ) {
+    this.settings = owner.settings;
+  }
 
   get sessionId(): string | undefined {
     return this.owner.sessionId;
@@ -285,10 +288,6 @@ export class StreamableServerConn implements Connection, StreamOwner {
 
   get storeKey(): string {
     return this.owner.sessionId!;
-  }
-
-  get settings(): LegacySettings {
-    return this.owner.settings;
   }
 
   get primes(): boolean {
