@@ -29,13 +29,7 @@ for arg in "$@"; do
 done
 
 source "$(dirname "${BASH_SOURCE[0]}")/conformance-next-cli.sh"
-SHARED_DIR=${SHARED_DIR:-$(cd "$ROOT/.." && pwd)/shared/conformance}
-# The CLI's mock servers listen on every interface; the shared preload binds them to 127.0.0.1.
-if ! [ -f "$SHARED_DIR/loopback.cjs" ]; then
-  echo "No $SHARED_DIR/loopback.cjs: put shared/ beside the repository or set SHARED_DIR" >&2
-  echo "0 passed, 0 failed"
-  exit 2
-fi
+need_loopback
 
 OUT_DIR=${OUT_DIR:-$(mktemp -d -t conformance-client-next.XXXXXX)}
 mkdir -p "$OUT_DIR"

@@ -18,3 +18,15 @@ if [ "$VERSION" != "$PINNED" ]; then
   echo "0 passed, 0 failed"
   exit 2
 fi
+
+# need_loopback: the client legs' mock servers listen on every interface; the shared preload
+# ($SHARED_DIR/loopback.cjs, default <repo>/../shared/conformance) binds them to 127.0.0.1. Sets SHARED_DIR, or
+# stops with the verdict line when it is missing.
+need_loopback() {
+  SHARED_DIR=${SHARED_DIR:-$(cd "$ROOT/.." && pwd)/shared/conformance}
+  if ! [ -f "$SHARED_DIR/loopback.cjs" ]; then
+    echo "No $SHARED_DIR/loopback.cjs: put shared/ beside the repository or set SHARED_DIR" >&2
+    echo "0 passed, 0 failed"
+    exit 2
+  fi
+}

@@ -12,12 +12,7 @@
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/conformance-next-cli.sh"
-SHARED_DIR=${SHARED_DIR:-$(cd "$ROOT/.." && pwd)/shared/conformance}
-if ! [ -f "$SHARED_DIR/loopback.cjs" ]; then
-  echo "No $SHARED_DIR/loopback.cjs: put shared/ beside the repository or set SHARED_DIR" >&2
-  echo "0 passed, 0 failed"
-  exit 2
-fi
+need_loopback
 OUT_DIR=${OUT_DIR:-$(mktemp -d -t conformance-skills.XXXXXX)}
 mkdir -p "$OUT_DIR"
 source "$ROOT/scripts/conformance-fixture.sh"
