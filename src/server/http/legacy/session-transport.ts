@@ -1,11 +1,7 @@
-import { EventsPurgedError, UnknownEventError, UnknownStreamError } from '../../../eventstore/errors.js';
-import { type EventId, formatEventId, parseEventId } from '../../../eventstore/event-id.js';
-import type { EventStore, Replay } from '../../../eventstore/event-store.js';
+import type { EventStore } from '../../../eventstore/event-store.js';
 import type { HTTPExchange } from '../../../http/exchange.js';
 import type { JsonErrorOptions } from '../../../http/json-error.js';
 import { PostInfo } from '../../../http/post-info.js';
-import { formatSseEvent } from '../../../http/sse-event.js';
-import { SSEWriter } from '../../../http/sse-writer.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { Parsed } from '../../../jsonrpc/parse.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../jsonrpc/types.js';
@@ -18,6 +14,7 @@ import type { LegacySettings } from './legacy-settings.js';
 import { type ConnOwner, StreamableServerConn } from './session-conn.js';
 import type { SessionReplica } from './session-directory.js';
 import { ACTIVITY_ORDER_STEP_MS } from './session-table.js';
+import { resumeStream } from './stream-resumption.js';
 
 /** The first protocol version whose SSE streams start with a priming event (SEP-1699). */
 const PRIMING_VERSION = '2025-11-25';
@@ -52,12 +49,6 @@ export interface TransportHost {
   sessionEnded(transport: StreamableServerTransport): void;
   /** The session was active (told at most once per `ACTIVITY_ORDER_STEP_MS`): it is the last to evict. */
   sessionActive(transport: StreamableServerTransport): void;
-}
-
-/** A stream being resumed, timed for telemetry: when it began, and the index of the event it resumes after. */
-interface Resumption {
-  readonly started: number;
-  readonly from: number;
 }
 
 /** The parsed body of a POST that passed the checks: one message or a batch. */
@@ -293,28 +284,7 @@ export class StreamableServerTransport implements ConnOwner {
       this.conn.openStandalone().attach(exchange);
       return;
     }
-    const store = this.store;
-    if (store === undefined) {
-      this.refuse(
-        exchange,
-        400,
-        'Bad Request: this server keeps no event store, so streams cannot be resumed; ' +
-          'open the GET stream again without Last-Event-ID',
-      );
-      return;
-    }
-    const event = parseEventId(lastEventId);
-    if (event === undefined) {
-      this.refuse(
-        exchange,
-        400,
-        `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 200))} is not an event id this server issued`,
-      );
-      return;
-    }
-    const resumption =
-      this.settings.telemetry === undefined ? undefined : { started: performance.now(), from: event.index };
-    return this.replay(exchange, store, event, undefined, resumption);
+    return resumeStream(this, exchange, lastEventId);
   }
 
   /** Ends the session: responses still open are ended, the event store hears `sessionClosed`. */
@@ -439,20 +409,6 @@ export class StreamableServerTransport implements ConnOwner {
     }
   }
 
-  private resumed(
-    resumption: Resumption,
-    events: number,
-    outcome: 'replayed' | 'purged' | 'unknown' | 'failed',
-  ): void {
-    this.settings.telemetry?.event({
-      type: 'stream.resumed',
-      sessionId: this.sessionId!,
-      events,
-      outcome,
-      durationMs: performance.now() - resumption.started,
-    });
-  }
-
   private refuse(exchange: HTTPExchange, status: number, message: string, options?: JsonErrorOptions): void {
     reject(exchange, status, message, this.settings, options);
   }
@@ -475,98 +431,5 @@ export class StreamableServerTransport implements ConnOwner {
     if (!STATE_METHODS.has(request.method)) return;
     this.conn.stateRequests ??= new Map();
     this.conn.stateRequests.set(request.id, request);
-  }
-
-  /**
-   * Replays the events after `event` on `writer` (created on the first round, once the store has
-   * answered, so that a refusal can still be an HTTP error), then hands the response to the live stream.
-   */
-  private replay(
-    exchange: HTTPExchange,
-    store: EventStore,
-    event: EventId,
-    writer: SSEWriter | undefined,
-    resumption: Resumption | undefined,
-  ): void | Promise<void> {
-    let replay: Replay | Promise<Replay>;
-    try {
-      replay = store.after(this.sessionId!, event.streamId, event.index);
-    } catch (err) {
-      this.replayFailed(exchange, writer, err, resumption);
-      return;
-    }
-    if (replay instanceof Promise) {
-      return replay.then(
-        (r) => this.replayed(exchange, store, event, writer, r, resumption),
-        (err) => this.replayFailed(exchange, writer, err, resumption),
-      );
-    }
-    return this.replayed(exchange, store, event, writer, replay, resumption);
-  }
-
-  private replayed(
-    exchange: HTTPExchange,
-    store: EventStore,
-    event: EventId,
-    writer: SSEWriter | undefined,
-    replay: Replay,
-    resumption: Resumption | undefined,
-  ): void | Promise<void> {
-    if (exchange.closed) return;
-    const w = writer ?? new SSEWriter(exchange, this.settings.writerOptions);
-    const streamId = event.streamId;
-    let index = event.index;
-    // Replayed data comes from the store: formatted with every check, one write per event.
-    for (const data of replay.events) w.frame(formatSseEvent({ id: formatEventId(streamId, ++index), data }));
-    let live = this.conn.stream(streamId);
-    // Shared sessions: a stream this process does not write, and that is not closed, is written elsewhere.
-    if (live === undefined && !replay.closed && this.shared) live = this.conn.resumable(streamId);
-    if (replay.closed || live === undefined || live.isFinished) {
-      if (resumption !== undefined) this.resumed(resumption, index - resumption.from, 'replayed');
-      w.close();
-      return;
-    }
-    // A store answering with promises may have recorded more events while it answered: fetch them too.
-    if (index < live.lastIndex) return this.replay(exchange, store, { streamId, index }, w, resumption);
-    if (resumption !== undefined) this.resumed(resumption, index - resumption.from, 'replayed');
-    live.resume(w, exchange, index);
-  }
-
-  private replayFailed(
-    exchange: HTTPExchange,
-    writer: SSEWriter | undefined,
-    err: unknown,
-    resumption: Resumption | undefined,
-  ): void {
-    if (resumption !== undefined) {
-      const outcome =
-        writer === undefined && err instanceof EventsPurgedError
-          ? 'purged'
-          : writer === undefined && (err instanceof UnknownStreamError || err instanceof UnknownEventError)
-            ? 'unknown'
-            : 'failed';
-      this.resumed(resumption, 0, outcome);
-    }
-    if (writer !== undefined) {
-      // The replay began: the status is sent, so the stream can only end (the client resumes again).
-      this.settings.report(err);
-      writer.close();
-      return;
-    }
-    if (err instanceof EventsPurgedError) {
-      // 410: those events are gone for good; a partial replay would silently lose messages.
-      this.refuse(exchange, 410, `Gone: ${err.message}`, { headers: { 'cache-control': 'no-store' } });
-    } else if (err instanceof UnknownStreamError || err instanceof UnknownEventError) {
-      // 400, not 404: the session is alive; a 404 would tell the client to start a new one.
-      this.refuse(exchange, 400, `Bad Request: ${err.message}`);
-    } else {
-      this.settings.report(err);
-      this.refuse(
-        exchange,
-        500,
-        `Internal error: the event store failed to replay the stream: ${(err as Error)?.message ?? String(err)}`,
-        { code: ErrorCode.InternalError },
-      );
-    }
   }
 }
