@@ -86,8 +86,6 @@ export class StreamableHTTPHandler implements ModernHost {
   private acceptedPost: string | undefined;
   private shuttingDown = false;
   private drained: (() => void) | undefined;
-  /** The shared state was found unreachable, and has not been found reachable since (told once to telemetry). */
-  private storeDown = false;
   /** Stops the telemetry's gauges reading this handler. */
   private readonly unobserve: (() => void) | undefined;
 
@@ -271,9 +269,9 @@ export class StreamableHTTPHandler implements ModernHost {
       case 'POST':
         return this.post(exchange);
       case 'GET':
-        return this.sharedStateDown(exchange) ? undefined : this.get(exchange);
+        return this.sessions.unreachable(exchange) ? undefined : this.get(exchange);
       case 'DELETE':
-        return this.sharedStateDown(exchange) ? undefined : this.delete(exchange);
+        return this.sessions.unreachable(exchange) ? undefined : this.delete(exchange);
       default:
         return this.refuse(
           exchange,
@@ -311,7 +309,7 @@ export class StreamableHTTPHandler implements ModernHost {
       if (this.eras === 'modern') return this.legacyRefused(exchange, parsed);
     }
     // Only sessions live in the shared state: a 2026-07-28 request above is served while it is down.
-    if (this.sharedStateDown(exchange)) return;
+    if (this.sessions.unreachable(exchange)) return;
     if (version !== undefined && !isLegacyVersion(version)) return this.badVersion(exchange, version);
     const init =
       parsed.kind === 'message' &&
@@ -388,30 +386,6 @@ export class StreamableHTTPHandler implements ModernHost {
     return this.sessions.find(exchange, sessionId);
   }
 
-  /** True once refused (503) because the cluster's shared state, where the sessions are, cannot be reached. */
-  private sharedStateDown(exchange: HTTPExchange): boolean {
-    const why = this.directory?.unavailable();
-    if (why === undefined) {
-      if (this.storeDown) this.storeFound();
-      return false;
-    }
-    this.storeLost(why);
-    this.refuse(exchange, 503, `Service Unavailable: ${why}`);
-    return true;
-  }
-
-  /** The shared state cannot be reached: telemetry hears it once, until it is found again. */
-  private storeLost(why: string): void {
-    if (this.storeDown) return;
-    this.storeDown = true;
-    this.telemetry?.event({ type: 'store.unavailable', message: why });
-  }
-
-  private storeFound(): void {
-    this.storeDown = false;
-    this.telemetry?.event({ type: 'store.available' });
-  }
-
   /** A modern-only endpoint names the versions it serves to a legacy client (spec: versioning). */
   private legacyRefused(exchange: HTTPExchange, body: PostBody): void {
     const id = body.kind === 'message' && 'id' in body.message ? body.message.id : null;
@@ -454,7 +428,7 @@ export class StreamableHTTPHandler implements ModernHost {
   private fail(exchange: HTTPExchange, err: unknown): void {
     this.report(err);
     if (err instanceof StoreUnavailableError) {
-      this.storeLost(err.message);
+      this.sessions.storeLost(err.message);
       writeJsonError(exchange, 503, `Service Unavailable: ${err.message}`, { code: ErrorCode.InternalError });
       return;
     }

@@ -38,6 +38,8 @@ export class LegacySessions implements TransportHost {
   private sweepTimer: unknown;
   /** Set when the endpoint shuts down: no replica is loaded after. */
   private stopping = false;
+  /** The shared state was found unreachable, and has not been found reachable since (told once to telemetry). */
+  private storeDown = false;
 
   constructor(readonly settings: LegacySettings) {
     this.table = new SessionTable((err) => settings.report(err));
@@ -154,6 +156,31 @@ export class LegacySessions implements TransportHost {
       return telemetry.continuing(message.params, load);
     }
     return this.allowed(exchange, transport);
+  }
+
+  /**
+   * True once refused (503): the directory's shared state, where the sessions are, cannot be reached. Cheap: the
+   * directory says what it last found.
+   */
+  unreachable(exchange: HTTPExchange): boolean {
+    const why = this.directory?.unavailable();
+    if (why === undefined) {
+      if (this.storeDown) {
+        this.storeDown = false;
+        this.telemetry?.event({ type: 'store.available' });
+      }
+      return false;
+    }
+    this.storeLost(why);
+    reject(exchange, 503, `Service Unavailable: ${why}`, this.settings);
+    return true;
+  }
+
+  /** The shared state cannot be reached: telemetry hears it once, until it is found again. */
+  storeLost(why: string): void {
+    if (this.storeDown) return;
+    this.storeDown = true;
+    this.telemetry?.event({ type: 'store.unavailable', message: why });
   }
 
   /** Ends every session (responses still open end with a retry hint, JSON answers owed get 503). */
