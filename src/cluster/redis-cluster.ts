@@ -4,13 +4,11 @@ import { isClusterClient, type RedisClient } from '../eventstore/redis-client.js
 import { connectNodes } from '../eventstore/redis-cluster-client.js';
 import { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
-import type { HTTPExchange } from '../http/exchange.js';
 import { serialize } from '../jsonrpc/serialize.js';
 import { Method } from '../protocol/types.js';
 import type { LegacySettings } from '../server/http/legacy/legacy-settings.js';
 import type { SessionDirectory, SharedSession } from '../server/http/legacy/session-directory.js';
 import type { StreamableServerTransport } from '../server/http/legacy/session-transport.js';
-import type { StreamKind, StreamOwner } from '../server/http/legacy/stream.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import type { SharedSessions } from '../server/server.js';
 import { type Clock, systemClock } from '../util/clock.js';
@@ -229,15 +227,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
 
   // ---- SessionDirectory ----
 
-  stream(
-    owner: StreamOwner,
-    id: string,
-    jsonMode: boolean,
-    batch: boolean,
-    kind: StreamKind,
-    post?: HTTPExchange,
-  ): SharedStream {
-    return new SharedStream(owner, id, jsonMode, batch, kind, post);
+  stream(...args: ConstructorParameters<typeof SharedStream>): SharedStream {
+    return new SharedStream(...args);
   }
 
   bind(host: LegacySettings): void {

@@ -1,11 +1,10 @@
 import type { EventStore } from '../../../eventstore/event-store.js';
-import type { HTTPExchange } from '../../../http/exchange.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
 import type { ClientCapabilities, Implementation } from '../../../protocol/types.js';
 import type { ListenLeases } from '../modern/listen-streams.js';
 import type { LegacySettings } from './legacy-settings.js';
 import type { StreamableServerTransport } from './session-transport.js';
-import type { Stream, StreamKind, StreamOwner } from './stream.js';
+import type { Stream } from './stream.js';
 
 /** What any process needs to serve a session that another process started. */
 export interface SharedSession {
@@ -45,14 +44,7 @@ export interface SessionDirectory {
    * Makes a stream of a shared session (the constructor's arguments are `Stream`'s): one that writes its events in
    * index order whichever process recorded them, and tells the others what it records.
    */
-  stream(
-    owner: StreamOwner,
-    id: string,
-    jsonMode: boolean,
-    batch: boolean,
-    kind: StreamKind,
-    post?: HTTPExchange,
-  ): Stream;
+  stream(...args: ConstructorParameters<typeof Stream>): Stream;
   /** Why the shared state cannot be reached now (every request gets a 503 saying so), or undefined. Cheap. */
   unavailable(): string | undefined;
   /**
