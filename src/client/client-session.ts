@@ -319,11 +319,7 @@ export class ClientSession extends JsonRpcPeer {
     params?: Params,
     options?: RequestOptions,
   ): Promise<R> {
-    try {
-      return this.spoken().request<R>(method, params, options);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return this.send(undefined, method, params, options);
   }
 
   /** Reads one resource's contents. */
@@ -447,19 +443,22 @@ export class ClientSession extends JsonRpcPeer {
     requireFeature(this.serverCapabilities, feature, method);
   }
 
-  /** A request that needs `feature`: rejects with CapabilityError, sending nothing, without it. */
+  /**
+   * A request that needs `feature` (none for an extension's): rejects with CapabilityError, sending nothing,
+   * without it, and before the handshake with the error saying so.
+   */
   private send<R>(
-    feature: ServerFeature,
+    feature: ServerFeature | undefined,
     method: string,
     params: Params | undefined,
     options?: RequestOptions,
   ): Promise<R> {
     try {
-      this.require(feature, method);
+      if (feature !== undefined) this.require(feature, method);
+      return this.spoken().request<R>(method, params, options);
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.spoken().request<R>(method, params, options);
   }
 }
 

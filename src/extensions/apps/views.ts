@@ -1,6 +1,7 @@
 import type { ClientSession } from '../../client/client-session.js';
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { Tool } from '../../protocol/types.js';
+import { fromBase64 } from '../../util/base64.js';
 import {
   APP_MIME_TYPE,
   type AppResourceMeta,
@@ -55,12 +56,7 @@ export async function readView(session: ClientSession, uri: string): Promise<Vie
       `${uri} is not a view: the server answered ${answered || 'no content'}, not ${APP_MIME_TYPE}`,
     );
   }
-  const html = 'text' in content ? content.text : fromBase64(content.blob);
+  const html = 'text' in content ? content.text : new TextDecoder().decode(fromBase64(content.blob));
   const ui = ((content._meta as Record<string, unknown> | undefined)?.ui ?? {}) as AppResourceMeta;
   return { uri, html, ui };
-}
-
-/** UTF-8 text from base64, in any runtime (no Buffer). */
-function fromBase64(blob: string): string {
-  return new TextDecoder().decode(Uint8Array.from(atob(blob), (char) => char.charCodeAt(0)));
 }

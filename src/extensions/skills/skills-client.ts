@@ -1,6 +1,8 @@
 import type { ClientSession } from '../../client/client-session.js';
+import { paginate } from '../../client/paginate.js';
 import { CapabilityError } from '../../peer/errors.js';
 import type { RequestOptions } from '../../peer/jsonrpc-peer.js';
+import { fromBase64 } from '../../util/base64.js';
 import { FrontmatterError, readSkillMarkdown } from './frontmatter.js';
 import { canonicalUri, isWithin, skillProblems, skillRoot } from './skill-rules.js';
 import {
@@ -70,22 +72,10 @@ function checked(value: unknown, method: string): Skill {
 export async function listSkills(session: ClientSession, options?: RequestOptions): Promise<Skill[]> {
   requireSkills(session, SkillsMethod.List);
   const skills: Skill[] = [];
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  do {
-    const page = await session.extensionRequest<{ skills?: unknown; nextCursor?: unknown }>(
-      SkillsMethod.List,
-      cursor === undefined ? undefined : { cursor },
-      options,
-    );
-    if (!Array.isArray(page.skills))
-      throw new SkillVerificationError('invalid', '', 'skills/list answered no skills array');
-    for (const entry of page.skills) skills.push(checked(entry, SkillsMethod.List));
-    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
-    if (cursor !== undefined && seen.has(cursor))
-      throw new Error(`skills/list gave the cursor ${cursor} twice`);
-    if (cursor !== undefined) seen.add(cursor);
-  } while (cursor !== undefined);
+  const pages = paginate<{ skills: unknown[] }, unknown>(SkillsMethod.List, 'skills', (cursor) =>
+    session.extensionRequest(SkillsMethod.List, cursor === undefined ? undefined : { cursor }, options),
+  );
+  for await (const entry of pages) skills.push(checked(entry, SkillsMethod.List));
   return skills;
 }
 
@@ -116,17 +106,17 @@ export async function readSkillDirectory(
     );
   }
   const children: DirectoryEntry[] = [];
-  let cursor: string | undefined;
-  do {
-    const params = cursor === undefined ? { uri } : { uri, cursor };
-    const page = await session.extensionRequest<{ resources?: DirectoryEntry[]; nextCursor?: string }>(
-      SkillsMethod.DirectoryRead,
-      params,
-      options,
-    );
-    children.push(...(page.resources ?? []));
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
+  const pages = paginate<{ resources: DirectoryEntry[] }, DirectoryEntry>(
+    SkillsMethod.DirectoryRead,
+    'resources',
+    (cursor) =>
+      session.extensionRequest(
+        SkillsMethod.DirectoryRead,
+        cursor === undefined ? { uri } : { uri, cursor },
+        options,
+      ),
+  );
+  for await (const child of pages) children.push(child);
   return children;
 }
 
@@ -166,10 +156,7 @@ export async function readSkillFile(
   const content = contents.find((item) => canonicalUri(item.uri) === uri);
   if (content === undefined)
     throw new SkillVerificationError('unlisted', uri, `resources/read answered no contents for ${uri}`);
-  const bytes =
-    'text' in content
-      ? new TextEncoder().encode(content.text)
-      : Uint8Array.from(atob(content.blob), (c) => c.charCodeAt(0));
+  const bytes = 'text' in content ? new TextEncoder().encode(content.text) : fromBase64(content.blob);
   if (listed !== undefined) {
     if (bytes.byteLength !== listed.size) {
       throw new SkillVerificationError(

@@ -1,14 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { HTTPExchange } from '../../../http/exchange.js';
 import type { JsonRpcMessage } from '../../../jsonrpc/types.js';
-import type { Telemetry } from '../../../telemetry/telemetry.js';
-import type { Clock } from '../../../util/clock.js';
-import type { Server } from '../../server.js';
 import { HTTPRejectionError } from '../errors.js';
 import { IDLE_SWEEP_MS } from '../handler-options.js';
 import { reject } from '../reject.js';
 import type { LegacySettings } from './legacy-settings.js';
-import type { SessionDirectory } from './session-directory.js';
 import { SessionTable } from './session-table.js';
 import { type PostBody, StreamableServerTransport, type TransportHost } from './session-transport.js';
 
@@ -42,22 +38,8 @@ export class LegacySessions implements TransportHost {
   private storeDown = false;
 
   constructor(readonly settings: LegacySettings) {
-    this.table = new SessionTable((err) => settings.report(err));
+    this.table = new SessionTable(settings.report);
   }
-
-  private get server(): Server {
-    return this.settings.server;
-  }
-  private get clock(): Clock {
-    return this.settings.clock;
-  }
-  private get telemetry(): Telemetry | undefined {
-    return this.settings.telemetry;
-  }
-  private get directory(): SessionDirectory | undefined {
-    return this.settings.directory;
-  }
-  private readonly report = (err: unknown): void => this.settings.report(err);
 
   // ---- TransportHost ----
 
@@ -68,13 +50,13 @@ export class LegacySessions implements TransportHost {
       return;
     }
     this.table.delete(transport);
-    this.telemetry?.event({
+    this.settings.telemetry?.event({
       type: 'session.closed',
       transport: 'streamable-http',
       sessionId,
       protocolVersion: transport.session.protocolVersion,
       reason: transport.closedBecause,
-      durationMs: this.clock.now() - transport.openedAt,
+      durationMs: this.settings.clock.now() - transport.openedAt,
     });
   }
 
@@ -113,28 +95,28 @@ export class LegacySessions implements TransportHost {
     const streamPrefix = `${random.toString('base64url', 16, 22)}.`;
     const transport = new StreamableServerTransport(this, sessionId, exchange.principal, streamPrefix);
     this.table.add(transport);
-    transport.session = this.server.connect(transport.conn);
+    transport.session = this.settings.server.connect(transport.conn);
     if (transport.servePost(exchange, body, true)) {
-      this.table.initialized(transport, this.clock.now());
+      this.table.initialized(transport, this.settings.clock.now());
       this.watchIdle();
-      this.telemetry?.event({
+      this.settings.telemetry?.event({
         type: 'session.opened',
         transport: 'streamable-http',
         sessionId,
         protocolVersion: transport.session.protocolVersion,
       });
-    } else transport.close('rejected').catch(this.report);
+    } else transport.close('rejected').catch(this.settings.report);
   }
 
   /** Stateless mode: one POST served by a session of its own, which ends once the POST is answered. */
   serveStateless(exchange: HTTPExchange, body: PostBody, version: string | undefined, init: boolean): void {
     const transport = new StreamableServerTransport(this, undefined, exchange.principal, 's');
     this.ephemeral.add(transport);
-    transport.session = this.server.connect(
+    transport.session = this.settings.server.connect(
       transport.conn,
       init ? undefined : { preinitialized: { protocolVersion: version ?? VERSION_WITHOUT_HEADER } },
     );
-    if (!transport.servePost(exchange, body, false)) transport.close('rejected').catch(this.report);
+    if (!transport.servePost(exchange, body, false)) transport.close('rejected').catch(this.settings.report);
   }
 
   /**
@@ -147,10 +129,10 @@ export class LegacySessions implements TransportHost {
     message?: JsonRpcMessage,
   ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
     const transport = this.table.get(sessionId);
-    if (transport === undefined && this.directory !== undefined) {
+    if (transport === undefined && this.settings.directory !== undefined) {
       const load = () =>
         this.replicate(sessionId, exchange.principal).then((replica) => this.allowed(exchange, replica));
-      const telemetry = this.telemetry;
+      const telemetry = this.settings.telemetry;
       // Loading is part of the request that asked for the session: in its trace.
       if (telemetry === undefined || message === undefined || !('params' in message)) return load();
       return telemetry.continuing(message.params, load);
@@ -163,11 +145,11 @@ export class LegacySessions implements TransportHost {
    * directory says what it last found.
    */
   unreachable(exchange: HTTPExchange): boolean {
-    const why = this.directory?.unavailable();
+    const why = this.settings.directory?.unavailable();
     if (why === undefined) {
       if (this.storeDown) {
         this.storeDown = false;
-        this.telemetry?.event({ type: 'store.available' });
+        this.settings.telemetry?.event({ type: 'store.available' });
       }
       return false;
     }
@@ -180,7 +162,7 @@ export class LegacySessions implements TransportHost {
   storeLost(why: string): void {
     if (this.storeDown) return;
     this.storeDown = true;
-    this.telemetry?.event({ type: 'store.unavailable', message: why });
+    this.settings.telemetry?.event({ type: 'store.unavailable', message: why });
   }
 
   /** Ends every session (responses still open end with a retry hint, JSON answers owed get 503). */
@@ -188,7 +170,7 @@ export class LegacySessions implements TransportHost {
     this.stopping = true;
     await Promise.all([...this.all()].map((t) => t.close('shutdown')));
     if (this.sweepTimer !== undefined) {
-      this.clock.clearTimeout(this.sweepTimer);
+      this.settings.clock.clearTimeout(this.sweepTimer);
       this.sweepTimer = undefined;
     }
   }
@@ -234,12 +216,12 @@ export class LegacySessions implements TransportHost {
     sessionId: string,
     principal: unknown,
   ): Promise<StreamableServerTransport | undefined> {
-    const directory = this.directory!;
+    const directory = this.settings.directory!;
     const shared = await directory.load(sessionId);
     // Another principal's request makes no replica (it gets the 404 of a missing session).
     if (shared === undefined || shared.principal !== principal || this.stopping) return undefined;
     const transport = new StreamableServerTransport(this, sessionId, shared.principal, shared.streamPrefix);
-    transport.session = this.server.connect(transport.conn, {
+    transport.session = this.settings.server.connect(transport.conn, {
       preinitialized: {
         protocolVersion: shared.protocolVersion,
         clientCapabilities: shared.clientCapabilities,
@@ -262,12 +244,12 @@ export class LegacySessions implements TransportHost {
     if (idleTimeoutMs > 0) every = Math.min(every, idleTimeoutMs);
     if (initializeTimeoutMs > 0) every = Math.min(every, initializeTimeoutMs);
     else if (idleTimeoutMs <= 0) return;
-    this.sweepTimer = this.clock.setTimeout(this.sweep, every);
+    this.sweepTimer = this.settings.clock.setTimeout(this.sweep, every);
   }
 
   private readonly sweep = (): void => {
     this.sweepTimer = undefined;
-    const now = this.clock.now();
+    const now = this.settings.clock.now();
     const { idleTimeoutMs, initializeTimeoutMs } = this.settings;
     if (initializeTimeoutMs > 0) this.table.expireUnfinished(now, initializeTimeoutMs);
     // A session that closes leaves the table at once or later; either is safe while iterating it.
