@@ -1,7 +1,7 @@
 import type { ClientSession } from '../client/client-session.js';
 import type { Skill } from '../extensions/skills/skill-types.js';
 import { getSkill, listSkills, readSkillFile } from '../extensions/skills/skills-client.js';
-import type { RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
 
 /** `mcpwire call URL skills`: one line per skill, its name and description, then its URI and file count. */
 export function formatSkills(skills: readonly Skill[]): string {

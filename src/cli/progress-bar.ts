@@ -1,4 +1,4 @@
-import type { Progress } from '../peer/jsonrpc-peer.js';
+import type { Progress } from '../peer/peer-options.js';
 
 /** Where the bar is drawn: a writable stream that may be a terminal (process.stderr). */
 export interface BarStream {

@@ -1,6 +1,8 @@
-import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../jsonrpc/types.js';
+import type { Params } from '../jsonrpc/types.js';
 import type { Connection } from '../peer/connection.js';
-import { JsonRpcPeer, type RequestContext, type RequestOptions } from '../peer/jsonrpc-peer.js';
+import { JsonRpcPeer } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
+import { HandlerContext, type RequestContext } from '../peer/request-context.js';
 import { READ_ONLY_METHODS, type SubscriptionFilter } from '../protocol/modern-types.js';
 import { TaskMethod } from '../protocol/tasks.js';
 import {
@@ -67,7 +69,9 @@ const TASK_REQUESTS: ReadonlySet<string> = new Set([TaskMethod.Get, TaskMethod.U
  * server requests (legacy) or `input_required` rounds (modern); server notifications become events
  * (`on`), and `listen` streams them in both eras.
  */
-export class ClientSession extends JsonRpcPeer {
+export class ClientSession {
+  /** The JSON-RPC peer this session speaks through; what the server sends is answered by this session. */
+  private readonly peer: JsonRpcPeer;
   private current: SessionEra | undefined;
   private verdictFound: EraVerdict | undefined;
   private roots: Root[];
@@ -89,12 +93,27 @@ export class ClientSession extends JsonRpcPeer {
     connection: Connection,
     private readonly client: Client,
   ) {
-    super(connection, client.options);
+    this.peer = new JsonRpcPeer(
+      connection,
+      {
+        get telemetry(): Telemetry | undefined {
+          return client.telemetry;
+        },
+        context: (request, running, info) => new HandlerContext(this.peer, this, request, running, info),
+        answer: (request, ctx) =>
+          answerServer(this.client, this.roots, request.method, request.params, ctx as ClientContext),
+        notified: (notification) => this.notifications.route(notification),
+        // A modern server ends a listen on stdio with `notifications/cancelled` naming it.
+        cancelled: (id) => this.notifications.cancelled(id),
+        reinitialize: () => this.reinitialize(),
+      },
+      client.options,
+    );
     this.roots = client.options.roots?.slice() ?? [];
     this.wire = {
-      request: (method, params, options) => this.request(method, params, options),
-      issue: (method, params, options) => this.issue(method, params, options),
-      notify: (method, params) => this.notify(method, params),
+      request: (method, params, options) => this.peer.request(method, params, options),
+      issue: (method, params, options) => this.peer.issue(method, params, options),
+      notify: (method, params) => this.peer.notify(method, params),
       report: (err) => this.report(err),
       answer: async (method, params, ctx) => answerServer(this.client, this.roots, method, params, ctx),
       repeatable: (method, params) =>
@@ -112,7 +131,7 @@ export class ClientSession extends JsonRpcPeer {
       request: (method, params, options) => this.spoken().request(method, params, options),
       fulfil: (requests, signal) =>
         fulfil(this.wire, requests, TaskMethod.Update, (key, method) =>
-          roundContext(this, key, method, signal),
+          roundContext(this.peer, this, key, method, signal),
         ),
       follow: (taskId) => {
         this.taskFeed ??= this.spoken().taskFeed((err) => this.report(err));
@@ -123,15 +142,47 @@ export class ClientSession extends JsonRpcPeer {
         this.require('tools', Method.ToolsCall);
         return (await this.catalog.lookup(name, options))?.taskSupport;
       },
-      clock: this.clock,
-      maxTotalTimeoutMs: this.maxTotalTimeoutMs,
+      clock: this.peer.clock,
+      maxTotalTimeoutMs: this.peer.maxTotalTimeoutMs,
       report: (err) => this.report(err),
     };
     this.tasks = new ClientTasks(this.taskSession);
   }
 
-  protected override get telemetry(): Telemetry | undefined {
-    return this.client.telemetry;
+  /** The connection this session speaks over. */
+  get connection(): Connection {
+    return this.peer.connection;
+  }
+
+  /** The protocol version spoken, once the handshake is done. */
+  get protocolVersion(): string | undefined {
+    return this.peer.protocolVersion;
+  }
+
+  /** True once the connection has closed. */
+  get isClosed(): boolean {
+    return this.peer.isClosed;
+  }
+
+  /** Called once when the connection closes, with what closed it, if known. */
+  get onclose(): ((cause?: Error) => void) | undefined {
+    return this.peer.onclose;
+  }
+  set onclose(listener: ((cause?: Error) => void) | undefined) {
+    this.peer.onclose = listener;
+  }
+
+  /** Receives every failure that has no caller to reject (the Client's `onerror` unless set here). */
+  get onerror(): ((err: Error) => void) | undefined {
+    return this.peer.onerror;
+  }
+  set onerror(listener: ((err: Error) => void) | undefined) {
+    this.peer.onerror = listener;
+  }
+
+  /** Closes the connection; requests waiting reject with ConnectionClosedError. */
+  close(): Promise<void> {
+    return this.peer.close();
   }
 
   /** The era this session speaks: `'modern'` (2026-07-28 and later) or `'legacy'` (initialize). */
@@ -175,7 +226,7 @@ export class ClientSession extends JsonRpcPeer {
    * failure.
    */
   async handshake(options: ClientConnectOptions): Promise<void> {
-    this.start();
+    this.peer.start();
     try {
       await this.begin(options);
     } catch (err) {
@@ -189,15 +240,15 @@ export class ClientSession extends JsonRpcPeer {
       {
         wire: this.wire,
         client: this.client,
-        carried: this.connection.era,
+        carried: this.peer.connection.era,
         listenRoutes: this.notifications.listenRoutes,
         onNotification: (listener) => this.on('notification', listener),
-        inputContext: (key, method, signal) => roundContext(this, key, method, signal),
+        inputContext: (key, method, signal) => roundContext(this.peer, this, key, method, signal),
       },
       options,
     );
     this.current = era;
-    this.protocolVersion = era.protocolVersion;
+    this.peer.protocolVersion = era.protocolVersion;
     this.verdictFound = verdict;
   }
 
@@ -205,7 +256,7 @@ export class ClientSession extends JsonRpcPeer {
    * The transport reached a fresh server session (see `Receiver.restarted`): begin it again, which
    * announces this client's capabilities and roots anew, and forget what the old one told us.
    */
-  protected override async reinitialize(): Promise<void> {
+  private async reinitialize(): Promise<void> {
     this.catalog.forget();
     await this.spoken().restart();
   }
@@ -310,11 +361,12 @@ export class ClientSession extends JsonRpcPeer {
   }
 
   /**
-   * Sends a request of a protocol extension (`skills/list`, …) in the session's era: a 2026 request carries the
-   * envelope and its rounds are followed to the complete result, as for the spec's own methods. Check the
-   * extension in `serverCapabilities.extensions` first: a server without it answers -32601.
+   * Sends any request in the session's era: a protocol extension's (`skills/list`, …) or one this class has no
+   * call for. A 2026 request carries the envelope and its rounds are followed to the complete result, as for
+   * the calls above; no capability is checked (check an extension in `serverCapabilities.extensions` first: a
+   * server without it answers -32601).
    */
-  extensionRequest<R = Record<string, unknown>>(
+  request<R = Record<string, unknown>>(
     method: string,
     params?: Params,
     options?: RequestOptions,
@@ -394,7 +446,7 @@ export class ClientSession extends JsonRpcPeer {
   }
 
   /** Checks the server answers: `ping` (legacy), `server/discover` (modern, which has no ping). */
-  override async ping(options?: RequestOptions): Promise<void> {
+  async ping(options?: RequestOptions): Promise<void> {
     await this.spoken().ping(options);
   }
 
@@ -414,29 +466,15 @@ export class ClientSession extends JsonRpcPeer {
     await this.spoken().rootsChanged();
   }
 
-  // ---- incoming (the JsonRpcPeer contract) ----
-
-  protected override handleRequest(
-    request: JsonRpcRequest,
-    ctx: ClientContext,
-  ): Promise<Record<string, unknown>> | Record<string, unknown> {
-    return answerServer(this.client, this.roots, request.method, request.params, ctx);
-  }
-
-  protected override handleNotification(notification: JsonRpcNotification): void {
-    this.notifications.route(notification);
-  }
-
-  /** A modern server ends a listen on stdio with `notifications/cancelled` naming it. */
-  protected override cancelledByPeer(id: RequestId): void {
-    this.notifications.cancelled(id);
-  }
-
   // ---- helpers ----
 
   private spoken(): SessionEra {
     if (this.current === undefined) throw new Error('The session has not completed its handshake yet');
     return this.current;
+  }
+
+  private report(err: unknown): void {
+    this.peer.report(err);
   }
 
   private require(feature: ServerFeature, method: string): void {

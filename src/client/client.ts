@@ -1,6 +1,6 @@
 import type { Params } from '../jsonrpc/types.js';
 import type { Connection } from '../peer/connection.js';
-import type { PeerOptions } from '../peer/jsonrpc-peer.js';
+import type { PeerOptions } from '../peer/peer-options.js';
 import { TASKS_EXTENSION } from '../protocol/tasks.js';
 import type {
   ClientCapabilities,

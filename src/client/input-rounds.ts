@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
+import type { ContextSender } from '../peer/request-context.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import { Method } from '../protocol/types.js';
 import type { ClientContext, ClientSession } from './client-session.js';
@@ -59,6 +60,7 @@ export async function fulfil(
 
 /** What a handler gets for one input request of a modern round: the round's signal; the key as id. */
 export function roundContext(
+  sender: ContextSender,
   session: ClientSession,
   key: string,
   method: string,
@@ -71,8 +73,8 @@ export function roundContext(
     signal,
     meta: undefined,
     transport: undefined,
-    notify: (m, p) => session.notify(m, p),
-    request: (m, p, o) => session.request(m, p, o),
+    notify: (m, p) => sender.notify(m, p),
+    request: (m, p, o) => sender.request(m, p, o),
     sendProgress: async () => {},
   };
 }

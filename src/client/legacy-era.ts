@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, Params } from '../jsonrpc/types.js';
-import type { RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import { honouredFilter } from '../protocol/subscription-filter.js';
 import { type InitializeResult, type LoggingLevel, Method } from '../protocol/types.js';

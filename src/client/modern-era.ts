@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
 import { CapabilityError, ResponseLostError } from '../peer/errors.js';
-import type { RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
 import { MetaKey } from '../protocol/envelope.js';
 import {
   type InputRequiredResult,

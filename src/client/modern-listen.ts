@@ -1,6 +1,6 @@
 import type { JsonRpcNotification, Params, RequestId } from '../jsonrpc/types.js';
 import { CapabilityError, RequestCancelledError, ResponseLostError } from '../peer/errors.js';
-import type { RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import { honouredFilter } from '../protocol/subscription-filter.js';
 import { Method, type ServerCapabilities } from '../protocol/types.js';

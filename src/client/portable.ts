@@ -13,8 +13,8 @@ export {
   ResponseLostError,
   SessionExpiredError,
 } from '../peer/errors.js';
-export type { PeerOptions, Progress, RequestOptions } from '../peer/jsonrpc-peer.js';
 export { createMemoryPair } from '../peer/memory.js';
+export type { PeerOptions, Progress, RequestOptions } from '../peer/peer-options.js';
 // The protocol's own types, both eras
 export type * from '../protocol/public-types.js';
 export type { EventLogger } from '../telemetry/log-sink.js';

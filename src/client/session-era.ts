@@ -1,5 +1,5 @@
 import type { Params, RequestId } from '../jsonrpc/types.js';
-import type { RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
 import type { DiscoverResult, SubscriptionFilter } from '../protocol/modern-types.js';
 import type { Implementation, LoggingLevel, ServerCapabilities } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';

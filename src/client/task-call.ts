@@ -1,5 +1,5 @@
 import type { Params } from '../jsonrpc/types.js';
-import type { RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import type { TaskSupport } from '../protocol/tasks.js';
 import {

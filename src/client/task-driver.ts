@@ -1,7 +1,7 @@
 import { McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
 import { RequestCancelledError, RequestTimeoutError } from '../peer/errors.js';
-import type { RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import { isFinal, TaskMethod } from '../protocol/tasks.js';
 import type { CallToolResult } from '../protocol/types.js';

@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
 import type { TaskError, TaskState, TaskStatus } from '../protocol/tasks.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';

@@ -1,5 +1,5 @@
 import { CapabilityError } from '../peer/errors.js';
-import type { RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
 import type { InputResponses } from '../protocol/modern-types.js';
 import { TASKS_EXTENSION, TaskMethod } from '../protocol/tasks.js';
 import type { CallToolResult, Cursor, JsonObject, ServerCapabilities } from '../protocol/types.js';

@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
 import type { TaskSupport } from '../protocol/tasks.js';
 import type { CallToolResult, ListToolsResult, ObjectSchema, Tool } from '../protocol/types.js';
 import { type CompiledSchema, compileSchema } from '../server/schema.js';

@@ -10,33 +10,40 @@ import {
   RequestTimeoutError,
   SessionExpiredError,
 } from './errors.js';
-import { JsonRpcPeer, type PeerOptions, type RequestContext } from './jsonrpc-peer.js';
+import { JsonRpcPeer } from './jsonrpc-peer.js';
 import { createMemoryPair } from './memory.js';
+import type { PeerOptions } from './peer-options.js';
+import { HandlerContext, type RequestContext } from './request-context.js';
+import type { Responder } from './responder.js';
 
 type Handler = (
   req: JsonRpcRequest,
   ctx: RequestContext,
 ) => Promise<Record<string, unknown>> | Record<string, unknown>;
 
-/** A bare peer: requests go to `handler`, notifications are recorded. */
+/** A bare peer: requests go to `handler`, notifications are recorded, a restart calls `reinitialize`. */
 class Peer extends JsonRpcPeer {
   notifications: JsonRpcNotification[] = [];
   onNote: ((n: JsonRpcNotification) => void | Promise<void>) | undefined;
   constructor(
     connection: Connection,
-    public handler: Handler = () => ({}),
+    handler: Handler = () => ({}),
     options?: PeerOptions,
+    reinitialize?: () => Promise<void>,
   ) {
-    super(connection, options);
+    const responder: Responder = {
+      telemetry: undefined,
+      context: (request, running, info) => new HandlerContext(this, this, request, running, info),
+      answer: (req, ctx) => handler(req, ctx),
+      notified: (n) => {
+        this.notifications.push(n);
+        return this.onNote?.(n);
+      },
+      reinitialize,
+    };
+    super(connection, responder, options);
     this.protocolVersion = '2025-11-25';
     this.start();
-  }
-  protected handleRequest(req: JsonRpcRequest, ctx: RequestContext) {
-    return this.handler(req, ctx);
-  }
-  protected handleNotification(n: JsonRpcNotification) {
-    this.notifications.push(n);
-    return this.onNote?.(n);
   }
 }
 
@@ -516,20 +523,21 @@ describe('Session close', () => {
 });
 
 describe('Session restart (the transport reached a fresh peer session)', () => {
-  class Restartable extends Peer {
-    reinits = 0;
-    release: (() => void) | undefined;
-    protected override reinitialize(): Promise<void> {
-      this.reinits++;
+  /** A peer whose reinitialization waits until `release` is called. */
+  function restartable(rec: Recorder) {
+    const state = { reinits: 0, release: undefined as (() => void) | undefined };
+    const peer = new Peer(rec, undefined, undefined, () => {
+      state.reinits++;
       return new Promise((resolve) => {
-        this.release = resolve;
+        state.release = resolve;
       });
-    }
+    });
+    return { peer, state };
   }
 
   test('pending requests fail with SessionExpiredError, retry-safe ones are resent, new ones wait', async () => {
     const rec = new Recorder();
-    const s = new Restartable(rec);
+    const { peer: s, state } = restartable(rec);
     const lost = s.request('tools/call', { name: 'a' });
     const kept = s.request('tools/list', {}, { retryOnRestart: true });
     assert.equal(rec.sent.length, 2);
@@ -538,11 +546,11 @@ describe('Session restart (the transport reached a fresh peer session)', () => {
       lost,
       (e: Error) => e instanceof SessionExpiredError && /tools\/call.*404/.test(e.message),
     );
-    assert.equal(s.reinits, 1);
+    assert.equal(state.reinits, 1);
     const later = s.request('ping');
     await tick();
     assert.equal(rec.sent.length, 2, 'nothing is sent while the session initializes anew');
-    s.release!();
+    state.release!();
     await tick();
     const sent = rec.sent.slice(2).map((x) => x.message as JsonRpcRequest);
     assert.deepEqual(sent.map((m) => m.method).sort(), ['ping', 'tools/list']);

@@ -1,6 +1,7 @@
 import type { Params, RequestId } from '../jsonrpc/types.js';
 import type { MessageInfo } from '../peer/connection.js';
-import { HandlerContext, type RequestOptions } from '../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../peer/peer-options.js';
+import { HandlerContext } from '../peer/request-context.js';
 import type { InputResponses } from '../protocol/modern-types.js';
 import type {
   CreateMessageRequestParams,

@@ -35,9 +35,9 @@ export {
   RequestCancelledError,
   RequestTimeoutError,
 } from '../peer/errors.js';
-export type { Progress } from '../peer/jsonrpc-peer.js';
 // Serving it: stdio, Streamable HTTP (both eras), HTTP+SSE for 2024-11-05 clients, any Connection
 export { createMemoryPair } from '../peer/memory.js';
+export type { Progress } from '../peer/peer-options.js';
 // The protocol's own types, both eras
 export type * from '../protocol/public-types.js';
 export { TaskLimitError, TaskStoreFullError } from '../tasks/errors.js';

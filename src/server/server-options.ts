@@ -1,4 +1,4 @@
-import type { PeerOptions } from '../peer/jsonrpc-peer.js';
+import type { PeerOptions } from '../peer/peer-options.js';
 import type { ServerCapabilities } from '../protocol/types.js';
 import type { TelemetryOptions } from '../telemetry/resolve.js';
 import type { RequestStateKey } from './modern/request-state.js';

@@ -8,8 +8,8 @@ import {
 } from '../../examples/conformance/fixture-server.js';
 import type { ClientSession } from '../../src/client/client-session.js';
 import { Client } from '../../src/client/index.js';
-import type { Progress } from '../../src/peer/jsonrpc-peer.js';
 import { createMemoryPair } from '../../src/peer/memory.js';
+import type { Progress } from '../../src/peer/peer-options.js';
 import type {
   CreateMessageRequestParams,
   ElicitRequestFormParams,

@@ -9,7 +9,7 @@ import {
   type StdioClientConnection,
   spawnStdio,
 } from '../../src/client/index.js';
-import type { Progress } from '../../src/peer/jsonrpc-peer.js';
+import type { Progress } from '../../src/peer/peer-options.js';
 import type {
   ElicitRequestFormParams,
   LoggingMessageNotificationParams,

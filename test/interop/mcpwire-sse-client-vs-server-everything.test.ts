@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, type ClientSession } from '../../src/client/index.js';
 import { SSEClientConnection } from '../../src/client/sse/sse-client-connection.js';
-import type { Progress } from '../../src/peer/jsonrpc-peer.js';
+import type { Progress } from '../../src/peer/peer-options.js';
 import { everythingClientOptions } from '../../src/test-support/everything-client-options.js';
 import { type RunningEverything, startEverything } from '../../src/test-support/server-everything.js';
 import { within } from '../../src/test-support/time-limit.js';

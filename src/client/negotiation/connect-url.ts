@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../peer/jsonrpc-peer.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../peer/peer-options.js';
 import type { Client, ClientConnectOptions } from '../client.js';
 import type { ClientSession } from '../client-session.js';
 import { StreamableHTTPError } from '../http/http-client-errors.js';

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { createDemoServer } from '../../demo/demo-server.js';
 import type { JsonRpcMessage } from '../../jsonrpc/types.js';
 import { ConnectionClosedError, SessionExpiredError } from '../../peer/errors.js';
-import type { Progress } from '../../peer/jsonrpc-peer.js';
+import type { Progress } from '../../peer/peer-options.js';
 import type { ServerSession } from '../../server/legacy/server-session.js';
 import { LegacySSEHandler } from '../../server/sse/legacy-sse-handler.js';
 import { freePort } from '../../test-support/free-port.js';

@@ -46,9 +46,7 @@ describe('serveSkills', () => {
 
   test('skills/list pages by URI, and a cursor it did not issue is -32602', async () => {
     const { session } = await served(1);
-    const first = await session.extensionRequest<{ skills: { uri: string }[]; nextCursor?: string }>(
-      'skills/list',
-    );
+    const first = await session.request<{ skills: { uri: string }[]; nextCursor?: string }>('skills/list');
     assert.deepEqual(
       first.skills.map((s) => s.uri),
       [PDF_URI],
@@ -58,10 +56,10 @@ describe('serveSkills', () => {
       (await listSkills(session)).map((s) => s.uri),
       [PDF_URI, REVIEW_URI],
     );
-    await assert.rejects(session.extensionRequest('skills/list', { cursor: 'bm9wZQ' }), code(-32602));
-    await assert.rejects(session.extensionRequest('skills/get', {}), /params.uri must be a string/);
+    await assert.rejects(session.request('skills/list', { cursor: 'bm9wZQ' }), code(-32602));
+    await assert.rejects(session.request('skills/get', {}), /params.uri must be a string/);
     await assert.rejects(
-      session.extensionRequest('resources/directory/read', { uri: 'skill://nowhere' }),
+      session.request('resources/directory/read', { uri: 'skill://nowhere' }),
       /not a folder of a served skill/,
     );
     await session.close();

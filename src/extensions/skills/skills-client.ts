@@ -1,7 +1,7 @@
 import type { ClientSession } from '../../client/client-session.js';
 import { paginate } from '../../client/paginate.js';
 import { CapabilityError } from '../../peer/errors.js';
-import type { RequestOptions } from '../../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../../peer/peer-options.js';
 import { fromBase64 } from '../../util/base64.js';
 import { FrontmatterError, readSkillMarkdown } from './frontmatter.js';
 import { canonicalUri, isWithin, skillProblems, skillRoot } from './skill-rules.js';
@@ -73,7 +73,7 @@ export async function listSkills(session: ClientSession, options?: RequestOption
   requireSkills(session, SkillsMethod.List);
   const skills: Skill[] = [];
   const pages = paginate<{ skills: unknown[] }, unknown>(SkillsMethod.List, 'skills', (cursor) =>
-    session.extensionRequest(SkillsMethod.List, cursor === undefined ? undefined : { cursor }, options),
+    session.request(SkillsMethod.List, cursor === undefined ? undefined : { cursor }, options),
   );
   for await (const entry of pages) skills.push(checked(entry, SkillsMethod.List));
   return skills;
@@ -86,7 +86,7 @@ export async function getSkill(
   options?: RequestOptions,
 ): Promise<Skill> {
   requireSkills(session, SkillsMethod.Get);
-  const { skill } = await session.extensionRequest<{ skill?: unknown }>(SkillsMethod.Get, { uri }, options);
+  const { skill } = await session.request<{ skill?: unknown }>(SkillsMethod.Get, { uri }, options);
   const entry = checked(skill, SkillsMethod.Get);
   if (canonicalUri(entry.uri) !== canonicalUri(uri)) {
     throw new SkillVerificationError('invalid', uri, `skills/get for ${uri} answered ${entry.uri}`);
@@ -110,11 +110,7 @@ export async function readSkillDirectory(
     SkillsMethod.DirectoryRead,
     'resources',
     (cursor) =>
-      session.extensionRequest(
-        SkillsMethod.DirectoryRead,
-        cursor === undefined ? { uri } : { uri, cursor },
-        options,
-      ),
+      session.request(SkillsMethod.DirectoryRead, cursor === undefined ? { uri } : { uri, cursor }, options),
   );
   for await (const child of pages) children.push(child);
   return children;

@@ -1,14 +1,8 @@
-import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
-import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../../jsonrpc/types.js';
-import { type Connection, type MessageInfo, SENT } from '../../peer/connection.js';
+import type { JsonRpcNotification, Params, RequestId } from '../../jsonrpc/types.js';
+import { type Connection, SENT } from '../../peer/connection.js';
 import { CapabilityError } from '../../peer/errors.js';
-import {
-  type HandlerContext,
-  JsonRpcPeer,
-  type RequestContext,
-  type RequestOptions,
-  type RunningRequest,
-} from '../../peer/jsonrpc-peer.js';
+import { JsonRpcPeer } from '../../peer/jsonrpc-peer.js';
+import type { RequestOptions } from '../../peer/peer-options.js';
 import { isInputMethod } from '../../protocol/modern-types.js';
 import {
   type ClientCapabilities,
@@ -17,20 +11,17 @@ import {
   type ElicitRequestParams,
   type ElicitResult,
   type Implementation,
-  type InitializeRequestParams,
-  type InitializeResult,
   type ListRootsResult,
   type LoggingLevel,
   Method,
   type ServerCapabilities,
 } from '../../protocol/types.js';
 import { negotiateVersion } from '../../protocol/versions.js';
-import type { Telemetry } from '../../telemetry/telemetry.js';
 import { answerOf } from '../client-answer.js';
 import { clientCallProblem } from '../client-capabilities.js';
 import { atLeast, type ClientScope } from '../client-scope.js';
-import { LegacyContext } from '../context.js';
 import type { Server } from '../server.js';
+import { LegacyResponder } from './legacy-responder.js';
 
 const DONE: Promise<void> = Promise.resolve();
 
@@ -46,8 +37,7 @@ export interface PreinitializedState {
  * the client's identity and capabilities, log level, subscriptions); tools, resources and prompts
  * are read from the shared Server, so no client's state can reach another.
  *
- * Until `initialize` has been answered, every request but initialize and ping is refused with
- * -32600. Calls to the client (`listRoots`, `createMessage`, `elicit`) reject with CapabilityError,
+ * What its client sends is answered by a `LegacyResponder` (initialize first, then the Server's methods). Calls to the client (`listRoots`, `createMessage`, `elicit`) reject with CapabilityError,
  * sending nothing, when the client did not declare the capability they need.
  */
 export class ServerSession extends JsonRpcPeer implements ClientScope {
@@ -73,7 +63,9 @@ export class ServerSession extends JsonRpcPeer implements ClientScope {
     connection: Connection,
     preinitialized?: PreinitializedState,
   ) {
-    super(connection, server.options);
+    const responder = new LegacyResponder();
+    super(connection, responder, server.options);
+    responder.session = this;
     if (preinitialized !== undefined) {
       this.protocolVersion = negotiateVersion(preinitialized.protocolVersion);
       this.clientCapabilities = preinitialized.clientCapabilities ?? {};
@@ -85,15 +77,6 @@ export class ServerSession extends JsonRpcPeer implements ClientScope {
 
   get era(): 'legacy' {
     return 'legacy';
-  }
-
-  protected override get telemetry(): Telemetry | undefined {
-    return this.server.telemetry;
-  }
-
-  /** @internal Starts reading from the connection; called by `Server.connect`. */
-  override start(): void {
-    super.start();
   }
 
   /**
@@ -159,65 +142,6 @@ export class ServerSession extends JsonRpcPeer implements ClientScope {
   /** `sent`, with its failure sent to `onerror`; no promise is made for one that left at once (`SENT`). */
   private safely(sent: Promise<void>): Promise<void> {
     return sent === SENT ? sent : sent.catch((err) => this.report(err));
-  }
-
-  override closed(cause?: Error): void {
-    this.server.sessions.delete(this);
-    super.closed(cause);
-  }
-
-  protected override createContext(
-    request: JsonRpcRequest,
-    running: RunningRequest,
-    info: MessageInfo | undefined,
-  ): HandlerContext<this> {
-    return new LegacyContext(
-      this,
-      request,
-      running,
-      info,
-    ) as HandlerContext<ServerSession> as HandlerContext<this>;
-  }
-
-  protected override handleRequest(
-    request: JsonRpcRequest,
-    ctx: RequestContext<this>,
-  ): Promise<Record<string, unknown>> | Record<string, unknown> {
-    if (request.method === Method.Initialize)
-      return this.initialize(request.params as unknown as InitializeRequestParams, ctx.transport?.principal);
-    if (this.protocolVersion === undefined) {
-      throw new McpError(ErrorCode.InvalidRequest, 'Server not initialized: send "initialize" first');
-    }
-    return this.server.dispatch(request, ctx as unknown as LegacyContext);
-  }
-
-  protected override handleNotification(notification: JsonRpcNotification): void {
-    switch (notification.method) {
-      case Method.Initialized:
-        if (this.protocolVersion === undefined || this.initialized) return;
-        this.initialized = true;
-        this.oninitialized?.();
-        return;
-      case Method.RootsListChanged:
-        this.onrootschanged?.();
-        return;
-    }
-  }
-
-  private initialize(params: InitializeRequestParams, principal: string | undefined): InitializeResult {
-    if (this.protocolVersion !== undefined) {
-      throw new McpError(ErrorCode.InvalidRequest, 'Invalid request: the session is already initialized');
-    }
-    const server = this.server;
-    const protocolVersion = negotiateVersion(params.protocolVersion);
-    const capabilities = principal === undefined ? server.anonymousCapabilities : server.capabilities;
-    this.protocolVersion = protocolVersion;
-    this.clientCapabilities = params.capabilities;
-    this.clientInfo = params.clientInfo;
-    this.serverCapabilities = capabilities;
-    const result: InitializeResult = { protocolVersion, capabilities, serverInfo: server.info };
-    if (server.instructions !== undefined) result.instructions = server.instructions;
-    return result;
   }
 
   private callClient<R>(

@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { JsonRpcNotification, JsonRpcRequest, Params, RequestId } from '../../jsonrpc/types.js';
 import type { MessageInfo } from '../../peer/connection.js';
-import type { RunningRequest } from '../../peer/jsonrpc-peer.js';
+import type { RunningRequest } from '../../peer/request-context.js';
 import { type InputRequest, type InputResponses, isInputMethod } from '../../protocol/modern-types.js';
 import {
   type CreateMessageRequestParams,

@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { JsonRpcRequest, Params } from '../../jsonrpc/types.js';
-import { RunningRequest } from '../../peer/jsonrpc-peer.js';
+import { RunningRequest } from '../../peer/request-context.js';
 import type { InputRequests, InputResponses } from '../../protocol/modern-types.js';
 import { ROUND_TRIP_METHODS } from '../../protocol/modern-types.js';
 import { Method, type Result } from '../../protocol/types.js';

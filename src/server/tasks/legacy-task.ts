@@ -35,7 +35,7 @@ class LegacyTaskContext extends LegacyContext {
     private readonly run: TaskRun,
     transport: LegacyContext['transport'],
   ) {
-    super(session, request, run.running, transport);
+    super(session, session, request, run.running, transport);
   }
 
   override startTask(): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { toErrorObject } from '../../jsonrpc/errors.js';
 import { RequestCancelledError } from '../../peer/errors.js';
-import { RunningRequest } from '../../peer/jsonrpc-peer.js';
+import { RunningRequest } from '../../peer/request-context.js';
 import type { InputRequest, InputRequests } from '../../protocol/modern-types.js';
 import type { Result } from '../../protocol/types.js';
 import { newTaskId } from '../../tasks/task-id.js';
