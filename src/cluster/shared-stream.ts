@@ -2,7 +2,9 @@ import { formatEventId } from '../eventstore/event-id.js';
 import type { MaybePromise, Replay } from '../eventstore/event-store.js';
 import { formatSseEvent } from '../http/sse-event.js';
 import type { SSEWriter } from '../http/sse-writer.js';
-import { eventFrame, primeFrame, Stream, UNSET } from '../server/http/legacy/stream.js';
+import { eventFrame, primeFrame } from '../server/http/legacy/event-frames.js';
+import { Stream } from '../server/http/legacy/stream.js';
+import { UNSET } from '../server/http/legacy/stream-owner.js';
 
 /**
  * A stream of a session several processes serve (`RedisCluster` makes every stream of a shared session): other
@@ -105,7 +107,7 @@ export class SharedStream extends Stream {
    * Writes event `index`, recorded here, only right after the last one the response got; after a gap (events
    * recorded elsewhere, not yet fetched) it is fetched with them, in order. The other processes hear of it.
    */
-  protected override deliver(index: number, data: string, priming: boolean): void {
+  override deliver(index: number, data: string, priming: boolean): void {
     this.owner.recorded(this, index, false);
     if (index > this.known) this.known = index;
     if (this.started && !this.held) return;

@@ -9,7 +9,8 @@ import { without } from '../../../util/without.js';
 import { StreamUnavailableError } from '../errors.js';
 import type { LegacySettings } from './legacy-settings.js';
 import type { SessionReplica } from './session-directory.js';
-import { Stream, type StreamKind, type StreamOwner } from './stream.js';
+import { Stream } from './stream.js';
+import type { StreamKind, StreamOwner } from './stream-owner.js';
 
 const DONE: Promise<void> = Promise.resolve();
 const NONE: readonly Stream[] = [];

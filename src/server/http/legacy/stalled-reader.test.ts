@@ -5,7 +5,7 @@ import { rawConnect } from '../../../test-support/http-loopback.js';
 import { jsonBody, openSession, parseSse, post, toolCall } from '../../../test-support/mcp-http.js';
 import { serveTestServer } from '../../../test-support/streamable-fixture.js';
 import { within } from '../../../test-support/time-limit.js';
-import { RELAY_WAIT_MS } from './stream.js';
+import { RELAY_WAIT_MS } from './relay-order.js';
 
 const CALLS = 8;
 const LOGS_PER_CALL = 16;

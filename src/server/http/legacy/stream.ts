@@ -1,57 +1,20 @@
 import { formatEventId } from '../../../eventstore/event-id.js';
-import type { EventStore, MaybePromise } from '../../../eventstore/event-store.js';
+import type { MaybePromise } from '../../../eventstore/event-store.js';
 import { StoreUnavailableError } from '../../../eventstore/store-unavailable-error.js';
 import type { HTTPExchange } from '../../../http/exchange.js';
 import { writeJsonError } from '../../../http/json-error.js';
-import { formatRetry } from '../../../http/sse-event.js';
 import { SSEWriter, sendSseBody } from '../../../http/sse-writer.js';
 import { ErrorCode, errorResponse } from '../../../jsonrpc/errors.js';
 import { serialize } from '../../../jsonrpc/serialize.js';
 import type { RequestId } from '../../../jsonrpc/types.js';
 import type { MessageInfo } from '../../../peer/connection.js';
 import { systemClock } from '../../../util/clock.js';
-import { RenumberedEventError } from '../errors.js';
+import { eventFrame, primeFrame, sseFrame } from './event-frames.js';
 import { JsonBody } from './json-body.js';
-import type { LegacySettings } from './legacy-settings.js';
+import { afterRelayed } from './relay-order.js';
 import { StoreSteps } from './store-steps.js';
-
-/** What a stream needs from the session transport that owns it. */
-export interface StreamOwner {
-  /** Where events are recorded for resumption; undefined when streams cannot be resumed. */
-  readonly store: EventStore | undefined;
-  /** The session's key in the event store. */
-  readonly storeKey: string;
-  /** What every session of the endpoint shares: the writers' options, the reconnection delay, where errors go. */
-  readonly settings: LegacySettings;
-  /** Whether each new SSE response starts with a priming event (SEP-1699). */
-  readonly primes: boolean;
-  /** The principal handlers see in `ctx.transport.principal`. */
-  readonly principalName: string | undefined;
-  /** The stream sent its last event: it leaves the session's table of live streams. */
-  streamFinished(stream: Stream): void;
-  /** A response that carried the stream ended (the client left, it was replaced, or closed early). */
-  writerReleased(stream: Stream): void;
-  /** Shared sessions: a response here now carries the stream. */
-  held(stream: Stream): void;
-  /** Shared sessions: the stream recorded its events up to `index` here, and is closed in the store if `closed`. */
-  recorded(stream: Stream, index: number, closed: boolean): void;
-}
-
-/**
- * What a stream is: the answers to one POST; the standalone GET stream; or, in a shared session, a stream that
- * another process writes and a resumed GET follows here (`follower`).
- */
-export type StreamKind = 'post' | 'get' | 'follower';
-
-/** Shared sessions: `floor` of a new GET response, whose first event (the priming one, if any) sets it. */
-export const UNSET = -2;
-
-/**
- * JSON-response mode: how long an answer waits for the messages relayed to the GET stream for its requests to
- * leave. A reader that keeps up takes them in milliseconds; one that stopped reading must not hold its own
- * answers (whose POSTs it does read) for longer than this.
- */
-export const RELAY_WAIT_MS = 1000;
+import type { StreamKind, StreamOwner } from './stream-owner.js';
+import { type RecordSink, StreamRecord } from './stream-record.js';
 
 /**
  * One logical stream of a session: the answers to one POST, or the standalone GET stream.
@@ -72,30 +35,27 @@ export const RELAY_WAIT_MS = 1000;
  * src/cluster): they override the hooks (`deliver`, `attached`, `resumed`, `finish`) to write events in index
  * order whichever process recorded them.
  */
-export class Stream implements MessageInfo {
+export class Stream implements MessageInfo, RecordSink {
   /** Responses still owed; the stream finishes when the last one is sent. */
   owed = 0;
   /** The request of a single-request POST, to name in an error if the session ends first. */
   requestId: RequestId | undefined;
-  /** Index of the last event recorded in the store. */
-  lastIndex = -1;
   /**
    * JSON-response mode: the GET stream that carried messages sent while this stream's requests ran. The
-   * JSON answer waits for them to leave (see `answer`); undefined in the common case, where none were.
+   * JSON answer waits for them to leave (relay-order.ts); undefined in the common case, where none were.
    */
   relay: Stream | undefined;
   /**
    * The GET stream in JSON-response mode: an answer waited `RELAY_WAIT_MS` for its reader, whose buffered bytes
    * have not all left since. Answers then do not wait for it at all.
    */
-  private stalled = false;
+  stalled = false;
   protected writer: SSEWriter | undefined;
   /** JSON-response mode: the answers, written as one body. */
   private readonly json: JsonBody | undefined;
   /** False until the POST's response begins: frames wait in `backlog` so that headers can still change. */
-  protected started: boolean;
+  started: boolean;
   private backlog: string | undefined;
-  protected opened = false;
   protected finished = false;
   /** `closeStream` was called before the response began. */
   private detachAtStart = false;
@@ -106,6 +66,8 @@ export class Stream implements MessageInfo {
   protected floor = -1;
   /** What waits for the store's answers, in order. */
   private readonly steps: StoreSteps;
+  /** The stream's events in the event store; undefined when streams cannot be resumed. */
+  private readonly record: StreamRecord | undefined;
   /** The standalone GET stream, whose responses are attached as they come. */
   readonly standalone: boolean;
   /** Shared sessions: another process writes the stream; this one only follows it for a resumed GET. */
@@ -127,7 +89,18 @@ export class Stream implements MessageInfo {
     this.follower = kind === 'follower';
     this.started = kind !== 'post';
     this.steps = new StoreSteps(owner.settings.report);
+    this.record = owner.store === undefined ? undefined : new StreamRecord(owner, id, this, this.steps);
     this.json = jsonMode ? new JsonBody(batch) : undefined;
+  }
+
+  /** Index of the last event recorded in the store. */
+  get lastIndex(): number {
+    return this.record === undefined ? -1 : this.record.lastIndex;
+  }
+
+  /** The stream was opened in the event store. */
+  protected get opened(): boolean {
+    return this.record?.opened === true;
   }
 
   get principal(): string | undefined {
@@ -155,27 +128,9 @@ export class Stream implements MessageInfo {
    */
   send(data: string): void {
     if (this.finished) return;
-    const store = this.owner.store;
-    if (store === undefined) {
-      this.emit(sseFrame(data));
-      return;
-    }
-    let index: MaybePromise<number>;
-    try {
-      // A GET stream opened by a message, not by a response here (shared sessions): no priming event.
-      if (!this.opened) this.open(!this.standalone);
-      index = store.append(this.owner.storeKey, this.id, data);
-    } catch (err) {
-      this.steps.run(() => this.unrecorded(data, err));
-      return;
-    }
-    if (this.steps.idle && !(index instanceof Promise)) this.emitEvent(index, data);
-    else
-      this.steps.after(
-        index,
-        (i) => this.emitEvent(i, data),
-        (err) => this.unrecorded(data, err),
-      );
+    // A GET stream opened by a message, not by a response here (shared sessions): no priming event.
+    if (this.record !== undefined) this.record.append(data, !this.standalone);
+    else this.emit(sseFrame(data));
   }
 
   /** Sends one serialized response the stream owes; the stream finishes after the last one. */
@@ -207,10 +162,10 @@ export class Stream implements MessageInfo {
       if (this.owed === 0) this.answer();
       return;
     }
-    if (this.owner.store !== undefined && !this.opened) {
+    if (this.record !== undefined && !this.record.opened) {
       let recorded: MaybePromise<unknown>;
       try {
-        recorded = this.open(true);
+        recorded = this.record.open(true);
       } catch (err) {
         // The store refused at once: the response goes out live, without ids.
         this.owner.settings.report(err);
@@ -233,10 +188,11 @@ export class Stream implements MessageInfo {
   attach(exchange: HTTPExchange): void {
     this.replaceWriter(new SSEWriter(exchange, this.owner.settings.writerOptions), exchange);
     this.attached();
-    if (this.owner.store === undefined) return;
+    const record = this.record;
+    if (record === undefined) return;
     try {
-      if (this.opened) this.prime();
-      else this.open(true);
+      if (record.opened) record.prime();
+      else record.open(true);
     } catch (err) {
       this.owner.settings.report(err);
     }
@@ -311,26 +267,15 @@ export class Stream implements MessageInfo {
 
   // ---- internals ----
 
-  /** The store refused the event: it still goes out live, without an id (it cannot be resumed). */
-  private unrecorded(data: string, err: unknown): void {
+  /** @internal The store refused the event: it still goes out live, without an id (it cannot be resumed). */
+  unrecorded(data: string, err: unknown): void {
     this.owner.settings.report(err);
     this.emit(sseFrame(data));
   }
 
-  private emitEvent(index: number, data: string): void {
-    if (index <= this.lastIndex) {
-      // This stream's own appends are numbered in order, so the store lost events it had recorded (a Redis
-      // restarted from an older state) and numbers them again: the event still goes out live, without an id,
-      // rather than being taken for one the response already sent.
-      this.unrecorded(data, new RenumberedEventError(this.id, index, this.lastIndex));
-      return;
-    }
-    this.lastIndex = index;
-    this.deliver(index, data, false);
-  }
-
   /** Writes event `index`, recorded here (the priming event when `priming`), unless the response got it by replay. */
-  protected deliver(index: number, data: string, priming: boolean): void {
+  /** @internal */
+  deliver(index: number, data: string, priming: boolean): void {
     const id = formatEventId(this.id, index);
     if (priming) this.emit(primeFrame(id, this.owner.settings.retryMs));
     else if (index > this.floor) this.emit(eventFrame(id, data));
@@ -343,41 +288,6 @@ export class Stream implements MessageInfo {
       return;
     }
     this.writer?.frame(frame);
-  }
-
-  /**
-   * Opens the stream in the store and, with `prime`, records the priming event when the session asks for one, whose
-   * frame follows the frames before it. Answers the store's answer to the last of these calls: a promise when the
-   * store gives one, which rejects when the stream could not be recorded.
-   */
-  private open(prime: boolean): MaybePromise<unknown> {
-    this.opened = true;
-    const opening = this.owner.store!.open(this.owner.storeKey, this.id);
-    // A failure fails the appends that follow, which report it.
-    if (opening instanceof Promise) opening.catch(ignore);
-    return (prime ? this.prime() : undefined) ?? opening;
-  }
-
-  /** Records the priming event when the session asks for one; its frame follows the frames before it. */
-  private prime(): MaybePromise<number> | undefined {
-    if (!this.owner.primes) return undefined;
-    const index = this.owner.store!.append(this.owner.storeKey, this.id, '');
-    if (this.steps.idle && !(index instanceof Promise)) this.emitPrime(index);
-    else
-      this.steps.after(
-        index,
-        (i) => this.emitPrime(i),
-        (err) => {
-          // A POST's response that has not begun reports it when it begins (`startFailed`), or its events do.
-          if (this.started) this.owner.settings.report(err);
-        },
-      );
-    return index;
-  }
-
-  private emitPrime(index: number): void {
-    if (index > this.lastIndex) this.lastIndex = index;
-    this.deliver(index, '', true);
   }
 
   private start(exchange: HTTPExchange, headers: Readonly<Record<string, string>> | undefined): void {
@@ -449,32 +359,10 @@ export class Stream implements MessageInfo {
     w?.close();
   }
 
-  /**
-   * Closes the stream in the store at once (behind its appends, in call order: one round trip with them for a store
-   * that batches), and the response once every frame before has gone and the store has answered.
-   */
+  /** Finishes the stream once every frame before has gone and the store has closed it (when it was recorded). */
   private finishInOrder(): void {
-    const store = this.owner.store;
-    let closing: MaybePromise<void> | undefined;
-    let closed = true;
-    if (store !== undefined && this.opened) {
-      try {
-        closing = store.streamClosed(this.owner.storeKey, this.id);
-      } catch (err) {
-        this.owner.settings.report(err);
-        closed = false;
-      }
-    }
-    if (this.steps.idle && !(closing instanceof Promise)) this.finish(closed);
-    else
-      this.steps.after(
-        closing,
-        () => this.finish(closed),
-        (err) => {
-          this.owner.settings.report(err);
-          this.finish(false);
-        },
-      );
+    if (this.record?.opened) this.record.close((closed) => this.finish(closed));
+    else this.steps.run(() => this.finish(true));
   }
 
   /** Ends the stream and its response; `closedInStore`: the store has marked it closed. */
@@ -485,28 +373,7 @@ export class Stream implements MessageInfo {
     if (this.started) this.closeWriter();
   }
 
-  /**
-   * Writes the JSON answer once every message relayed to the GET stream for these requests has left this
-   * process, and one event-loop turn later, so that the client reads them first.
-   *
-   * What that guarantees, on loopback, to a client that handles each connection's events in the order
-   * they arrive: `flushed` resolves only after the kernel accepted every relayed byte of the GET
-   * connection (write(2) returned; through the web adapter, once the runtime took them from the response).
-   * Loopback hands a segment to the receiving socket within that system call, or later from a per-CPU
-   * queue, in order; the answer's write(2) comes strictly after, and one turn later, which also gives the
-   * client's loop time to wake for the GET bytes alone. So the GET socket becomes readable first, and
-   * epoll reports ready sockets in the order they became ready: a client event loop (libuv) runs the GET's
-   * read callback, and the parsing of its events with it (microtasks run after each callback), before the
-   * POST's. Not excluded: the process moved to another CPU between the two writes while the first CPU's
-   * queue waits for its softirq thread, which the extra turn only makes unlikely.
-   *
-   * Limits: this orders arrival, not handling (a client that parses the GET stream later, or on another
-   * thread, can still see the answer first). Over a real network the two connections are independent
-   * (a retransmitted segment, another path, a buffering proxy): the answer may arrive first, and only SSE
-   * responses, which carry both on one stream, order them everywhere. A GET reader that stops reading
-   * holds an answer back `RELAY_WAIT_MS` at most (`afterRelayed`): past that the answer goes out ahead of what
-   * the GET stream still buffers, which keeps its own order and reaches the reader when it reads again.
-   */
+  /** Writes the JSON answer, after the messages relayed to the GET stream for these requests (relay-order.ts). */
   private answer(): void {
     const relay = this.relay;
     if (relay === undefined) {
@@ -514,35 +381,9 @@ export class Stream implements MessageInfo {
       return;
     }
     this.relay = undefined;
-    relay.afterRelayed(() => setImmediate(() => this.writeJson()));
-  }
-
-  /**
-   * The GET stream: calls `then` once every message written so far has been handed on, or `RELAY_WAIT_MS` later,
-   * whichever comes first; at once while an earlier wait found the reader stalled and it has not caught up.
-   */
-  private afterRelayed(then: () => void): void {
-    const flushed = this.stalled ? undefined : this.flushed();
-    if (flushed === undefined) {
-      then();
-      return;
-    }
     const clock = this.owner.settings.writerOptions.clock ?? systemClock;
-    let waiting = true;
-    const go = () => {
-      if (!waiting) return;
-      waiting = false;
-      then();
-    };
-    const timer = clock.setTimeout(() => {
-      this.stalled = true;
-      go();
-    }, RELAY_WAIT_MS);
-    flushed.then(() => {
-      clock.clearTimeout(timer);
-      this.stalled = false;
-      go();
-    });
+    // Written one turn after the relayed messages left: see relay-order.ts for what that guarantees.
+    afterRelayed(relay, clock, () => setImmediate(() => this.writeJson()));
   }
 
   private writeJson(): void {
@@ -555,19 +396,4 @@ export class Stream implements MessageInfo {
   }
 }
 
-const ignore = (): void => {};
-
-// `data` is JSON.stringify output (it never holds a raw line break) and ids are the server's own (visible
-// ASCII), so live frames need none of formatSseEvent's checks.
-function sseFrame(data: string): string {
-  return `data: ${data}\n\n`;
-}
-
-export function eventFrame(id: string, data: string): string {
-  return `id: ${id}\ndata: ${data}\n\n`;
-}
-
-/** The priming event (SEP-1699): an id, the reconnection delay, and empty data. */
-export function primeFrame(id: string, retryMs: number): string {
-  return `id: ${id}\n${formatRetry(retryMs)}data: \n\n`;
-}
+const _ignore = (): void => {};
