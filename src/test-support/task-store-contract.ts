@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, test } from 'node:test';
-import fc from 'fast-check';
 import { McpError } from '../jsonrpc/errors.js';
 import { TaskLimitError } from '../tasks/errors.js';
 import { newTaskId } from '../tasks/task-id.js';
 import { RUNNER_STOPPED_MESSAGE } from '../tasks/task-record.js';
 import type { TaskRecord, TaskSignal, TaskStore } from '../tasks/task-store.js';
-import { fuzzRuns } from './fuzz.js';
+import { type ContractKit, settle, taskStoreProperties, waitFor } from './task-store-properties.js';
 
 /** How the contract suite makes stores and lets time pass for them. */
 export interface TaskStoreFixture {
@@ -39,9 +38,6 @@ function next<T>(subscribe: (listener: (value: T) => void) => () => void, n = 1)
   });
 }
 
-/** Lets the stores' deliveries of this turn (microtasks, pub/sub in flight) settle: a bounded wait. */
-const settle = (ms = 200) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * Registers the node:test tests of every clause of the TaskStore contract (src/tasks/task-store.ts). Ids and
  * principals are random, so stores backed by a shared server can run it without cleaning up between tests.
@@ -53,12 +49,14 @@ export function taskStoreContract(name: string, fixture: TaskStoreFixture): void
     opened.push(store);
     return store;
   };
-  /** A store standing for another process: a second one when shared, else the same one. */
-  const other = async (store: TaskStore, options?: { pageSize?: number }) =>
-    fixture.shared ? make(options) : store;
-  const principal = () => `user-${randomUUID()}`;
-  const start = (store: TaskStore, who: string | undefined, ttlMs: number | null = 60_000) =>
-    store.create({ taskId: newTaskId(), principal: who, ttlMs, pollIntervalMs: 500 });
+  const kit: ContractKit = {
+    make,
+    other: async (store, options) => (fixture.shared ? make(options) : store),
+    principal: () => `user-${randomUUID()}`,
+    start: (store, who, ttlMs = 60_000) =>
+      store.create({ taskId: newTaskId(), principal: who, ttlMs, pollIntervalMs: 500 }),
+  };
+  const { other, principal, start } = kit;
   const ask = {
     confirm: { method: 'elicitation/create' as const, params: { message: 'go?', requestedSchema: {} } },
     roots: { method: 'roots/list' as const },
@@ -390,108 +388,6 @@ export function taskStoreContract(name: string, fixture: TaskStoreFixture): void
       }
     });
 
-    test('property: hostile ids and principals never cross owners, never throw', async () => {
-      const store = await make();
-      const elsewhere = await other(store);
-      const text = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 }));
-      await fc.assert(
-        fc.asyncProperty(
-          fc.tuple(text, fc.option(text, { nil: undefined }), fc.option(text, { nil: undefined })),
-          async ([suffix, owner, stranger]) => {
-            const taskId = `${newTaskId()}${suffix}`;
-            const created = await store.create({ taskId, principal: owner, ttlMs: 60_000 });
-            assert.deepEqual(await elsewhere.get(taskId, owner), created);
-            if (stranger !== owner) {
-              assert.equal(await elsewhere.get(taskId, stranger), undefined);
-              assert.equal(await elsewhere.requestCancel(taskId, stranger), false);
-              assert.equal(
-                (await elsewhere.list(stranger)).tasks.some((t) => t.taskId === taskId),
-                false,
-              );
-            }
-            assert.equal(await elsewhere.get(suffix, owner), undefined);
-            assert.equal(await store.update(taskId, { status: 'completed', result: { suffix } }), true);
-            assert.deepEqual((await elsewhere.get(taskId, owner))?.result, { suffix });
-          },
-        ),
-        fuzzRuns(40),
-      );
-    });
-
-    test('property: of any input keys answered, the runner gets exactly those asked, each once', async () => {
-      const store = await make();
-      const elsewhere = await other(store);
-      const key = fc.oneof(
-        fc.string({ maxLength: 12 }),
-        fc.string({ unit: 'binary', maxLength: 12 }),
-        fc.constantFrom('__proto__', 'constructor', 'q:x', 'i:', 'd:k', 'cx', ''),
-      );
-      await fc.assert(
-        fc.asyncProperty(
-          fc.uniqueArray(key, { minLength: 1, maxLength: 5 }),
-          fc.array(fc.array(key, { maxLength: 6 }), { minLength: 1, maxLength: 3 }),
-          async (asked, rounds) => {
-            const task = await start(store, 'keys');
-            const inputRequests = Object.fromEntries(
-              asked.map((k) => [k, { method: 'roots/list' as const }]),
-            );
-            await store.update(task.taskId, { status: 'input_required', inputRequests });
-            const got: string[] = [];
-            const stop = store.watch(task.taskId, (s) => {
-              if (s.kind === 'input') got.push(...Object.keys(s.inputResponses));
-            });
-            const sent = new Set<string>();
-            for (const round of rounds) {
-              const responses = Object.fromEntries(
-                round.map((k) => [k, { roots: [{ uri: `file:///${k}` }] }]),
-              );
-              assert.equal(await elsewhere.respond(task.taskId, 'keys', responses), true);
-              for (const k of round) sent.add(k);
-            }
-            const expected = asked.filter((k) => sent.has(k)).sort();
-            await waitFor(() => got.length >= expected.length);
-            await settle(50);
-            stop();
-            assert.deepEqual(got.sort(), expected);
-          },
-        ),
-        fuzzRuns(25),
-      );
-    });
-
-    test('property: any cursor is a page or -32602, nothing else', async () => {
-      const store = await make({ pageSize: 2 });
-      const who = principal();
-      for (let i = 0; i < 5; i++) await start(store, who);
-      const first = await store.list(who);
-      await fc.assert(
-        fc.asyncProperty(
-          fc.oneof(
-            fc.string(),
-            fc.string({ unit: 'binary' }),
-            fc.constant(first.nextCursor ?? ''),
-            fc.base64String(),
-          ),
-          async (cursor) => {
-            try {
-              const page = await store.list(who, cursor);
-              assert.ok(page.tasks.every((t) => t.principal === who));
-            } catch (err) {
-              assert.ok(err instanceof McpError && err.code === -32602, String(err));
-            }
-          },
-        ),
-        fuzzRuns(100),
-      );
-    });
+    taskStoreProperties(kit);
   });
-}
-
-/** Resolves once `check` holds, polling; fails after 10 s. */
-async function waitFor(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met within 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
