@@ -5,6 +5,7 @@ export { createRedisClient, type RedisClient, type RedisClientOptions } from '..
 export { createRedisClusterClient } from '../eventstore/redis-cluster-client.js';
 export { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
 export { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
-export { RedisCluster, type RedisClusterOptions } from './redis-cluster.js';
+export { RedisCluster } from './redis-cluster.js';
+export type { RedisClusterOptions } from './redis-cluster-options.js';
 export { SharedRequestStateKeys, type SharedRequestStateKeysOptions } from './request-state-keys.js';
 export { RedisTaskStore, type RedisTaskStoreOptions } from './tasks/redis-task-store.js';

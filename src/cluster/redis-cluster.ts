@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { connectRedis, isRedisAddress, type RedisAddress } from '../eventstore/redis-address.js';
-import { isClusterClient, type RedisClient } from '../eventstore/redis-client.js';
-import { connectNodes } from '../eventstore/redis-cluster-client.js';
-import { RedisEventStore, type RedisEventStoreOptions } from '../eventstore/redis-event-store.js';
-import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+import { connectRedis, isRedisAddress } from '../eventstore/redis-address.js';
+import type { RedisClient } from '../eventstore/redis-client.js';
+import { RedisEventStore } from '../eventstore/redis-event-store.js';
 import { serialize } from '../jsonrpc/serialize.js';
 import { Method } from '../protocol/types.js';
 import type { LegacySettings } from '../server/http/legacy/legacy-settings.js';
@@ -18,44 +16,16 @@ import { type BusMessage, type ClusterMessage, parseClusterMessage } from './clu
 import { ClusterEvents } from './event-bus.js';
 import { RedisListenLeases } from './listen-leases.js';
 import { Liveness } from './liveness.js';
+import { Reachability } from './reachability.js';
+import {
+  DEFAULT_LIVENESS_MS,
+  DEFAULT_READY_TIMEOUT_MS,
+  type RedisClusterOptions,
+} from './redis-cluster-options.js';
 import { Replica, type ReplicaHost } from './replica.js';
-import { SharedRequestStateKeys, type SharedRequestStateKeysOptions } from './request-state-keys.js';
+import { SharedRequestStateKeys } from './request-state-keys.js';
 import { type Changed, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
 import { SharedStream } from './shared-stream.js';
-
-/** Default `timeoutMs` of `whenReady`. */
-export const DEFAULT_READY_TIMEOUT_MS = 10_000;
-
-/** Default `livenessMs`. */
-export const DEFAULT_LIVENESS_MS = 2000;
-
-export interface RedisClusterOptions {
-  /**
-   * Where Redis is: a URL (`redis://host:port`), or a Redis Cluster, `{ cluster: ['host:port', …] }` (a few of its
-   * nodes). Or a client to share, made by `createRedisClient` or `createRedisClusterClient` (fail fast, never
-   * re-send a command). The cluster and its event store use it for commands, and a connection of the same
-   * settings for messages. `close()` ends the connections the cluster opened, never a client it was given.
-   */
-  redis: RedisClient | RedisAddress;
-  /**
-   * Start of every key and channel; processes that serve the same sessions use the same. Default 'mcpwire'. Keep
-   * it free of `{…}`: on a Redis Cluster that would put every key in one slot.
-   */
-  keyPrefix?: string;
-  /** Bounds of the event store the cluster makes (a RedisEventStore under `<keyPrefix>:events`). */
-  eventStore?: Omit<RedisEventStoreOptions, 'redis' | 'keyPrefix'>;
-  /**
-   * Each process keeps a key alive in Redis, refreshed three times per this period; one whose key has been gone
-   * for a whole period more is taken for dead (killed, or cut off from Redis), and a stream it was writing ends
-   * for the responses that follow it in other processes, instead of waiting forever. Default 2000 ms.
-   */
-  livenessMs?: number;
-  /**
-   * Seal the Server's `requestState` with keys every process shares through Redis, rotated (see
-   * request-state-keys.ts); the Server's own `requestStateKeys` are replaced once they are read.
-   */
-  requestStateKeys?: SharedRequestStateKeysOptions;
-}
 
 /** A SessionRecord's parts a load hands to `adopt`, with what was heard about the session while it loaded. */
 interface Loaded extends SessionRecord {
@@ -87,7 +57,6 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
   readonly listenLeases: RedisListenLeases;
   /** With the `requestStateKeys` option: the keys the processes share. */
   readonly requestStateKeys: SharedRequestStateKeys | undefined;
-  epoch = 0;
   /** Set by `bind`: the handler's idle timeout (see there). */
   ttlMs = 0;
   touchEveryMs = 0;
@@ -105,11 +74,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
   private host: LegacySettings | undefined;
   /** The Server's events, to and from the other processes (from `bind`). */
   private events: ClusterEvents | undefined;
-  private listenedOnce = false;
-  /** A connection to Redis was lost since the last resync: messages may have been missed. */
-  private missed = false;
-  /** Callers of `whenReady` waiting. */
-  private readonly waiters = new Set<() => void>();
+  /** Whether Redis can be reached, and when to look again at what an outage hid. */
+  private readonly reach: Reachability;
   private timer: unknown;
   private closed = false;
   readonly livenessMs: number;
@@ -151,54 +117,34 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
       keyPrefix: `${this.keyPrefix}:events`,
       roundTrip: (operation, run) => this.roundTrip(operation, run),
     });
-    this.channels = openChannels(this.client, this.keyPrefix, this.nodeId, {
+    this.reach = new Reachability(this.client, {
+      get listening() {
+        return channels.listening;
+      },
+      // Back at once: others that follow this process's streams must not take it for dead.
+      back: () => this.liveness.announce(),
+      resync: () => this.resync(),
+    });
+    const channels = openChannels(this.client, this.keyPrefix, this.nodeId, {
       message: this.onMessage,
-      listening: this.onListening,
-      failedOver: this.onFailover,
+      listening: this.reach.listening,
+      failedOver: this.reach.failedOver,
       report: this.report,
     });
-    let connectedBefore = this.client.status === 'ready';
-    this.client.on('ready', () => {
-      this.epoch++;
-      if (connectedBefore) this.missed = true;
-      connectedBefore = true;
-      // Back at once: others that follow this process's streams must not take it for dead.
-      this.liveness.announce();
-      this.resyncIfMissed();
-    });
+    this.channels = channels;
+  }
+
+  /** Grows each time Redis came back or a shard failed over (see Reachability). */
+  get epoch(): number {
+    return this.reach.epoch;
   }
 
   /**
    * Resolves once both connections to Redis are up and this process listens to the others (until then every
    * request gets a 503); rejects with StoreUnavailableError after `timeoutMs` (the cluster keeps trying).
    */
-  async whenReady(timeoutMs = DEFAULT_READY_TIMEOUT_MS): Promise<void> {
-    const started = Date.now();
-    await this.available(timeoutMs);
-    // A Redis Cluster's client connects to a node at its first command, and another command meanwhile fails.
-    if (isClusterClient(this.client)) await connectNodes(this.client, timeoutMs - (Date.now() - started));
-  }
-
-  private available(timeoutMs: number): Promise<void> {
-    if (this.unavailable() === undefined) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const settle = (err?: Error) => {
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        this.client.off('ready', check);
-        if (err === undefined) resolve();
-        else reject(err);
-      };
-      const check = () => {
-        if (this.unavailable() === undefined) settle();
-      };
-      const timer = setTimeout(
-        () => settle(new StoreUnavailableError(`Redis could not be reached within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      this.waiters.add(check);
-      this.client.on('ready', check);
-    });
+  whenReady(timeoutMs = DEFAULT_READY_TIMEOUT_MS): Promise<void> {
+    return this.reach.whenReady(timeoutMs);
   }
 
   /**
@@ -261,19 +207,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
   }
 
   unavailable(): string | undefined {
-    if (this.client.status !== 'ready') {
-      return (
-        'Redis, where this server keeps the sessions its processes share, is unreachable; ' +
-        'the server reconnects on its own: retry shortly'
-      );
-    }
-    if (!this.channels.listening) {
-      return (
-        'the connection to Redis that carries messages between this server’s processes is down; ' +
-        'the server reconnects on its own: retry shortly'
-      );
-    }
-    return undefined;
+    return this.reach.unavailable();
   }
 
   async register(transport: StreamableServerTransport): Promise<void> {
@@ -405,25 +339,6 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
 
   // ---- internals ----
 
-  /** The channels are listened to, for the first time or again (then messages may have been missed). */
-  private readonly onListening = (): void => {
-    for (const check of [...this.waiters]) check();
-    if (this.listenedOnce) this.missed = true;
-    this.listenedOnce = true;
-    this.resyncIfMissed();
-  };
-
-  /**
-   * A shard of the Redis Cluster failed over: what its master had not passed on is lost, as when one Redis
-   * restarts. Every replica re-reads its record and re-checks its streams, and refreshes its record at its next
-   * request.
-   */
-  private readonly onFailover = (): void => {
-    this.epoch++;
-    this.missed = true;
-    this.resyncIfMissed();
-  };
-
   private readonly onMessage = (text: string): void => {
     const m = parseClusterMessage(text);
     if (m === undefined) {
@@ -457,12 +372,11 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
   };
 
   /**
-   * Once both connections are back after one was lost, every replica re-reads its record and checks its streams:
-   * what the outage hid is seen (a replica whose record fails to load here finds out at its next request).
+   * Redis is back after an outage (or a shard failed over): every replica re-reads its record and checks its
+   * streams, so what the outage hid is seen (a replica whose record fails to load here finds out at its next
+   * request).
    */
-  private resyncIfMissed(): void {
-    if (!this.missed || this.unavailable() !== undefined) return;
-    this.missed = false;
+  private resync(): void {
     for (const replica of this.replicas.values()) {
       this.records.load(replica.hash).then(
         (record) => replica.resync(record),

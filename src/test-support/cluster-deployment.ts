@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { RedisCluster, type RedisClusterOptions } from '../cluster/redis-cluster.js';
+import { RedisCluster } from '../cluster/redis-cluster.js';
+import type { RedisClusterOptions } from '../cluster/redis-cluster-options.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import type { RedisAddress } from '../eventstore/redis-address.js';
 import { fromNode } from '../http/node-adapter.js';
