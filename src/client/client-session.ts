@@ -3,8 +3,7 @@ import type { Connection } from '../peer/connection.js';
 import { JsonRpcPeer } from '../peer/jsonrpc-peer.js';
 import type { RequestOptions } from '../peer/peer-options.js';
 import { HandlerContext, type RequestContext } from '../peer/request-context.js';
-import { READ_ONLY_METHODS, type SubscriptionFilter } from '../protocol/modern-types.js';
-import { TaskMethod } from '../protocol/tasks.js';
+import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import {
   type CallToolResult,
   type CompleteRequestParams,
@@ -34,16 +33,15 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { requireFeature, requireSubscribe, type ServerFeature } from './capability-checks.js';
 import type { Client, ClientConnectOptions } from './client.js';
 import { Events, type Listener } from './events.js';
-import { fulfil, roundContext } from './input-rounds.js';
+import { roundContext } from './input-rounds.js';
 import type { Listen } from './listen.js';
 import { chooseEra } from './negotiation/choose-era.js';
 import { paginate } from './paginate.js';
 import { checkRoots } from './roots.js';
-import { answerServer } from './server-requests.js';
 import type { EraVerdict, EraWire, SessionEra } from './session-era.js';
 import { type ClientSessionEvents, SessionNotifications } from './session-events.js';
+import { eraWire, type SessionParts, taskSession } from './session-wiring.js';
 import { followToolCall, sendToolCall, type TaskSession } from './task-call.js';
-import type { TaskFeed } from './task-inbox.js';
 import type { TaskRequestOptions } from './task-types.js';
 import { ClientTasks } from './tasks.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -52,9 +50,6 @@ import { ToolCatalog } from './tool-catalog.js';
 export type ClientContext = RequestContext<ClientSession>;
 
 const noop = () => {};
-
-/** Task requests a client may send again when the answer was lost: reading, and acks the server dedupes. */
-const TASK_REQUESTS: ReadonlySet<string> = new Set([TaskMethod.Get, TaskMethod.Update, TaskMethod.Cancel]);
 
 /**
  * One connection to an MCP server, made by `Client.connect` (or `connectUrl`), in whichever era
@@ -70,6 +65,10 @@ const TASK_REQUESTS: ReadonlySet<string> = new Set([TaskMethod.Get, TaskMethod.U
  * (`on`), and `listen` streams them in both eras.
  */
 export class ClientSession {
+  /** Called once when the connection closes, with what closed it, if known. */
+  onclose: ((cause?: Error) => void) | undefined;
+  /** Receives every failure that has no caller to reject (the Client's `onerror` unless set here). */
+  onerror: ((err: Error) => void) | undefined;
   /** The JSON-RPC peer this session speaks through; what the server sends is answered by this session. */
   private readonly peer: JsonRpcPeer;
   private current: SessionEra | undefined;
@@ -81,12 +80,12 @@ export class ClientSession {
     (options) => this.tools(options),
     (err) => this.report(err),
   );
+  /** What its era and its tasks reach of this session. */
+  private readonly parts: SessionParts;
   private readonly wire: EraWire;
   /** Tool calls as tasks, followed by hand: start, get, update, cancel, resume (and list, legacy). */
   readonly tasks: ClientTasks;
   private readonly taskSession: TaskSession;
-  /** What the server pushes of the tasks this session follows; made on the first one. */
-  private taskFeed: TaskFeed | undefined;
 
   /** @internal Made by Client.connect, which runs `handshake` before handing it out. */
   constructor(
@@ -100,8 +99,7 @@ export class ClientSession {
           return client.telemetry;
         },
         context: (request, running, info) => new HandlerContext(this.peer, this, request, running, info),
-        answer: (request, ctx) =>
-          answerServer(this.client, this.roots, request.method, request.params, ctx as ClientContext),
+        answer: (request, ctx) => this.wire.answer(request.method, request.params, ctx as ClientContext),
         notified: (notification) => this.notifications.route(notification),
         // A modern server ends a listen on stdio with `notifications/cancelled` naming it.
         cancelled: (id) => this.notifications.cancelled(id),
@@ -109,43 +107,23 @@ export class ClientSession {
       },
       client.options,
     );
+    this.onerror = client.options.onerror;
+    this.peer.onerror = (err) => this.onerror?.(err);
+    this.peer.onclose = (cause) => this.onclose?.(cause);
     this.roots = client.options.roots?.slice() ?? [];
-    this.wire = {
-      request: (method, params, options) => this.peer.request(method, params, options),
-      issue: (method, params, options) => this.peer.issue(method, params, options),
-      notify: (method, params) => this.peer.notify(method, params),
-      report: (err) => this.report(err),
-      answer: async (method, params, ctx) => answerServer(this.client, this.roots, method, params, ctx),
-      repeatable: (method, params) =>
-        READ_ONLY_METHODS.has(method) ||
-        TASK_REQUESTS.has(method) ||
-        (method === Method.ToolsCall &&
-          typeof params?.name === 'string' &&
-          this.catalog.repeatable(params.name)),
-      refreshTools: (options) => this.catalog.refresh(options),
-    };
-    this.taskSession = {
-      era: () => this.era,
+    this.parts = {
+      peer: this.peer,
+      client,
+      catalog: this.catalog,
+      roots: () => this.roots,
+      spoken: () => this.spoken(),
       capabilities: () => this.serverCapabilities,
-      limits: client.tasks,
-      request: (method, params, options) => this.spoken().request(method, params, options),
-      fulfil: (requests, signal) =>
-        fulfil(this.wire, requests, TaskMethod.Update, (key, method) =>
-          roundContext(this.peer, this, key, method, signal),
-        ),
-      follow: (taskId) => {
-        this.taskFeed ??= this.spoken().taskFeed((err) => this.report(err));
-        return this.taskFeed.follow(taskId);
-      },
+      inputContext: (key, method, signal) => roundContext(this.peer, this, key, method, signal),
       onProgress: (listener) => this.on('progress', listener),
-      lookup: async (name, options) => {
-        this.require('tools', Method.ToolsCall);
-        return (await this.catalog.lookup(name, options))?.taskSupport;
-      },
-      clock: this.peer.clock,
-      maxTotalTimeoutMs: this.peer.maxTotalTimeoutMs,
-      report: (err) => this.report(err),
+      requireTools: () => this.require('tools', Method.ToolsCall),
     };
+    this.wire = eraWire(this.parts);
+    this.taskSession = taskSession(this.parts, this.wire);
     this.tasks = new ClientTasks(this.taskSession);
   }
 
@@ -162,22 +140,6 @@ export class ClientSession {
   /** True once the connection has closed. */
   get isClosed(): boolean {
     return this.peer.isClosed;
-  }
-
-  /** Called once when the connection closes, with what closed it, if known. */
-  get onclose(): ((cause?: Error) => void) | undefined {
-    return this.peer.onclose;
-  }
-  set onclose(listener: ((cause?: Error) => void) | undefined) {
-    this.peer.onclose = listener;
-  }
-
-  /** Receives every failure that has no caller to reject (the Client's `onerror` unless set here). */
-  get onerror(): ((err: Error) => void) | undefined {
-    return this.peer.onerror;
-  }
-  set onerror(listener: ((err: Error) => void) | undefined) {
-    this.peer.onerror = listener;
   }
 
   /** Closes the connection; requests waiting reject with ConnectionClosedError. */
@@ -243,7 +205,7 @@ export class ClientSession {
         carried: this.peer.connection.era,
         listenRoutes: this.notifications.listenRoutes,
         onNotification: (listener) => this.on('notification', listener),
-        inputContext: (key, method, signal) => roundContext(this.peer, this, key, method, signal),
+        inputContext: this.parts.inputContext,
       },
       options,
     );

@@ -12,11 +12,7 @@ import type { SSEWriterOptions } from '../../http/sse-writer.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import { Method } from '../../protocol/types.js';
-import {
-  isLegacyVersion,
-  LEGACY_PROTOCOL_VERSIONS,
-  MODERN_PROTOCOL_VERSIONS,
-} from '../../protocol/versions.js';
+import { isLegacyVersion } from '../../protocol/versions.js';
 import type { GaugeSource, Telemetry } from '../../telemetry/telemetry.js';
 import { type Clock, systemClock } from '../../util/clock.js';
 import type { Server } from '../server.js';
@@ -41,6 +37,7 @@ import {
 } from './modern/listen-streams.js';
 import type { ModernHost } from './modern/modern-post.js';
 import { reject } from './reject.js';
+import { badVersion, legacyRefused, noSessions } from './session-refusals.js';
 
 const POST_ACCEPT = ['application/json', 'text/event-stream'] as const;
 const GET_ACCEPT = ['text/event-stream'] as const;
@@ -158,18 +155,7 @@ export class StreamableHTTPHandler implements ModernHost {
     const store = this.store instanceof MemoryEventStore ? this.store : undefined;
     return {
       sessions: () => this.sessions.size,
-      streams: () => {
-        let post = 0;
-        let get = 0;
-        for (const transport of this.sessions.all()) {
-          for (const stream of transport.conn.streams()) {
-            if (!stream.held) continue;
-            if (stream.standalone) get++;
-            else post++;
-          }
-        }
-        return { post, get, listen: this.listenStreamCount };
-      },
+      streams: () => ({ ...this.sessions.heldStreams(), listen: this.listenStreamCount }),
       store,
     };
   }
@@ -306,11 +292,11 @@ export class StreamableHTTPHandler implements ModernHost {
       if (era.era === 'refused') {
         return this.refuse(exchange, era.status, era.message, { code: era.code, id: era.id, data: era.data });
       }
-      if (this.eras === 'modern') return this.legacyRefused(exchange, parsed);
+      if (this.eras === 'modern') return legacyRefused(this.refuse, exchange, parsed);
     }
     // Only sessions live in the shared state: a 2026-07-28 request above is served while it is down.
     if (this.sessions.unreachable(exchange)) return;
-    if (version !== undefined && !isLegacyVersion(version)) return this.badVersion(exchange, version);
+    if (version !== undefined && !isLegacyVersion(version)) return badVersion(this.refuse, exchange, version);
     const init =
       parsed.kind === 'message' &&
       'id' in parsed.message &&
@@ -348,7 +334,8 @@ export class StreamableHTTPHandler implements ModernHost {
   }
 
   private get(exchange: HTTPExchange): void | Promise<void> {
-    if (this.stateless || this.eras === 'modern') return this.noSessions(exchange, 'offers no GET stream');
+    if (this.stateless || this.eras === 'modern')
+      return noSessions(this.refuse, exchange, this.stateless, 'offers no GET stream');
     const refused = checkAccept(exchange.header('accept'), GET_ACCEPT);
     if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
     const found = this.sessionOf(exchange);
@@ -358,7 +345,7 @@ export class StreamableHTTPHandler implements ModernHost {
 
   private async delete(exchange: HTTPExchange): Promise<void> {
     if (this.stateless || this.eras === 'modern')
-      return this.noSessions(exchange, 'has no sessions to delete');
+      return noSessions(this.refuse, exchange, this.stateless, 'has no sessions to delete');
     const found = this.sessionOf(exchange);
     const transport = found instanceof Promise ? await found : found;
     if (transport === undefined) return;
@@ -375,7 +362,7 @@ export class StreamableHTTPHandler implements ModernHost {
   ): StreamableServerTransport | undefined | Promise<StreamableServerTransport | undefined> {
     const version = exchange.header('mcp-protocol-version');
     if (version !== undefined && !isLegacyVersion(version)) {
-      this.badVersion(exchange, version);
+      badVersion(this.refuse, exchange, version);
       return undefined;
     }
     const sessionId = exchange.header('mcp-session-id');
@@ -384,37 +371,6 @@ export class StreamableHTTPHandler implements ModernHost {
       return undefined;
     }
     return this.sessions.find(exchange, sessionId);
-  }
-
-  /** A modern-only endpoint names the versions it serves to a legacy client (spec: versioning). */
-  private legacyRefused(exchange: HTTPExchange, body: PostBody): void {
-    const id = body.kind === 'message' && 'id' in body.message ? body.message.id : null;
-    this.refuse(
-      exchange,
-      400,
-      `Unsupported protocol version: this server serves only ${MODERN_PROTOCOL_VERSIONS.join(', ')}, with no initialize; send each request with its _meta envelope`,
-      { code: ErrorCode.UnsupportedProtocolVersion, id, data: { supported: MODERN_PROTOCOL_VERSIONS } },
-    );
-  }
-
-  private badVersion(exchange: HTTPExchange, version: string): void {
-    this.refuse(
-      exchange,
-      400,
-      `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 100))}; ` +
-        `this server supports ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
-    );
-  }
-
-  private noSessions(exchange: HTTPExchange, what: string): void {
-    this.refuse(
-      exchange,
-      405,
-      `Method Not Allowed: this server ${this.stateless ? 'is stateless' : 'serves only 2026-07-28'} and ${what}; send messages with POST`,
-      {
-        headers: { allow: 'POST' },
-      },
-    );
   }
 
   /** A field, not a method, so that `ProtectedResource.admit` can refuse the way every refusal here goes. */

@@ -77,6 +77,20 @@ export class LegacySessions implements TransportHost {
     yield* this.ephemeral;
   }
 
+  /** The streams an HTTP response carries now, POST and GET, over every session (for telemetry's gauges). */
+  heldStreams(): { post: number; get: number } {
+    let post = 0;
+    let get = 0;
+    for (const transport of this.all()) {
+      for (const stream of transport.conn.streams()) {
+        if (!stream.held) continue;
+        if (stream.standalone) get++;
+        else post++;
+      }
+    }
+    return { post, get };
+  }
+
   /** Opens a session with its initialize POST; it is kept only if initialize succeeds. 503 at the cap. */
   initialize(exchange: HTTPExchange, body: PostBody): void {
     const { maxSessions } = this.settings;

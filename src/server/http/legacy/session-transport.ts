@@ -6,11 +6,11 @@ import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { Parsed } from '../../../jsonrpc/parse.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../jsonrpc/types.js';
 import { Method } from '../../../protocol/types.js';
-import { acceptsBatches } from '../../../protocol/versions.js';
 import type { ServerSession } from '../../legacy/server-session.js';
 import { reject } from '../reject.js';
 import { unaskedMessage, unaskedResponse } from '../unasked-response.js';
 import type { LegacySettings } from './legacy-settings.js';
+import { checkPost } from './post-checks.js';
 import { type ConnOwner, StreamableServerConn } from './session-conn.js';
 import type { SessionReplica } from './session-directory.js';
 import { ACTIVITY_ORDER_STEP_MS } from './session-table.js';
@@ -126,51 +126,13 @@ export class StreamableServerTransport implements ConnOwner {
   servePost(exchange: HTTPExchange, body: PostBody, init: boolean): boolean {
     const conn = this.conn;
     const receiver = conn.receiver!;
-    let single: JsonRpcMessage | undefined;
-    let batch: JsonRpcMessage[] | undefined;
-    if (body.kind === 'batch') {
-      const version = this.session.protocolVersion;
-      if (version === undefined || !acceptsBatches(version)) {
-        this.refuse(
-          exchange,
-          400,
-          `Invalid request: JSON-RPC batches are not accepted ${
-            version === undefined ? 'before initialization' : `in protocol version ${version}`
-          } (only 2025-03-26 accepts them); send one message per POST`,
-          { code: ErrorCode.InvalidRequest },
-        );
-        return false;
-      }
-      batch = body.messages;
-    } else single = body.message;
-
-    // Requests first: a refused POST must deliver nothing.
-    let requests = 0;
-    let duplicate: RequestId | undefined;
-    if (single !== undefined) {
-      if ('method' in single && 'id' in single) {
-        requests = 1;
-        if (conn.owes(single.id)) duplicate = single.id;
-      }
-    } else {
-      const seen = new Set<RequestId>();
-      for (const m of batch!) {
-        if (!('method' in m && 'id' in m)) continue;
-        requests++;
-        if (seen.has(m.id) || conn.owes(m.id)) duplicate = m.id;
-        seen.add(m.id);
-      }
-    }
-    if (duplicate !== undefined) {
-      this.refuse(
-        exchange,
-        400,
-        `Invalid request: id ${JSON.stringify(duplicate)} is already used by a request in flight in this session; ` +
-          'give each request a unique id',
-        { code: ErrorCode.InvalidRequest, id: duplicate },
-      );
+    const checked = checkPost(body, this.session.protocolVersion, (id) => conn.owes(id));
+    if ('refused' in checked) {
+      this.refuse(exchange, 400, checked.refused, { code: ErrorCode.InvalidRequest, id: checked.id });
       return false;
     }
+    const { single, requests } = checked;
+    let batch = checked.batch;
     this.initializing = false;
     this.active();
     const replica = this.replica;

@@ -1,0 +1,38 @@
+import type { HTTPExchange } from '../../http/exchange.js';
+import type { Refuse } from '../../http/intake.js';
+import { ErrorCode } from '../../jsonrpc/errors.js';
+import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import type { PostBody } from './legacy/session-transport.js';
+
+// The refusals of a request for a 2025 session that this endpoint cannot serve as asked.
+
+/** A modern-only endpoint names the versions it serves to a legacy client (spec: versioning). */
+export function legacyRefused(refuse: Refuse, exchange: HTTPExchange, body: PostBody): void {
+  const id = body.kind === 'message' && 'id' in body.message ? body.message.id : null;
+  refuse(
+    exchange,
+    400,
+    `Unsupported protocol version: this server serves only ${MODERN_PROTOCOL_VERSIONS.join(', ')}, with no initialize; send each request with its _meta envelope`,
+    { code: ErrorCode.UnsupportedProtocolVersion, id, data: { supported: MODERN_PROTOCOL_VERSIONS } },
+  );
+}
+
+/** A session's request names a version that is not a 2025 one. */
+export function badVersion(refuse: Refuse, exchange: HTTPExchange, version: string): void {
+  refuse(
+    exchange,
+    400,
+    `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version.slice(0, 100))}; ` +
+      `this server supports ${LEGACY_PROTOCOL_VERSIONS.join(', ')}`,
+  );
+}
+
+/** A GET or DELETE on an endpoint without sessions (stateless, or 2026-07-28 only). */
+export function noSessions(refuse: Refuse, exchange: HTTPExchange, stateless: boolean, what: string): void {
+  refuse(
+    exchange,
+    405,
+    `Method Not Allowed: this server ${stateless ? 'is stateless' : 'serves only 2026-07-28'} and ${what}; send messages with POST`,
+    { headers: { allow: 'POST' } },
+  );
+}
