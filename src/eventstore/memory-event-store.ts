@@ -59,6 +59,8 @@ export class MemoryEventStore implements EventStore {
    * `stale` entries from `head` on belong to dead streams.
    */
   private queue: Stream[] = [];
+  /** The stream last opened or found: a POST's stream is opened, appended to and closed in a row. */
+  private last: Stream | undefined;
   private head = 0;
   private stale = 0;
   private purged = 0;
@@ -93,18 +95,21 @@ export class MemoryEventStore implements EventStore {
 
   open(sessionId: string, streamId: string): void {
     const held = this.sessions.get(sessionId);
+    let stream: Stream;
     if (held === undefined) {
-      this.sessions.set(sessionId, new Stream(streamId, sessionId));
+      stream = new Stream(streamId, sessionId);
+      this.sessions.set(sessionId, stream);
     } else if (held instanceof Stream) {
       if (held.id === streamId) return;
-      const streams = new Map([[held.id, held]]);
-      streams.set(streamId, new Stream(streamId, sessionId));
-      this.sessions.set(sessionId, streams);
+      stream = new Stream(streamId, sessionId);
+      this.sessions.set(sessionId, new Map([[held.id, held], [streamId, stream]]));
     } else if (held.has(streamId)) {
       return;
     } else {
-      held.set(streamId, new Stream(streamId, sessionId));
+      stream = new Stream(streamId, sessionId);
+      held.set(streamId, stream);
     }
+    this.last = stream;
     this.streams++;
     this.used += streamCost(streamId);
     if (this.used > this.maxBytes) this.purge();
@@ -159,6 +164,8 @@ export class MemoryEventStore implements EventStore {
   }
 
   private find(sessionId: string, streamId: string): Stream | undefined {
+    const last = this.last;
+    if (last !== undefined && last.id === streamId && last.sessionId === sessionId && !last.dead) return last;
     const held = this.sessions.get(sessionId);
     if (held instanceof Stream) return held.id === streamId ? held : undefined;
     return held?.get(streamId);
@@ -191,6 +198,7 @@ export class MemoryEventStore implements EventStore {
 
   /** Drops a stream that holds no events (so it has no queue entries), and its session if that was the last. */
   private forget(stream: Stream): void {
+    if (this.last === stream) this.last = undefined;
     const held = this.sessions.get(stream.sessionId)!;
     if (held instanceof Stream) {
       this.sessions.delete(stream.sessionId);
