@@ -102,7 +102,13 @@ export class MemoryEventStore implements EventStore {
     } else if (held instanceof Stream) {
       if (held.id === streamId) return;
       stream = new Stream(streamId, sessionId);
-      this.sessions.set(sessionId, new Map([[held.id, held], [streamId, stream]]));
+      this.sessions.set(
+        sessionId,
+        new Map([
+          [held.id, held],
+          [streamId, stream],
+        ]),
+      );
     } else if (held.has(streamId)) {
       return;
     } else {

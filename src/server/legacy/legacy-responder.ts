@@ -7,6 +7,7 @@ import { type InitializeRequestParams, type InitializeResult, Method } from '../
 import { negotiateVersion } from '../../protocol/versions.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { LegacyContext } from '../context.js';
+import type { Server } from '../server.js';
 import type { ServerSession } from './server-session.js';
 
 /**
@@ -17,9 +18,10 @@ import type { ServerSession } from './server-session.js';
 export class LegacyResponder implements Responder {
   /** @internal Set once, by the session that composes this responder. */
   session!: ServerSession;
+  readonly telemetry: Telemetry | undefined;
 
-  get telemetry(): Telemetry | undefined {
-    return this.session.server.telemetry;
+  constructor(server: Server) {
+    this.telemetry = server.telemetry;
   }
 
   context(request: JsonRpcRequest, running: RunningRequest, info: MessageInfo | undefined): LegacyContext {

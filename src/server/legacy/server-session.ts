@@ -63,7 +63,7 @@ export class ServerSession extends JsonRpcPeer implements ClientScope {
     connection: Connection,
     preinitialized?: PreinitializedState,
   ) {
-    const responder = new LegacyResponder();
+    const responder = new LegacyResponder(server);
     super(connection, responder, server.options);
     responder.session = this;
     if (preinitialized !== undefined) {

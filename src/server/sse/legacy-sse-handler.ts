@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Cors, type CorsOptions } from '../../http/cors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
@@ -8,6 +7,7 @@ import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import type { ProtectedResource } from '../../http/protected-resource.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
+import { randomBytesPooled } from '../../util/random-pool.js';
 import { HTTPRejectionError } from '../http/errors.js';
 import { unaskedMessage } from '../http/unasked-response.js';
 import type { ServerSession } from '../legacy/server-session.js';
@@ -205,7 +205,7 @@ export class LegacySSEHandler {
       );
       return;
     }
-    const id = randomBytes(16).toString('base64url');
+    const id = randomBytesPooled(16).toString('base64url');
     // base64url needs no percent-encoding in a query.
     const connection = new SSEServerConnection(
       exchange,

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { HTTPExchange } from '../../../http/exchange.js';
 import type { JsonRpcMessage } from '../../../jsonrpc/types.js';
+import { randomBytesPooled } from '../../../util/random-pool.js';
 import { HTTPRejectionError } from '../errors.js';
 import { IDLE_SWEEP_MS } from '../handler-options.js';
 import { reject } from '../reject.js';
@@ -104,7 +104,7 @@ export class LegacySessions implements TransportHost {
       return;
     }
     // 16 bytes (128 bits) for the session id, 6 more for the prefix of its stream ids.
-    const random = randomBytes(22);
+    const random = randomBytesPooled(22);
     const sessionId = random.toString('base64url', 0, 16);
     const streamPrefix = `${random.toString('base64url', 16, 22)}.`;
     const transport = new StreamableServerTransport(this, sessionId, exchange.principal, streamPrefix);

@@ -1,13 +1,6 @@
-import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/types.js';
+import type { RequestId } from '../../../jsonrpc/types.js';
 import { acceptsBatches } from '../../../protocol/versions.js';
 import type { PostBody } from './session-transport.js';
-
-/** A POST's messages as a session serves them: one, or a batch, and how many of them are requests. */
-export interface CheckedPost {
-  readonly single: JsonRpcMessage | undefined;
-  readonly batch: JsonRpcMessage[] | undefined;
-  readonly requests: number;
-}
 
 /** Why a POST is refused (400, -32600), and the id to answer with when one request is to blame. */
 export interface RefusedPost {
@@ -17,13 +10,14 @@ export interface RefusedPost {
 
 /**
  * The checks a session makes of a POST before it delivers anything (a refused POST delivers nothing): a batch
- * only in 2025-03-26, and no request id already in flight in the session (`owes`) or twice in the batch.
+ * only in 2025-03-26, and no request id already in flight in the session (`conn.owes`) or twice in the batch.
+ * Answers how many of its messages are requests, or why it is refused (a number, not an object: this runs per POST).
  */
 export function checkPost(
   body: PostBody,
   version: string | undefined,
-  owes: (id: RequestId) => boolean,
-): CheckedPost | RefusedPost {
+  conn: { owes(id: RequestId): boolean },
+): number | RefusedPost {
   if (body.kind === 'batch' && (version === undefined || !acceptsBatches(version))) {
     return {
       refused: `Invalid request: JSON-RPC batches are not accepted ${
@@ -37,14 +31,14 @@ export function checkPost(
     const m = body.message;
     if ('method' in m && 'id' in m) {
       requests = 1;
-      if (owes(m.id)) duplicate = m.id;
+      if (conn.owes(m.id)) duplicate = m.id;
     }
   } else {
     const seen = new Set<RequestId>();
     for (const m of body.messages) {
       if (!('method' in m && 'id' in m)) continue;
       requests++;
-      if (seen.has(m.id) || owes(m.id)) duplicate = m.id;
+      if (seen.has(m.id) || conn.owes(m.id)) duplicate = m.id;
       seen.add(m.id);
     }
   }
@@ -56,7 +50,5 @@ export function checkPost(
       id: duplicate,
     };
   }
-  return body.kind === 'message'
-    ? { single: body.message, batch: undefined, requests }
-    : { single: undefined, batch: body.messages, requests };
+  return requests;
 }

@@ -126,13 +126,13 @@ export class StreamableServerTransport implements ConnOwner {
   servePost(exchange: HTTPExchange, body: PostBody, init: boolean): boolean {
     const conn = this.conn;
     const receiver = conn.receiver!;
-    const checked = checkPost(body, this.session.protocolVersion, (id) => conn.owes(id));
-    if ('refused' in checked) {
-      this.refuse(exchange, 400, checked.refused, { code: ErrorCode.InvalidRequest, id: checked.id });
+    const requests = checkPost(body, this.session.protocolVersion, conn);
+    if (typeof requests !== 'number') {
+      this.refuse(exchange, 400, requests.refused, { code: ErrorCode.InvalidRequest, id: requests.id });
       return false;
     }
-    const { single, requests } = checked;
-    let batch = checked.batch;
+    const single = body.kind === 'message' ? body.message : undefined;
+    let batch = body.kind === 'batch' ? body.messages : undefined;
     this.initializing = false;
     this.active();
     const replica = this.replica;

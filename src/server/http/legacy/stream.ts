@@ -89,7 +89,9 @@ export class Stream implements MessageInfo, RecordSink {
     this.follower = kind === 'follower';
     this.started = kind !== 'post';
     this.steps = new StoreSteps(owner.settings.report);
-    this.record = owner.store === undefined ? undefined : new StreamRecord(owner, id, this, this.steps);
+    // A JSON answer is one body, never recorded: its stream needs no record.
+    this.record =
+      owner.store === undefined || jsonMode ? undefined : new StreamRecord(owner, id, this, this.steps);
     this.json = jsonMode ? new JsonBody(batch) : undefined;
   }
 
