@@ -34,7 +34,8 @@ export class JsonRpcPeer implements Receiver {
   onclose: ((cause?: Error) => void) | undefined;
   onerror: ((err: Error) => void) | undefined;
 
-  private readonly outgoing: OutgoingRequests;
+  /** The requests sent, once one is (see `outgoing`). */
+  private sent: OutgoingRequests | undefined;
   private inFlight: Map<RequestId, RunningRequest> | undefined;
   /** Notifications waiting for an async notification handler to finish; present only then. */
   private notificationQueue: Array<[JsonRpcNotification, MessageInfo | undefined]> | undefined;
@@ -51,12 +52,22 @@ export class JsonRpcPeer implements Receiver {
   constructor(
     readonly connection: Connection,
     private readonly responder: Responder,
-    options: PeerOptions = {},
+    private readonly options: PeerOptions = {},
   ) {
     this.clock = options.clock ?? systemClock;
     this.maxTotalTimeoutMs = options.maxTotalTimeoutMs ?? Number.POSITIVE_INFINITY;
     this.onerror = options.onerror;
-    this.outgoing = new OutgoingRequests(
+  }
+
+  /**
+   * When set, the ids of requests this peer sends are `<prefix><n>` (strings): see `OutgoingRequests.prefix`. Set
+   * before the first request.
+   */
+  requestIdPrefix: string | undefined;
+
+  /** The requests this peer sends, made with the first: most server sessions never send one. */
+  private get outgoing(): OutgoingRequests {
+    this.sent ??= new OutgoingRequests(
       {
         send: (message, related) => this.connection.send(message, related),
         cancel: (id, reason) => {
@@ -70,16 +81,11 @@ export class JsonRpcPeer implements Receiver {
         report: (err) => this.report(err),
       },
       this.clock,
-      options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      this.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       this.maxTotalTimeoutMs,
+      this.requestIdPrefix,
     );
-  }
-
-  /**
-   * When set, the ids of requests this peer sends are `<prefix><n>` (strings): see `OutgoingRequests.prefix`.
-   */
-  set requestIdPrefix(prefix: string | undefined) {
-    this.outgoing.prefix = prefix;
+    return this.sent;
   }
 
   /** What an observation of this peer's requests is told besides the message. */
@@ -160,7 +166,7 @@ export class JsonRpcPeer implements Receiver {
   // ---- receiving (the Receiver contract) ----
 
   asked(id: RequestId): boolean {
-    return this.outgoing.asked(id);
+    return this.sent?.asked(id) ?? false;
   }
 
   message(message: JsonRpcMessage, info?: MessageInfo): void {
@@ -192,12 +198,12 @@ export class JsonRpcPeer implements Receiver {
   }
 
   lost(id: RequestId, cause: Error): void {
-    this.outgoing.fail(id, cause);
+    this.sent?.fail(id, cause);
   }
 
   restarted(cause: Error): void {
     if (this.ended || this.restarting !== undefined) return;
-    const kept = this.outgoing.expire(cause);
+    const kept = this.sent?.expire(cause) ?? [];
     // Handlers of the old session's requests can no longer answer anyone.
     this.abortAll(cause);
     this.initializeId = undefined;
@@ -222,9 +228,9 @@ export class JsonRpcPeer implements Receiver {
     this.responder.ended?.();
     // Built only when someone receives it: capturing its stack is costly, and a stateless
     // session closes after every request with nothing left pending.
-    if (this.outgoing.waiting || this.inFlight !== undefined) {
+    if (this.sent?.waiting || this.inFlight !== undefined) {
       const err = new ConnectionClosedError('Connection closed', cause);
-      this.outgoing.failAll(err);
+      this.sent?.failAll(err);
       this.abortAll(err);
     }
     this.onclose?.(cause);
@@ -332,7 +338,7 @@ export class JsonRpcPeer implements Receiver {
       return;
     }
     if (method === Method.Progress) {
-      if (this.outgoing.progressed(notification.params!)) return;
+      if (this.sent?.progressed(notification.params!)) return;
     }
     if (this.notificationQueue !== undefined) {
       this.notificationQueue.push([notification, info]);

@@ -58,12 +58,6 @@ const DIGITS = /^\d{1,15}$/;
  * Maps exist only while not empty (`without`): most sessions sit idle, and a server seldom sends requests.
  */
 export class OutgoingRequests {
-  /**
-   * When set, ids are `<prefix><n>` (strings) instead of numbers: a transport that serves one session from
-   * several processes gives each its own prefix, so that their ids never collide and a response names the
-   * process that waits for it.
-   */
-  prefix: string | undefined;
   private nextId = 0;
   private pending: Map<RequestId, Pending> | undefined;
   private progressTokens: Map<string | number, RequestId> | undefined;
@@ -73,6 +67,12 @@ export class OutgoingRequests {
     private readonly clock: Clock,
     private readonly requestTimeoutMs: number,
     private readonly maxTotalTimeoutMs: number,
+    /**
+     * When set, ids are `<prefix><n>` (strings) instead of numbers: a transport that serves one session from
+     * several processes gives each its own prefix, so that their ids never collide and a response names the
+     * process that waits for it.
+     */
+    private readonly prefix: string | undefined,
   ) {}
 
   /** True while some request waits for its answer. */
