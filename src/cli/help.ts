@@ -23,6 +23,7 @@ Options:
 `;
 
 export const SERVE_HELP = `Usage: mcpwire serve [options] [MODULE]
+       mcpwire serve [options] -- CMD [ARGS…]
 
 Serves an MCP server over Streamable HTTP at http://127.0.0.1:3000/mcp, both protocol eras
 (2026-07-28 and 2025-11-25 sessions) on one endpoint, with the legacy HTTP+SSE endpoints (/sse,
@@ -32,6 +33,14 @@ MODULE is yours: a .js or .mjs file (.ts where Node strips types) whose default 
 "server", is a Server of mcpwire/server or a function that returns one. The function is given
 what this command's options call for (requestStateKeys, logger, onerror, and under --redis a
 shared taskStore): spread it into the Server's options. Without MODULE, the demo server.
+
+CMD is any stdio MCP server (npx -y @modelcontextprotocol/server-everything stdio, a python
+script…): serve starts it and serves it to every client, in both eras, with every option
+above. Clients' request ids, progress tokens and cancellations never reach each other; the
+child's list changes, resource updates and logs reach the clients; its sampling and
+elicitation requests go to the (2025) client whose request made them. A child that exits fails
+the requests it had (saying how it ended and its last stderr lines) and is started again, with
+a growing pause; meanwhile /mcp answers 503 with Retry-After. Its stderr goes to this stderr.
 
 Options:
   --port N         Port to listen on (default 3000; 0 picks a free one)
@@ -66,6 +75,13 @@ Options:
                    The server's public URL, which tokens must be for (default: the bound one)
   --log-format F   Write an event per line to stderr: json or text (sessions opened and closed,
                    each request with its outcome and duration, refusals); default: errors only
+  --children N     With CMD: start N processes of it, each request going to the least busy
+                   (default 1). Several help a server that answers one request at a time; a
+                   server that asks clients things (sampling, elicitation) is best kept at 1:
+                   its request reaches a client only when one client request is in flight there
+  --env NAME=VALUE With CMD: set a variable for it (repeatable); it inherits only PATH, HOME,
+                   the locale and a few more from this process
+  --cwd DIR        With CMD: the folder to start it in
   -h, --help       Show this help
 
 Environment:
@@ -83,6 +99,7 @@ Examples:
   mcpwire serve --port 8080
   mcpwire serve ./server.js --workers 4 --redis redis://127.0.0.1:6379
   mcpwire serve --watch ./server.js
+  mcpwire serve --port 8080 -- npx -y @modelcontextprotocol/server-everything stdio
   mcpwire serve --skills ./skills
   mcpwire serve --host 0.0.0.0 --allowed-host mcp.example.com
   mcpwire serve --stdio

@@ -7,6 +7,7 @@ import { call } from './call.js';
 import { parseCallArgs } from './call-args.js';
 import { CALL_HELP, helpOf, MAIN_HELP, SERVE_HELP } from './help.js';
 import { type ServeOAuth, serve } from './serve.js';
+import { parseChild, splitCommand } from './serve-command.js';
 import { LOG_FORMATS, type LogFormat } from './stderr-logger.js';
 import { UsageError } from './usage-error.js';
 import { parseWorkers } from './workers.js';
@@ -128,6 +129,9 @@ async function main(argv: string[]): Promise<number> {
         'oauth-scope': { type: 'string', multiple: true, default: [] },
         'oauth-resource': { type: 'string' },
         'log-format': { type: 'string' },
+        children: { type: 'string' },
+        env: { type: 'string', multiple: true, default: [] },
+        cwd: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -136,15 +140,19 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(SERVE_HELP);
       return 0;
     }
-    if (tokens.some((token) => token.kind === 'option-terminator')) {
+    const { modules, command } = splitCommand(positionals, tokens);
+    if (modules.length > 1 || (command !== undefined && modules.length > 0)) {
       throw new UsageError(
-        'serve takes the module of a server (mcpwire serve ./server.js); serving a command after -- is not supported yet',
+        `serve takes one module (mcpwire serve ./server.js) or a command after -- (mcpwire serve -- CMD ARGS…), not ${positionals.join(' ')}`,
       );
     }
-    if (positionals.length > 1) {
-      throw new UsageError(`serve takes one module, not ${positionals.length}: ${positionals.join(' ')}`);
+    const child = parseChild(command, values.children, values.env, values.cwd);
+    if (child !== undefined && values.watch) {
+      throw new UsageError(
+        '--watch reloads a module of yours; a command after -- is started again when it exits',
+      );
     }
-    if (values.watch && positionals.length === 0) {
+    if (values.watch && modules.length === 0) {
       throw new UsageError(
         '--watch reloads a module of yours when it changes: give its path (mcpwire serve --watch ./server.js)',
       );
@@ -175,7 +183,8 @@ async function main(argv: string[]): Promise<number> {
       throw new UsageError(`--log-format is json or text, not "${logFormat}"`);
     }
     return serve({
-      module: positionals[0],
+      module: modules[0],
+      child,
       watch: values.watch,
       skills,
       logFormat,

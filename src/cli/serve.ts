@@ -4,6 +4,7 @@ import type { RedisCluster } from '../cluster/redis-cluster.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import type { RedisAddress } from '../eventstore/redis-address.js';
 import { serveSkills } from '../extensions/skills/serve-skills.js';
+import { type Bridge, bridgeServer } from '../host/bridge-server.js';
 import { loadServerModule } from '../host/server-module.js';
 import { type HostOriginPolicy, isLoopbackAddress } from '../http/guards.js';
 import { introspectionVerifier } from '../http/introspection-verifier.js';
@@ -19,13 +20,16 @@ import { serveStdio } from '../server/stdio/serve-stdio.js';
 import type { TaskStore } from '../tasks/task-store.js';
 import type { EventLogger } from '../telemetry/log-sink.js';
 import { REQUEST_STATE_SECRET_ENV, requestStateKeysFromEnv } from './request-state-key.js';
+import type { ServeChild } from './serve-command.js';
 import { type LogFormat, stderrLogger } from './stderr-logger.js';
 import { watchModule } from './watch.js';
 import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
 
 export interface ServeOptions {
-  /** The module exporting the server to serve (see loadServerModule); without it, the demo server. */
+  /** The module exporting the server to serve (see loadServerModule); without it and `child`, the demo server. */
   module?: string;
+  /** A stdio server to serve (`serve -- CMD ARGS…`), bridged: see bridgeServer. */
+  child?: ServeChild;
   /** A folder of skills (SEP-2640) to serve beside the server's own tools, read again when it changes. */
   skills?: string;
   /** Reload the module's server when a file of its folder changes (new workers, requests in flight finished). */
@@ -114,10 +118,7 @@ export function serve(options: ServeOptions): Promise<number> {
 }
 
 /** The server to serve and what to call it (the module's, made for `deployment`, or the demo), with `--skills`. */
-async function serverFor(
-  options: ServeOptions,
-  deployment: ServeDeployment,
-): Promise<{ server: Server; label: string }> {
+async function serverFor(options: ServeOptions, deployment: ServeDeployment): Promise<Served> {
   const made = await madeServer(options, deployment);
   if (options.skills !== undefined) {
     const served = await serveSkills(made.server, options.skills, (w) =>
@@ -129,10 +130,15 @@ async function serverFor(
   return made;
 }
 
-async function madeServer(
-  options: ServeOptions,
-  deployment: ServeDeployment,
-): Promise<{ server: Server; label: string }> {
+/** The server to serve, what to call it, and for a bridged command, its children. */
+interface Served {
+  server: Server;
+  label: string;
+  bridge?: Bridge;
+}
+
+async function madeServer(options: ServeOptions, deployment: ServeDeployment): Promise<Served> {
+  if (options.child !== undefined) return bridged(options.child, deployment);
   if (options.module === undefined) {
     const { taskStore, ...serverOptions } = deployment;
     const tasks = taskStore === undefined ? undefined : { store: taskStore };
@@ -163,23 +169,39 @@ async function madeServer(
   return { server, label };
 }
 
+/** A stdio server run as `options.child` says, served through a bridge; its stderr and life go to serve's log. */
+async function bridged(child: ServeChild, deployment: ServeDeployment): Promise<Served> {
+  const { command } = child.command;
+  // Tasks are the child's own business: the bridge relays no task store.
+  const { taskStore: _taskStore, ...serverOptions } = deployment;
+  const bridge = await bridgeServer({
+    command: child.command,
+    children: child.children,
+    serverOptions,
+    stderr: (line) => log(`[${command}] ${line}`),
+    report: log,
+  });
+  const label = `${bridge.server.info.name} (${[command, ...(child.command.args ?? [])].join(' ')})`;
+  return { server: bridge.server, label, bridge };
+}
+
 /** Both eras on stdio, the first message choosing; ends when stdin does, or on a signal. */
 async function serveOnStdio(options: ServeOptions): Promise<number> {
   const { onerror, serverOptions } = logging(options);
-  const { server } = await serverFor(options, {
+  const { server, label, bridge } = await serverFor(options, {
     requestStateKeys: requestStateKeysFromEnv(),
     ...serverOptions,
   });
   const service = serveStdio(server, { onerror });
-  log(`serving ${options.module ?? 'the demo server'} on stdio`);
+  log(`serving ${label} on stdio`);
   return new Promise((resolve) => {
-    service.ended.then(() => resolve(0));
     const stop = () => {
       service
         .close()
-        .then(() => server.close())
+        .then(() => Promise.all([server.close(), bridge?.close()]))
         .finally(() => resolve(0));
     };
+    service.ended.then(stop);
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
@@ -213,7 +235,11 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   const requestStateKeys = envKeys ?? (cluster === undefined ? undefined : await clusterKeys(cluster));
   // Tasks in memory by default (the demo's own store); with Redis, shared, so any process serves any task.
   const taskStore = options.redis === undefined ? undefined : await sharedTasks(options.redis);
-  const { server, label } = await serverFor(options, { requestStateKeys, taskStore, ...serverOptions });
+  const { server, label, bridge } = await serverFor(options, {
+    requestStateKeys,
+    taskStore,
+    ...serverOptions,
+  });
   // Listening first: the resource a token must be for names the port actually bound. No request can arrive
   // before the listener below is attached, in the same turn.
   const http = createServer();
@@ -239,6 +265,20 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   http.on('request', (req, res) => {
     const exchange = fromNode(req, res);
     if (exchange.path === '/mcp') {
+      const down = bridge?.retryAfterMs();
+      if (down !== undefined) {
+        // Its child is down and starting again: no request can be served until it is up.
+        const seconds = Math.max(1, Math.ceil(down / 1000));
+        writeJsonError(
+          exchange,
+          503,
+          `Service Unavailable: the server behind this bridge is restarting; retry in ${seconds} s`,
+          {
+            headers: { 'retry-after': String(seconds) },
+          },
+        );
+        return;
+      }
       streamable.handle(exchange);
       return;
     }
@@ -266,7 +306,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
       log('shutting down: finishing requests in flight');
       http.close();
       Promise.all([streamable.close({ deadlineMs: SHUTDOWN_DEADLINE_MS }), legacy?.close()])
-        .then(() => Promise.all([server.close(), cluster?.close(), taskStore?.close()]))
+        .then(() => Promise.all([server.close(), cluster?.close(), taskStore?.close(), bridge?.close()]))
         .finally(() => {
           http.closeAllConnections();
           resolve(0);

@@ -150,8 +150,19 @@ const table = (...parts: Readonly<Record<string, MethodHandler | undefined>>[]):
 
 /** `base` with an extension's method added. */
 export function withMethod(base: MethodTable, name: string, method: ExtensionMethod): MethodTable {
-  return table(base, { [name]: (_server, params, ctx) => method.answer(params, ctx) });
+  return withMethods(base, { [name]: (_server, params, ctx) => method.answer(params, ctx) });
 }
+
+/** `base` with `handlers` in place of its own methods of the same names, or beside them. */
+export function withMethods(
+  base: MethodTable,
+  handlers: Readonly<Record<string, MethodHandler>>,
+): MethodTable {
+  return table(base, handlers);
+}
+
+/** The methods both eras share, which a server answers from its registries: tools, resources, prompts, completion. */
+export const REGISTRY_METHODS: readonly string[] = Object.keys(SHARED);
 
 const LEGACY_METHODS: MethodTable = table(SHARED, LEGACY_ONLY, SET_LEVEL);
 const LEGACY_METHODS_WITHOUT_LOGGING: MethodTable = table(SHARED, LEGACY_ONLY);

@@ -25,9 +25,11 @@ import { toLegacySessions } from './legacy/session-events.js';
 import {
   type ExtensionMethod,
   legacyMethods,
+  type MethodHandler,
   type MethodTable,
   MODERN_METHODS,
   withMethod,
+  withMethods,
 } from './methods.js';
 import { RequestStateSealer } from './modern/request-state.js';
 import type { PromptArgs, PromptArgumentList } from './prompt-args.js';
@@ -225,6 +227,18 @@ export class Server {
     this.legacyMethods = withMethod(this.legacyMethods, name, method);
     this.modernMethods = withMethod(this.modernMethods, name, method);
     if (method.cacheable) this.cacheableMethods.add(name);
+  }
+
+  /**
+   * @internal Answers these methods with `handlers` in place of its registries' (a bridge answers its child's tools,
+   * resources and prompts so): `shared` in both eras, `legacy` in the 2025 era only. Before serving.
+   */
+  answerWith(
+    shared: Readonly<Record<string, MethodHandler>>,
+    legacy: Readonly<Record<string, MethodHandler>> = {},
+  ): void {
+    this.legacyMethods = withMethods(this.legacyMethods, { ...shared, ...legacy });
+    this.modernMethods = withMethods(this.modernMethods, shared);
   }
 
   /** What initialize announces, derived from what is registered; recomputed after a change, not per session. */

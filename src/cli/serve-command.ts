@@ -1,0 +1,63 @@
+import type { StdioClientOptions } from '../client/stdio/stdio-client-connection.js';
+import { UsageError } from './usage-error.js';
+
+/** The stdio server `mcpwire serve -- CMD ARGS…` runs, and how many of it. */
+export interface ServeChild {
+  readonly command: StdioClientOptions;
+  readonly children: number;
+}
+
+/** At most this many children per process: each is a process of its own. */
+const MAX_CHILDREN = 64;
+
+interface Token {
+  kind: string;
+  index: number;
+}
+
+/** `serve`'s positionals split at `--`: the module before (if any), the command and its arguments after. */
+export function splitCommand(
+  positionals: readonly string[],
+  tokens: readonly Token[],
+): { modules: string[]; command: string[] | undefined } {
+  const terminator = tokens.find((token) => token.kind === 'option-terminator');
+  if (terminator === undefined) return { modules: [...positionals], command: undefined };
+  const before = tokens.filter((t) => t.kind === 'positional' && t.index < terminator.index).length;
+  return { modules: positionals.slice(0, before), command: positionals.slice(before) };
+}
+
+/** The child of `serve -- CMD`, from the command and `--children`, `--env K=V`, `--cwd`; UsageError when wrong. */
+export function parseChild(
+  command: string[] | undefined,
+  children: string | undefined,
+  env: readonly string[],
+  cwd: string | undefined,
+): ServeChild | undefined {
+  if (command === undefined) {
+    const stray =
+      children !== undefined ? '--children' : env.length > 0 ? '--env' : cwd !== undefined ? '--cwd' : '';
+    if (stray !== '')
+      throw new UsageError(`${stray} is for the command after --: mcpwire serve ${stray} … -- CMD ARGS…`);
+    return undefined;
+  }
+  const [program, ...args] = command;
+  if (program === undefined || program === '') {
+    throw new UsageError(
+      'give the command of a stdio MCP server after --: mcpwire serve -- npx -y some-mcp-server',
+    );
+  }
+  const n = children === undefined ? 1 : Number(children);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_CHILDREN) {
+    throw new UsageError(`--children must be a whole number from 1 to ${MAX_CHILDREN}, not "${children}"`);
+  }
+  const variables: Record<string, string> = {};
+  for (const pair of env) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new UsageError(`--env takes NAME=VALUE, not "${pair}"`);
+    variables[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return {
+    command: { command: program, args, env: variables, cwd },
+    children: n,
+  };
+}

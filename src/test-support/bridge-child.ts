@@ -1,0 +1,53 @@
+// A stdio MCP server for the bridge's fault tests: `node --import tsx bridge-child.ts [--hang] [--once FILE]`.
+//   --hang           never answers anything (a child stuck before its handshake)
+//   --once FILE      serves only if FILE does not exist yet (and creates it): started again, it exits at once (4)
+//   tools: pid (its process id), crash (a line on stderr, then exit 3), wait {ms} (honours cancellation,
+//   saying so on stderr), garbage (a line that is not JSON-RPC on stdout, then its answer)
+import { existsSync, writeFileSync } from 'node:fs';
+import { Server } from '../server/server.js';
+import { serveStdio } from '../server/stdio/serve-stdio.js';
+
+const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+
+const once = process.argv.indexOf('--once');
+const marker = once < 0 ? undefined : process.argv[once + 1];
+if (marker !== undefined && existsSync(marker)) {
+  process.stderr.write('started before: exiting at once\n');
+  process.exit(4);
+}
+if (marker !== undefined) writeFileSync(marker, String(process.pid));
+
+if (process.argv.includes('--hang')) {
+  // Reads and ignores: the handshake never gets an answer.
+  process.stdin.resume();
+} else {
+  const server = new Server({ name: 'bridge-child', version: '1.0.0' });
+  server.tool({ name: 'pid', description: 'This process id.' }, () => text(String(process.pid)));
+  server.tool({ name: 'crash', description: 'Exits with code 3 after a line on stderr.' }, () => {
+    process.stderr.write('about to crash on purpose\n');
+    process.exit(3);
+  });
+  server.tool(
+    {
+      name: 'wait',
+      description: 'Answers after ms milliseconds, or never once cancelled.',
+      inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
+    },
+    async (args, ctx) => {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, args.ms as number);
+        ctx.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          process.stderr.write(`cancelled request ${JSON.stringify(ctx.requestId)}\n`);
+          reject(ctx.signal.reason);
+        });
+      });
+      return text('waited');
+    },
+  );
+  server.tool({ name: 'garbage', description: 'Writes a line that is not JSON-RPC, then answers.' }, () => {
+    process.stdout.write('this line is not JSON-RPC\n');
+    return text('still here');
+  });
+  serveStdio(server);
+}

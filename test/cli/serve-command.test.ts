@@ -1,0 +1,104 @@
+// `mcpwire serve -- CMD ARGS…` (the built command): a stdio server of our own served over HTTP to both eras, its
+// stderr in serve's log, 503 with Retry-After while it restarts after exiting, and the usage mistakes.
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type CliRun, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
+
+const CHILD = fileURLToPath(new URL('../../src/test-support/bridge-child.ts', import.meta.url));
+
+let run: CliRun;
+let url: string;
+before(async () => {
+  ({ run, url } = await serveDemo(['--', process.execPath, '--import', import.meta.resolve('tsx'), CHILD]));
+});
+after(async () => {
+  run?.child.kill('SIGINT');
+  await run?.exit(10_000).catch(() => {});
+  killCliRuns();
+});
+
+async function call(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const called = runCli(['call', url, ...args]);
+  called.child.stdin.end();
+  const code = await called.exit(30_000);
+  return { code, stdout: called.stdout(), stderr: called.stderr() };
+}
+
+test("serve names the child's server as what it serves", () => {
+  assert.match(run.stdout(), /^bridge-child \(.*bridge-child\.ts\): http:\/\/127\.0\.0\.1:\d+\/mcp/m);
+});
+
+for (const era of ['modern', 'legacy']) {
+  test(`${era}: mcpwire call reaches the child's tools through serve`, async () => {
+    const listed = await call('tools', '--era', era);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /\bwait\b/);
+    const called = await call('call', 'pid', '--era', era);
+    assert.equal(called.code, 0, called.stderr);
+    assert.match(called.stdout, /^\d+\s*$/);
+  });
+}
+
+test('a child that exits: its stderr in the log, the call failed saying how, then served again', async () => {
+  const crashed = await call('call', 'crash', '--era', 'legacy');
+  assert.notEqual(crashed.code, 0);
+  assert.match(crashed.stderr, /code 3/);
+  assert.match(run.stderr(), /about to crash on purpose/);
+  assert.match(run.stderr(), /the child server is down: [\s\S]*starting it again in \d+ ms/);
+  let again: { code: number | null; stdout: string; stderr: string } | undefined;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    again = await call('call', 'pid', '--era', 'legacy');
+    if (again.code === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(again?.code, 0, again?.stderr);
+});
+
+test('while its child is down, /mcp answers 503 with Retry-After', async () => {
+  const marker = join(await mkdtemp(join(tmpdir(), 'mcpwire-once-')), 'started');
+  const down = await serveDemo([
+    '--',
+    process.execPath,
+    '--import',
+    import.meta.resolve('tsx'),
+    CHILD,
+    '--once',
+    marker,
+  ]);
+  try {
+    const crash = runCli(['call', down.url, 'call', 'crash', '--era', 'legacy']);
+    crash.child.stdin.end();
+    assert.notEqual(await crash.exit(30_000), 0);
+    // Every restart exits at once (the marker exists): the child stays down.
+    const response = await fetch(down.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    assert.equal(response.status, 503);
+    assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    assert.match(await response.text(), /restarting; retry in \d+ s/);
+  } finally {
+    down.run.child.kill('SIGINT');
+    await down.run.exit(10_000).catch(() => {});
+  }
+});
+
+test('usage mistakes: a module and a command, --children out of range, --env without =', async () => {
+  const both = runCli(['serve', './server.js', '--', 'node', 'x.js']);
+  assert.equal(await both.exit(10_000), 2);
+  assert.match(both.stderr(), /one module .* or a command after --/);
+  const children = runCli(['serve', '--children', '0', '--', 'node', 'x.js']);
+  assert.equal(await children.exit(10_000), 2);
+  assert.match(children.stderr(), /--children must be a whole number from 1 to 64/);
+  const env = runCli(['serve', '--env', 'NOVALUE', '--', 'node', 'x.js']);
+  assert.equal(await env.exit(10_000), 2);
+  assert.match(env.stderr(), /--env takes NAME=VALUE/);
+  const stray = runCli(['serve', '--cwd', '/tmp']);
+  assert.equal(await stray.exit(10_000), 2);
+  assert.match(stray.stderr(), /--cwd is for the command after --/);
+});

@@ -1,0 +1,113 @@
+// The bridge when its child misbehaves: it exits mid-call, it is cancelled, it writes garbage, it never answers.
+import assert from 'node:assert/strict';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { Client, type ClientSession, connectUrl } from '../../src/client/index.js';
+import { type Bridge, bridgeServer } from '../../src/host/bridge-server.js';
+import { McpError } from '../../src/jsonrpc/errors.js';
+import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
+import { within } from '../../src/test-support/time-limit.js';
+import { toolText } from '../../src/test-support/tool-text.js';
+
+const MS = 20_000;
+const CHILD = fileURLToPath(new URL('../../src/test-support/bridge-child.ts', import.meta.url));
+const childCommand = (...flags: string[]) => ({
+  command: process.execPath,
+  args: ['--import', import.meta.resolve('tsx'), CHILD, ...flags],
+});
+
+/** Polls `check` every 20 ms until it holds; fails after `ms`. */
+async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('bridge faults (a child of our own that misbehaves on demand)', () => {
+  let bridge: Bridge;
+  let http: HttpServer;
+  let session: ClientSession;
+  const stderr: string[] = [];
+  const reports: string[] = [];
+
+  before(async () => {
+    bridge = await within(
+      bridgeServer({
+        command: childCommand(),
+        stderr: (line) => stderr.push(line),
+        report: (message) => reports.push(message),
+      }),
+      MS,
+      'bridge start',
+    );
+    http = createServer(new StreamableHTTPHandler(bridge.server).node());
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    session = await within(
+      connectUrl(new Client({ name: 'c', version: '1' }, { era: 'legacy' }), url),
+      MS,
+      'connect',
+    );
+  });
+
+  after(async () => {
+    await session?.close();
+    http?.closeAllConnections();
+    http?.close();
+    await bridge?.close();
+  });
+
+  test('a child that exits mid-call: the call fails naming the exit and its stderr; it is restarted', async () => {
+    const before = toolText(await session.callTool('pid'));
+    await assert.rejects(session.callTool('crash'), (err: Error) => {
+      assert.ok(err instanceof McpError, String(err));
+      assert.match(err.message, /ended while answering tools\/call/);
+      assert.match(err.message, /code 3/);
+      assert.match(err.message, /about to crash on purpose/);
+      return true;
+    });
+    assert.ok(
+      reports.some((r) => /the child server is down/.test(r)),
+      reports.join('\n'),
+    );
+    await until(() => bridge.retryAfterMs() === undefined, MS, 'the child started again');
+    const after = toolText(await session.callTool('pid'));
+    assert.notEqual(after, before, 'a new process answers');
+  });
+
+  test("the client's cancellation reaches the child, which stops the request", async () => {
+    const controller = new AbortController();
+    const call = session.callTool('wait', { ms: 60_000 }, { signal: controller.signal });
+    // The child has the request once it is in flight there.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    controller.abort(new Error('changed my mind'));
+    await assert.rejects(call);
+    await until(
+      () => stderr.some((line) => /^cancelled request /.test(line)),
+      MS,
+      'the child heard the cancellation',
+    );
+  });
+
+  test('a line on the child’s stdout that is not JSON-RPC is reported and skipped', async () => {
+    const result = await session.callTool('garbage');
+    assert.equal(toolText(result), 'still here');
+    await until(() => reports.some((r) => /JSON/i.test(r)), MS, 'the garbage line reported');
+  });
+
+  test('a child that never answers its handshake: a timeout error naming the bound', async () => {
+    await assert.rejects(
+      bridgeServer({
+        command: childCommand('--hang'),
+        handshakeTimeoutMs: 500,
+        stderr: () => {},
+        report: () => {},
+      }),
+      /did not answer its handshake within 500 ms/,
+    );
+  });
+});
