@@ -38,7 +38,7 @@ CMD is any stdio MCP server (npx -y @modelcontextprotocol/server-everything stdi
 script…): serve starts it and serves it to every client, in both eras, with every option
 above. Clients' request ids, progress tokens and cancellations never reach each other; the
 child's list changes, resource updates and logs reach the clients; its sampling and
-elicitation requests go to the (2025) client whose request made them. A child that exits fails
+elicitation requests go to the client whose request made them (input rounds for 2026 clients). A child that exits fails
 the requests it had (saying how it ended and its last stderr lines) and is started again, with
 a growing pause; meanwhile /mcp answers 503 with Retry-After. Its stderr goes to this stderr.
 

@@ -1,6 +1,11 @@
 import type { ClientSession } from '../client/client-session.js';
 import type { StdioClientOptions } from '../client/stdio/stdio-client-connection.js';
-import { Method, type ServerCapabilities } from '../protocol/types.js';
+import {
+  type CreateMessageResult,
+  type ElicitResult,
+  Method,
+  type ServerCapabilities,
+} from '../protocol/types.js';
 import type { ServerContext } from '../server/context.js';
 import { type MethodHandler, REGISTRY_METHODS } from '../server/methods.js';
 import { Server } from '../server/server.js';
@@ -8,6 +13,7 @@ import { ListKind } from '../server/server-events.js';
 import type { ServerOptions } from '../server/server-options.js';
 import { ChildPool } from './child-pool.js';
 import { forward, relayToClient } from './forward.js';
+import { HeldExchanges } from './held-exchange.js';
 
 /** Which capability each method the bridge forwards needs of the child. */
 const NEEDS: Readonly<Record<string, keyof ServerCapabilities>> = {
@@ -36,6 +42,8 @@ export interface BridgeOptions {
   handshakeTimeoutMs?: number;
   /** The longest a forwarded request waits for the child's answer without progress. Default 1 hour. */
   requestTimeoutMs?: number;
+  /** How long a request whose child asked the client something waits for the client's retry. Default 5 min. */
+  holdMs?: number;
 }
 
 /** A stdio server served as a `Server`, ready for any transport; `close` ends its children. */
@@ -58,13 +66,15 @@ function bridged(child: ServerCapabilities): ServerCapabilities {
  * announced as the server's (from its first handshake); tools, resources, templates, prompts and completion are
  * forwarded to it (see `forward`); its list changes and resource updates become the server's events, its log
  * messages go to every client at that client's level; `resources/subscribe` subscribes in the child once per URI.
- * Its sampling and elicitation requests go to the 2025 client whose request made them (see `relayToClient`).
+ * Its sampling and elicitation requests go to the client whose request made them (see `relayToClient`): as
+ * server-to-client requests on a 2025 session, as `input_required` rounds of a 2026 request (see `forward`).
  * Rejects when the child cannot be started or does not answer its handshake.
  */
 export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   const requestTimeoutMs = options.requestTimeoutMs ?? 60 * 60 * 1000;
   let server: Server | undefined;
   const subscribed = new Set<string>();
+  const exchanges = new HeldExchanges(options.holdMs ?? 5 * 60 * 1000, 1000);
   const pool: ChildPool = new ChildPool(
     {
       command: options.command,
@@ -73,18 +83,18 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
         options: {
           requestTimeoutMs,
           sampling: (params, ctx) =>
-            relayToClient(pool.inFlightOf(ctx.session), Method.SamplingCreateMessage, (client) =>
-              client.createMessage(params, { signal: ctx.signal }),
-            ),
+            relayToClient(pool.inFlightOf(ctx.session), Method.SamplingCreateMessage, {
+              ...params,
+            }) as Promise<CreateMessageResult>,
           elicitation: {
             form: (params, ctx) =>
-              relayToClient(pool.inFlightOf(ctx.session), Method.ElicitationCreate, (client) =>
-                client.elicit(params, { signal: ctx.signal }),
-              ),
+              relayToClient(pool.inFlightOf(ctx.session), Method.ElicitationCreate, {
+                ...params,
+              }) as Promise<ElicitResult>,
             url: (params, ctx) =>
-              relayToClient(pool.inFlightOf(ctx.session), Method.ElicitationCreate, (client) =>
-                client.elicit(params, { signal: ctx.signal }),
-              ),
+              relayToClient(pool.inFlightOf(ctx.session), Method.ElicitationCreate, {
+                ...params,
+              }) as Promise<ElicitResult>,
           },
           onerror: (err) => options.report(err.message),
         },
@@ -119,7 +129,8 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   const shared: Record<string, MethodHandler> = {};
   for (const method of REGISTRY_METHODS) {
     if (capabilities[NEEDS[method]!] === undefined) continue;
-    shared[method] = (_server, params, ctx) => forward(pool, method, params, ctx, requestTimeoutMs);
+    shared[method] = (_server, params, ctx) =>
+      forward(pool, exchanges, method, params, ctx, requestTimeoutMs);
   }
   const legacy: Record<string, MethodHandler> = {};
   const ownSubscribe = made.legacyMethods[Method.ResourcesSubscribe];
@@ -139,7 +150,10 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   return {
     server: made,
     retryAfterMs: () => pool.retryAfterMs(),
-    close: () => pool.close(),
+    close: () => {
+      exchanges.releaseAll('the bridge is closing');
+      return pool.close();
+    },
   };
 }
 

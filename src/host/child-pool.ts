@@ -1,11 +1,11 @@
 import type { ClientSession } from '../client/client-session.js';
-import type { ServerContext } from '../server/context.js';
+import type { HeldExchange } from './held-exchange.js';
 import { type ChildEvents, type ChildSettings, StdioChild } from './stdio-child.js';
 
 /** A child's session while it is up, and the forwarded requests it is serving. */
 interface Live {
   readonly child: StdioChild;
-  readonly inFlight: Set<ServerContext>;
+  readonly inFlight: Set<HeldExchange>;
 }
 
 /**
@@ -55,7 +55,7 @@ export class ChildPool {
   }
 
   /** The forwarded requests the child behind `session` is serving now. */
-  inFlightOf(session: ClientSession): ReadonlySet<ServerContext> | undefined {
+  inFlightOf(session: ClientSession): ReadonlySet<HeldExchange> | undefined {
     return this.live.get(session)?.inFlight;
   }
 

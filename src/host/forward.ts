@@ -2,8 +2,11 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
 import { ConnectionClosedError } from '../peer/errors.js';
 import type { Result } from '../protocol/types.js';
+import { clientCallProblem } from '../server/client-capabilities.js';
 import type { ServerContext } from '../server/context.js';
+import { type InputRequired, inputRequired } from '../server/input-required.js';
 import type { ChildPool } from './child-pool.js';
+import { HeldExchange, type HeldExchanges } from './held-exchange.js';
 
 const noop = () => {};
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
@@ -28,18 +31,75 @@ export function childParams(params: Params): Params {
 }
 
 /**
- * Sends one client request to the least busy child and answers with the child's answer: its result, or its
- * JSON-RPC error as it is. Progress the child reports goes to the client under the client's own token;
- * cancelling the client's request (or a 2026 client closing its response) cancels the child's. A child that
- * exits meanwhile fails the request with an error naming how it ended and its last stderr lines.
+ * Serves one round of a client request forwarded to a child. The first round sends it to the least busy child
+ * (`HeldExchange`); a round ends with the child's answer (its result, or its JSON-RPC error as it is) or with what
+ * the child asks of the client meanwhile, as `input_required` naming the held exchange in the sealed state. The
+ * client's retry (a 2026 client's, or the server's own server-to-client requests on a 2025 session) gives the child
+ * its answers and serves the next round. Progress goes to the client under its own token; cancelling the client's
+ * request (or a 2026 client closing its response) cancels the child's. A child that exits meanwhile fails the
+ * request with an error naming how it ended and its last stderr lines.
  */
 export async function forward(
+  pool: ChildPool,
+  exchanges: HeldExchanges,
+  method: string,
+  params: Params,
+  ctx: ServerContext,
+  timeoutMs: number,
+): Promise<Result | InputRequired> {
+  const exchange =
+    typeof ctx.requestState === 'string'
+      ? resumed(exchanges, method, ctx)
+      : begun(pool, method, params, ctx, timeoutMs);
+  const onabort = () => exchange.release(`the client cancelled ${method}`);
+  ctx.signal.addEventListener('abort', onabort, { once: true });
+  try {
+    for (;;) {
+      const outcome = await exchange.next();
+      if ('result' in outcome) return outcome.result;
+      // Only what the client declared is asked of it; the child hears why the rest is refused.
+      for (const [key, ask] of Object.entries(outcome.inputRequests)) {
+        const problem = clientCallProblem(
+          ctx.scope.clientCapabilities,
+          ask.method,
+          ask.params as Params | undefined,
+        );
+        if (problem === undefined) continue;
+        exchange.refuse(key, problem);
+        delete outcome.inputRequests[key];
+      }
+      if (Object.keys(outcome.inputRequests).length === 0) continue;
+      exchanges.hold(exchange);
+      return inputRequired({ inputRequests: outcome.inputRequests, state: exchange.id });
+    }
+  } finally {
+    ctx.signal.removeEventListener('abort', onabort);
+  }
+}
+
+/** The exchange a retry continues, given the client's answers; -32602 when the bridge no longer holds it. */
+function resumed(exchanges: HeldExchanges, method: string, ctx: ServerContext): HeldExchange {
+  const exchange = exchanges.take(ctx.requestState as string);
+  if (exchange === undefined) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `This retry continues a ${method} the bridge no longer holds (it waited too long for it, or the server ` +
+        'behind the bridge restarted): send the request anew, without requestState',
+    );
+  }
+  exchange.ctx = ctx;
+  exchange.answer(ctx.inputResponses);
+  return exchange;
+}
+
+/** A new exchange: the request sent to the least busy child that is up. */
+function begun(
   pool: ChildPool,
   method: string,
   params: Params,
   ctx: ServerContext,
   timeoutMs: number,
-): Promise<Result> {
+): HeldExchange {
   const picked = pool.pick();
   if (picked === undefined) {
     const wait = Math.ceil((pool.retryAfterMs() ?? 0) / 1000);
@@ -48,42 +108,45 @@ export async function forward(
       `The server behind this bridge is restarting: retry ${method} in ${wait} s`,
     );
   }
-  picked.inFlight.add(ctx);
-  try {
-    return await picked.session.request<Result>(method, childParams(params), {
-      signal: ctx.signal,
-      timeoutMs,
-      onprogress:
-        ctx.meta?.progressToken === undefined
-          ? undefined
-          : (p) => {
-              ctx.sendProgress(p.progress, p.total, p.message).catch(noop);
-            },
-    });
-  } catch (err) {
-    if (err instanceof ConnectionClosedError) {
-      const cause = (err.cause as Error | undefined)?.message ?? err.message;
-      throw new McpError(
-        ErrorCode.InternalError,
-        `The server process ended while answering ${method}: ${cause}`,
-      );
+  const progress = ctx.meta?.progressToken !== undefined;
+  return new HeldExchange(ctx, async (exchange, signal) => {
+    picked.inFlight.add(exchange);
+    try {
+      return await picked.session.request<Result>(method, childParams(params), {
+        signal,
+        timeoutMs,
+        onprogress: progress
+          ? (p) => {
+              exchange.ctx.sendProgress(p.progress, p.total, p.message).catch(noop);
+            }
+          : undefined,
+      });
+    } catch (err) {
+      if (err instanceof ConnectionClosedError) {
+        const cause = (err.cause as Error | undefined)?.message ?? err.message;
+        throw new McpError(
+          ErrorCode.InternalError,
+          `The server process ended while answering ${method}: ${cause}`,
+        );
+      }
+      throw err;
+    } finally {
+      picked.inFlight.delete(exchange);
     }
-    throw err;
-  } finally {
-    picked.inFlight.delete(ctx);
-  }
+  });
 }
 
 /**
- * A child's own request (sampling, elicitation), taken to the client whose request made it. A 2025 stdio server's
- * request says nothing of the request it was made for, so it goes to a client only when exactly one client
- * request is in flight in that child; otherwise the child gets an error saying why, which it can report.
+ * A child's own request (sampling, elicitation), taken to the client whose request made it, as an ask of that
+ * request's held exchange. A 2025 stdio server's request says nothing of the request it was made for, so it goes
+ * to a client only when exactly one client request is in flight in that child; otherwise the child gets an error
+ * saying why, which it can report.
  */
-export function relayToClient<R>(
-  inFlight: ReadonlySet<ServerContext> | undefined,
+export function relayToClient(
+  inFlight: ReadonlySet<HeldExchange> | undefined,
   method: string,
-  call: (ctx: ServerContext) => Promise<R>,
-): Promise<R> {
+  params: Record<string, unknown> | undefined,
+): Promise<Record<string, unknown>> {
   const size = inFlight?.size ?? 0;
   if (size !== 1) {
     return Promise.reject(
@@ -96,15 +159,6 @@ export function relayToClient<R>(
       ),
     );
   }
-  const [ctx] = inFlight!;
-  if (ctx!.scope.era !== 'legacy') {
-    return Promise.reject(
-      new McpError(
-        ErrorCode.InternalError,
-        `${method} cannot be relayed to this client: it speaks 2026-07-28, whose input rounds the bridge does not ` +
-          'relay to a 2025 server yet',
-      ),
-    );
-  }
-  return call(ctx!);
+  const [exchange] = inFlight!;
+  return exchange!.ask(method, params);
 }

@@ -1,11 +1,14 @@
 // A stdio MCP server for the bridge's fault tests: `node --import tsx bridge-child.ts [--hang] [--once FILE]`.
 //   --hang           never answers anything (a child stuck before its handshake)
 //   --once FILE      serves only if FILE does not exist yet (and creates it): started again, it exits at once (4)
+//   --legacy         speaks only the 2025 era (a ServerSession on stdio), as most stdio servers do
 //   tools: pid (its process id), crash (a line on stderr, then exit 3), wait {ms} (honours cancellation,
-//   saying so on stderr), garbage (a line that is not JSON-RPC on stdout, then its answer)
+//   saying so on stderr), garbage (a line that is not JSON-RPC on stdout, then its answer), ask (elicits a name
+//   from the client; what went wrong said on stderr)
 import { existsSync, writeFileSync } from 'node:fs';
 import { Server } from '../server/server.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
+import { stdioServerConnection } from '../server/stdio/stdio-server-connection.js';
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
 
@@ -49,5 +52,18 @@ if (process.argv.includes('--hang')) {
     process.stdout.write('this line is not JSON-RPC\n');
     return text('still here');
   });
-  serveStdio(server);
+  server.tool({ name: 'ask', description: 'Asks the client for a name.' }, async (_args, ctx) => {
+    try {
+      const answer = await ctx.elicit({
+        message: 'Your name?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      });
+      return text(`hello ${String(answer.content?.name)}`);
+    } catch (err) {
+      process.stderr.write(`elicitation failed: ${(err as Error).message}\n`);
+      return { ...text(`no name: ${(err as Error).message}`), isError: true };
+    }
+  });
+  if (process.argv.includes('--legacy')) server.connect(stdioServerConnection());
+  else serveStdio(server);
 }

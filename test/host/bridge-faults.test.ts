@@ -8,6 +8,8 @@ import { Client, type ClientSession, connectUrl } from '../../src/client/index.j
 import { type Bridge, bridgeServer } from '../../src/host/bridge-server.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
+import { jsonBody } from '../../src/test-support/mcp-http.js';
+import { postModern } from '../../src/test-support/modern-http.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
@@ -31,6 +33,7 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
   let bridge: Bridge;
   let http: HttpServer;
   let session: ClientSession;
+  let url: string;
   const stderr: string[] = [];
   const reports: string[] = [];
 
@@ -38,6 +41,7 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
     bridge = await within(
       bridgeServer({
         command: childCommand(),
+        holdMs: 500,
         stderr: (line) => stderr.push(line),
         report: (message) => reports.push(message),
       }),
@@ -46,7 +50,7 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
     );
     http = createServer(new StreamableHTTPHandler(bridge.server).node());
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
     session = await within(
       connectUrl(new Client({ name: 'c', version: '1' }, { era: 'legacy' }), url),
       MS,
@@ -99,6 +103,32 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
     await until(() => reports.some((r) => /JSON/i.test(r)), MS, 'the garbage line reported');
   });
 
+  test("the child's elicitation, for a 2025 client: a server request, whose answer the child gets", async () => {
+    const asking = new Client(
+      { name: 'c', version: '1' },
+      { era: 'legacy', elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) } },
+    );
+    const asker = await within(connectUrl(asking, url), MS, 'connect');
+    try {
+      assert.equal(toolText(await asker.callTool('ask')), 'hello Ada');
+    } finally {
+      await asker.close();
+    }
+  });
+
+  test("the child's elicitation, for a 2026 client: an input round, the retry's answer given to the child", async () => {
+    const asking = new Client(
+      { name: 'c', version: '1' },
+      { era: 'modern', elicitation: { form: () => ({ action: 'accept', content: { name: 'Grace' } }) } },
+    );
+    const asker = await within(connectUrl(asking, url), MS, 'connect');
+    try {
+      assert.equal(toolText(await asker.callTool('ask')), 'hello Grace');
+    } finally {
+      await asker.close();
+    }
+  });
+
   test('a child that never answers its handshake: a timeout error naming the bound', async () => {
     await assert.rejects(
       bridgeServer({
@@ -108,6 +138,89 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
         report: () => {},
       }),
       /did not answer its handshake within 500 ms/,
+    );
+  });
+});
+
+describe('bridge ↔ a 2025-only child that asks its client things', () => {
+  let bridge: Bridge;
+  let http: HttpServer;
+  let url: string;
+  const stderr: string[] = [];
+
+  before(async () => {
+    bridge = await within(
+      bridgeServer({
+        command: childCommand('--legacy'),
+        holdMs: 500,
+        stderr: (line) => stderr.push(line),
+        report: () => {},
+      }),
+      MS,
+      'bridge start',
+    );
+    http = createServer(new StreamableHTTPHandler(bridge.server).node());
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  });
+
+  after(async () => {
+    http?.closeAllConnections();
+    http?.close();
+    await bridge?.close();
+  });
+
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`a ${era} client answers the 2025 child's elicitation`, async () => {
+      const asking = new Client(
+        { name: 'c', version: '1' },
+        { era, elicitation: { form: () => ({ action: 'accept', content: { name: 'Hopper' } }) } },
+      );
+      const asker = await within(connectUrl(asking, url), MS, 'connect');
+      try {
+        assert.equal(toolText(await asker.callTool('ask')), 'hello Hopper');
+      } finally {
+        await asker.close();
+      }
+    });
+  }
+
+  test('a 2026 client that did not declare elicitation: the child hears why, and the client gets its answer', async () => {
+    const response = await postModern(
+      url,
+      1,
+      'tools/call',
+      { name: 'ask', arguments: {} },
+      { capabilities: {} },
+    );
+    const body = await jsonBody(response);
+    assert.equal(body.result?.resultType, 'complete', JSON.stringify(body));
+    assert.equal(body.result.isError, true);
+    assert.match(body.result.content[0].text, /no name: .*elicitation/i);
+  });
+
+  test('a 2026 client that never sends its retry: the child’s request is released after the bound', async () => {
+    const response = await postModern(
+      url,
+      2,
+      'tools/call',
+      { name: 'ask', arguments: {} },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    const body = await jsonBody(response);
+    assert.equal(body.result?.resultType, 'input_required', JSON.stringify(body));
+    const asks = Object.values(body.result.inputRequests as Record<string, { method: string }>);
+    assert.deepEqual(
+      asks.map((a) => a.method),
+      ['elicitation/create'],
+    );
+    await until(
+      () =>
+        stderr.some((line) =>
+          /elicitation failed: .*did not send the retry of this request within 500 ms/.test(line),
+        ),
+      MS,
+      'the held request released',
     );
   });
 });

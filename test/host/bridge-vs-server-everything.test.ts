@@ -5,6 +5,10 @@ import assert from 'node:assert/strict';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -113,22 +117,66 @@ describe('bridge ↔ server-everything (stdio child)', () => {
     });
   }
 
-  test("a 2025 client answers the child's sampling request, made during its call", async () => {
-    const { options, samplingRequests } = everythingClientOptions('Sampled through the bridge');
-    const session = await within(
-      connectUrl(new Client({ name: 'c', version: '1' }, { ...options, era: 'legacy' }), url),
-      MS,
-      'connect',
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`${era} client answers the child's sampling request made during its call (${era === 'modern' ? 'an input round' : 'a server request'})`, async () => {
+      const { options, samplingRequests } = everythingClientOptions('Sampled through the bridge');
+      const session = await within(
+        connectUrl(new Client({ name: 'c', version: '1' }, { ...options, era }), url),
+        MS,
+        'connect',
+      );
+      try {
+        const result = await session.callTool('trigger-sampling-request', {
+          prompt: 'What is 6 x 7?',
+          maxTokens: 50,
+        });
+        assert.equal(samplingRequests.length, 1);
+        assert.match(JSON.stringify(samplingRequests[0]), /What is 6 x 7\?/);
+        assert.match(toolText(result), /Sampled through the bridge/);
+      } finally {
+        await session.close();
+      }
+    });
+  }
+
+  test("the official client 2.4.0 pinned to 2026-07-28: the child's elicitation and sampling as input rounds", async () => {
+    const client = new ClientV2(
+      { name: 'v2', version: '2.4.0' },
+      {
+        capabilities: { sampling: {}, elicitation: { form: {} } },
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+      },
     );
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push('elicitation');
+      assert.equal(
+        (request.params as { message: string }).message,
+        'Please provide inputs for the following fields:',
+      );
+      return { action: 'accept', content: { name: 'Grace', check: true, email: 'grace@example.com' } };
+    });
+    client.setRequestHandler('sampling/createMessage', () => {
+      asked.push('sampling');
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: 'forty-two' },
+        model: 'm',
+        stopReason: 'endTurn',
+      };
+    });
+    await within(client.connect(new TransportV2(new URL(url))), MS, 'v2 connect');
     try {
-      const result = await session.callTool('trigger-sampling-request', {
-        prompt: 'What is 6 x 7?',
-        maxTokens: 50,
+      const elicited = await client.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+      assert.match(JSON.stringify(elicited.content), /Grace/);
+      const sampled = await client.callTool({
+        name: 'trigger-sampling-request',
+        arguments: { prompt: 'x', maxTokens: 5 },
       });
-      assert.equal(samplingRequests.length, 1);
-      assert.match(toolText(result), /Sampled through the bridge/);
+      assert.match(JSON.stringify(sampled.content), /forty-two/);
+      assert.deepEqual(asked, ['elicitation', 'sampling']);
     } finally {
-      await session.close();
+      await client.close();
     }
   });
 

@@ -1,0 +1,162 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
+import type { Result } from '../protocol/types.js';
+import type { ServerContext } from '../server/context.js';
+import { randomBytesPooled } from '../util/random-pool.js';
+
+/** What one round of a forwarded request ends with: the child's answer, or what the child asks of the client. */
+export type RoundOutcome = { readonly result: Result } | { readonly inputRequests: InputRequests };
+
+interface Ask {
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+  resolve(answer: Record<string, unknown>): void;
+  reject(err: Error): void;
+}
+
+/**
+ * One client request forwarded to a child, held across the rounds in which the child asks the client something
+ * (sampling, elicitation). Re-running a forwarded request would call the child twice, so the request to the child
+ * is made once, and each round hands the client what the child asked (`input_required`, with this exchange's id
+ * as the sealed state), then gives the child the client's answers from the retry. The child's request waits
+ * meanwhile; a retry that does not come within the bound releases it with an error.
+ */
+export class HeldExchange {
+  readonly id = randomBytesPooled(16).toString('base64url');
+  /** The round being served now: where progress goes. */
+  ctx: ServerContext;
+  private readonly controller = new AbortController();
+  private outcome: { result: Result } | { error: unknown } | undefined;
+  private readonly asks = new Map<string, Ask>();
+  /** Keys handed to the client and not answered yet. */
+  private readonly sent = new Set<string>();
+  private nextKey = 0;
+  private wake: (() => void) | undefined;
+
+  constructor(ctx: ServerContext, start: (exchange: HeldExchange, signal: AbortSignal) => Promise<Result>) {
+    this.ctx = ctx;
+    start(this, this.controller.signal).then(
+      (result) => this.settle({ result }),
+      (error) => this.settle({ error }),
+    );
+  }
+
+  /** Aborted when the exchange is given up: the request to the child is cancelled. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** The child asks the client something: resolves with the client's answer from a later round. */
+  ask(method: string, params: Record<string, unknown> | undefined): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      this.asks.set(`c${this.nextKey++}`, { method, params, resolve, reject });
+      this.wake?.();
+    });
+  }
+
+  /** A retry's answers, by the keys the last round handed out; a key left unanswered fails the child's request. */
+  answer(responses: InputResponses | undefined): void {
+    for (const key of this.sent) {
+      const ask = this.asks.get(key)!;
+      this.asks.delete(key);
+      const answer = responses?.[key];
+      if (answer === undefined) {
+        ask.reject(new McpError(ErrorCode.InvalidParams, `The client did not answer ${ask.method}`));
+      } else ask.resolve(answer as Record<string, unknown>);
+    }
+    this.sent.clear();
+  }
+
+  /**
+   * What ends this round: the child's result (or its error, thrown), or its asks not yet handed out, gathered
+   * over one turn so that asks made together go out in one round.
+   */
+  async next(): Promise<RoundOutcome> {
+    for (;;) {
+      if (this.outcome !== undefined) {
+        if ('error' in this.outcome) throw this.outcome.error;
+        return { result: this.outcome.result };
+      }
+      if (this.asks.size > this.sent.size) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const inputRequests: InputRequests = {};
+        for (const [key, ask] of this.asks) {
+          if (this.sent.has(key)) continue;
+          this.sent.add(key);
+          inputRequests[key] = { method: ask.method, params: ask.params } as InputRequests[string];
+        }
+        return { inputRequests };
+      }
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+      this.wake = undefined;
+    }
+  }
+
+  /** Fails one ask of the round being prepared (the client cannot answer it): the child hears `reason`. */
+  refuse(key: string, reason: string): void {
+    const ask = this.asks.get(key);
+    if (ask === undefined) return;
+    this.asks.delete(key);
+    this.sent.delete(key);
+    ask.reject(new McpError(ErrorCode.InternalError, reason));
+  }
+
+  /** Gives the exchange up: what the child still asks fails, and its request is cancelled. */
+  release(reason: string): void {
+    for (const ask of this.asks.values()) ask.reject(new McpError(ErrorCode.InternalError, reason));
+    this.asks.clear();
+    this.sent.clear();
+    this.controller.abort(new Error(reason));
+  }
+
+  private settle(outcome: { result: Result } | { error: unknown }): void {
+    this.outcome = outcome;
+    this.wake?.();
+  }
+}
+
+/**
+ * The exchanges waiting for a client's retry, by id, each released after `holdMs` without one; at most `max`
+ * (the oldest is released to make room).
+ */
+export class HeldExchanges {
+  private readonly held = new Map<string, { exchange: HeldExchange; timer: NodeJS.Timeout }>();
+
+  constructor(
+    private readonly holdMs: number,
+    private readonly max: number,
+  ) {}
+
+  /** Keeps `exchange` until its retry comes or `holdMs` passes. */
+  hold(exchange: HeldExchange): void {
+    if (this.held.size >= this.max) {
+      const [oldest] = this.held.keys();
+      this.take(oldest!)?.release(
+        'the bridge holds too many requests waiting for their clients: the oldest was released',
+      );
+    }
+    const timer = setTimeout(() => {
+      this.take(exchange.id)?.release(
+        `the client did not send the retry of this request within ${this.holdMs} ms: the request was released`,
+      );
+    }, this.holdMs);
+    timer.unref();
+    this.held.set(exchange.id, { exchange, timer });
+  }
+
+  /** The exchange a retry continues, no longer held (it is being served); undefined when it was released. */
+  take(id: string): HeldExchange | undefined {
+    const entry = this.held.get(id);
+    if (entry === undefined) return undefined;
+    clearTimeout(entry.timer);
+    this.held.delete(id);
+    return entry.exchange;
+  }
+
+  /** Releases every exchange held. */
+  releaseAll(reason: string): void {
+    for (const id of [...this.held.keys()]) this.take(id)?.release(reason);
+  }
+}
