@@ -38,9 +38,10 @@ CMD is any stdio MCP server (npx -y @modelcontextprotocol/server-everything stdi
 script…): serve starts it and serves it to every client, in both eras, with every option
 above. Clients' request ids, progress tokens and cancellations never reach each other; the
 child's list changes, resource updates and logs reach the clients; its sampling and
-elicitation requests go to the client whose request made them (input rounds for 2026 clients). A child that exits fails
-the requests it had (saying how it ended and its last stderr lines) and is started again, with
-a growing pause; meanwhile /mcp answers 503 with Retry-After. Its stderr goes to this stderr.
+elicitation requests go to the client whose request made them (input rounds for 2026
+clients). A child that exits fails the requests it had (saying how it ended and its last
+stderr lines) and is started again, with a growing pause; meanwhile /mcp answers 503 with
+Retry-After. Its stderr goes to this stderr.
 
 Options:
   --port N         Port to listen on (default 3000; 0 picks a free one)
@@ -79,6 +80,11 @@ Options:
                    (default 1). Several help a server that answers one request at a time; a
                    server that asks clients things (sampling, elicitation) is best kept at 1:
                    its request reaches a client only when one client request is in flight there
+  --isolate        With CMD: give each 2025 session a process of its own, ended with the
+                   session (DELETE or idle timeout), so that clients share none of its state
+                   and its requests to clients always know their client; 2026 requests, which
+                   have no session, go to the shared processes. Choose it for servers that keep
+                   state per client or ask clients things; the shared pool for stateless tools
   --env NAME=VALUE With CMD: set a variable for it (repeatable); it inherits only PATH, HOME,
                    the locale and a few more from this process
   --cwd DIR        With CMD: the folder to start it in

@@ -132,6 +132,7 @@ async function main(argv: string[]): Promise<number> {
         children: { type: 'string' },
         env: { type: 'string', multiple: true, default: [] },
         cwd: { type: 'string' },
+        isolate: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -146,7 +147,12 @@ async function main(argv: string[]): Promise<number> {
         `serve takes one module (mcpwire serve ./server.js) or a command after -- (mcpwire serve -- CMD ARGS…), not ${positionals.join(' ')}`,
       );
     }
-    const child = parseChild(command, values.children, values.env, values.cwd);
+    const child = parseChild(command, {
+      children: values.children,
+      env: values.env,
+      cwd: values.cwd,
+      isolate: values.isolate,
+    });
     if (child !== undefined && values.watch) {
       throw new UsageError(
         '--watch reloads a module of yours; a command after -- is started again when it exits',

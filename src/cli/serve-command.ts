@@ -5,6 +5,8 @@ import { UsageError } from './usage-error.js';
 export interface ServeChild {
   readonly command: StdioClientOptions;
   readonly children: number;
+  /** Each 2025 session gets a process of its own, ended with the session. */
+  readonly isolate: boolean;
 }
 
 /** At most this many children per process: each is a process of its own. */
@@ -26,17 +28,21 @@ export function splitCommand(
   return { modules: positionals.slice(0, before), command: positionals.slice(before) };
 }
 
-/** The child of `serve -- CMD`, from the command and `--children`, `--env K=V`, `--cwd`; UsageError when wrong. */
+/** The child of `serve -- CMD`, from the command and `--children`, `--env K=V`, `--cwd`, `--isolate`; UsageError when wrong. */
 export function parseChild(
   command: string[] | undefined,
-  children: string | undefined,
-  env: readonly string[],
-  cwd: string | undefined,
+  flags: { children?: string; env: readonly string[]; cwd?: string; isolate: boolean },
 ): ServeChild | undefined {
+  const { children, env, cwd, isolate } = flags;
   if (command === undefined) {
-    const stray =
-      children !== undefined ? '--children' : env.length > 0 ? '--env' : cwd !== undefined ? '--cwd' : '';
-    if (stray !== '')
+    const given = {
+      '--children': children !== undefined,
+      '--env': env.length > 0,
+      '--cwd': cwd !== undefined,
+      '--isolate': isolate,
+    };
+    const stray = Object.entries(given).find(([, set]) => set)?.[0];
+    if (stray !== undefined)
       throw new UsageError(`${stray} is for the command after --: mcpwire serve ${stray} … -- CMD ARGS…`);
     return undefined;
   }
@@ -59,5 +65,6 @@ export function parseChild(
   return {
     command: { command: program, args, env: variables, cwd },
     children: n,
+    isolate,
   };
 }

@@ -177,6 +177,7 @@ async function bridged(child: ServeChild, deployment: ServeDeployment): Promise<
   const bridge = await bridgeServer({
     command: child.command,
     children: child.children,
+    isolate: child.isolate,
     serverOptions,
     stderr: (line) => log(`[${command}] ${line}`),
     report: log,

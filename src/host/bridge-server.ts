@@ -1,4 +1,4 @@
-import type { ClientSession } from '../client/client-session.js';
+import type { ClientContext, ClientSession } from '../client/client-session.js';
 import type { StdioClientOptions } from '../client/stdio/stdio-client-connection.js';
 import {
   type CreateMessageResult,
@@ -9,11 +9,13 @@ import {
 import type { ServerContext } from '../server/context.js';
 import { type MethodHandler, REGISTRY_METHODS } from '../server/methods.js';
 import { Server } from '../server/server.js';
-import { ListKind } from '../server/server-events.js';
 import type { ServerOptions } from '../server/server-options.js';
-import { ChildPool } from './child-pool.js';
+import { everyClient, relayEvents, subscribeIn } from './child-events.js';
+import { ChildPool, type InFlight } from './child-pool.js';
 import { forward, relayToClient } from './forward.js';
 import { HeldExchanges } from './held-exchange.js';
+import { IsolatedChildren } from './isolated-children.js';
+import type { ChildSettings } from './stdio-child.js';
 
 /** Which capability each method the bridge forwards needs of the child. */
 const NEEDS: Readonly<Record<string, keyof ServerCapabilities>> = {
@@ -44,6 +46,12 @@ export interface BridgeOptions {
   requestTimeoutMs?: number;
   /** How long a request whose child asked the client something waits for the client's retry. Default 5 min. */
   holdMs?: number;
+  /**
+   * Give each 2025 session a child of its own, ended with the session, at most `maxIsolated` at once (default
+   * 100); 2026 requests, which have no session, go to the shared children.
+   */
+  isolate?: boolean;
+  maxIsolated?: number;
 }
 
 /** A stdio server served as a `Server`, ready for any transport; `close` ends its children. */
@@ -68,49 +76,19 @@ function bridged(child: ServerCapabilities): ServerCapabilities {
  * messages go to every client at that client's level; `resources/subscribe` subscribes in the child once per URI.
  * Its sampling and elicitation requests go to the client whose request made them (see `relayToClient`): as
  * server-to-client requests on a 2025 session, as `input_required` rounds of a 2026 request (see `forward`).
+ * With `isolate`, each 2025 session has a child of its own (see IsolatedChildren).
  * Rejects when the child cannot be started or does not answer its handshake.
  */
 export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   const requestTimeoutMs = options.requestTimeoutMs ?? 60 * 60 * 1000;
-  let server: Server | undefined;
-  const subscribed = new Set<string>();
   const exchanges = new HeldExchanges(options.holdMs ?? 5 * 60 * 1000, 1000);
-  const pool: ChildPool = new ChildPool(
-    {
-      command: options.command,
-      client: {
-        info: { name: 'mcpwire-bridge', version: '1' },
-        options: {
-          requestTimeoutMs,
-          sampling: (params, ctx) =>
-            relayToClient(pool.inFlightOf(ctx.session), Method.SamplingCreateMessage, {
-              ...params,
-            }) as Promise<CreateMessageResult>,
-          elicitation: {
-            form: (params, ctx) =>
-              relayToClient(pool.inFlightOf(ctx.session), Method.ElicitationCreate, {
-                ...params,
-              }) as Promise<ElicitResult>,
-            url: (params, ctx) =>
-              relayToClient(pool.inFlightOf(ctx.session), Method.ElicitationCreate, {
-                ...params,
-              }) as Promise<ElicitResult>,
-          },
-          onerror: (err) => options.report(err.message),
-        },
-      },
-      handshakeTimeoutMs: options.handshakeTimeoutMs ?? 30_000,
-      backoffMs: 250,
-      maxBackoffMs: 10_000,
-      crashLoopExits: 5,
-      stderr: options.stderr,
-      report: options.report,
-    },
-    options.children ?? 1,
-    (session) => {
-      if (server !== undefined) relayEvents(session, server, subscribed, options.report);
-    },
-  );
+  const inFlight: InFlight = new Map();
+  const settings = childSettings(options, inFlight, requestTimeoutMs);
+  const subscribed = new Set<string>();
+  let server: Server | undefined;
+  const pool = new ChildPool(settings, options.children ?? 1, inFlight, (child) => {
+    if (server !== undefined) relayEvents(child, everyClient(server), subscribed, options.report);
+  });
   let first: ClientSession;
   try {
     first = await pool.start();
@@ -126,79 +104,70 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
     capabilities,
   });
   const made = server;
+  const isolated = options.isolate
+    ? new IsolatedChildren(settings, options.maxIsolated ?? 100, inFlight)
+    : undefined;
+  const poolFor = (ctx: ServerContext): ChildPool | Promise<ChildPool> =>
+    isolated === undefined || ctx.session === undefined ? pool : isolated.poolOf(ctx.session);
   const shared: Record<string, MethodHandler> = {};
   for (const method of REGISTRY_METHODS) {
     if (capabilities[NEEDS[method]!] === undefined) continue;
     shared[method] = (_server, params, ctx) =>
-      forward(pool, exchanges, method, params, ctx, requestTimeoutMs);
+      forward(poolFor(ctx), exchanges, method, params, ctx, requestTimeoutMs);
   }
   const legacy: Record<string, MethodHandler> = {};
   const ownSubscribe = made.legacyMethods[Method.ResourcesSubscribe];
   if (ownSubscribe !== undefined && capabilities.resources?.subscribe === true) {
     // The session keeps what it subscribed to (its updates reach it alone); the child is subscribed once per URI.
-    legacy[Method.ResourcesSubscribe] = (s, params, ctx: ServerContext) => {
+    legacy[Method.ResourcesSubscribe] = async (s, params, ctx: ServerContext) => {
       const uri = (params as { uri: string }).uri;
-      if (!subscribed.has(uri)) {
-        subscribed.add(uri);
-        subscribeEverywhere(pool, uri, options.report);
+      const owner = await poolFor(ctx);
+      if (owner !== pool || !subscribed.has(uri)) {
+        if (owner === pool) subscribed.add(uri);
+        for (const child of owner.sessions()) subscribeIn(child, uri, options.report);
       }
       return ownSubscribe(s, params, ctx);
     };
   }
   made.answerWith(shared, legacy);
-  for (const session of pool.sessions()) relayEvents(session, made, subscribed, options.report);
+  for (const child of pool.sessions()) relayEvents(child, everyClient(made), subscribed, options.report);
   return {
     server: made,
     retryAfterMs: () => pool.retryAfterMs(),
-    close: () => {
+    close: async () => {
       exchanges.releaseAll('the bridge is closing');
-      return pool.close();
+      await Promise.all([pool.close(), isolated?.close()]);
     },
   };
 }
 
-/** A child's notifications as the server's own events; its log level set so that every message comes. */
-function relayEvents(
-  session: ClientSession,
-  server: Server,
-  subscribed: ReadonlySet<string>,
-  report: (message: string) => void,
-): void {
-  const changed = (kinds: number) => () => server.events.publish({ type: 'lists_changed', kinds });
-  session.on('toolsChanged', changed(ListKind.Tools));
-  session.on('resourcesChanged', changed(ListKind.Resources));
-  session.on('promptsChanged', changed(ListKind.Prompts));
-  session.on('resourceUpdated', (params) => server.resourceUpdated(params.uri));
-  session.on('log', (params) => {
-    server.log(params.level, params.data, params.logger);
-  });
-  const caps = session.serverCapabilities;
-  const failed = (what: string) => (err: unknown) =>
-    report(`${what} in the child server failed: ${(err as Error)?.message ?? String(err)}`);
-  if (caps.logging !== undefined) session.setLoggingLevel('debug').catch(failed('logging/setLevel'));
-  if (session.era === 'modern') {
-    // A 2026 server tells of changes only on a listen stream.
-    session
-      .listen({
-        toolsListChanged: caps.tools !== undefined,
-        resourcesListChanged: caps.resources !== undefined,
-        promptsListChanged: caps.prompts !== undefined,
-        resourceSubscriptions: subscribed.size > 0 ? [...subscribed] : undefined,
-      })
-      .catch(failed('subscriptions/listen'));
-  } else {
-    // A restarted child forgot what it was subscribed to.
-    for (const uri of subscribed) session.subscribeResource(uri).catch(failed(`resources/subscribe ${uri}`));
-  }
-}
-
-function subscribeEverywhere(pool: ChildPool, uri: string, report: (message: string) => void): void {
-  for (const session of pool.sessions()) {
-    if (session.era !== 'legacy') continue;
-    session
-      .subscribeResource(uri)
-      .catch((err) =>
-        report(`resources/subscribe ${uri} in the child server failed: ${(err as Error).message}`),
-      );
-  }
+/** How every child of the bridge is started and watched, and how its requests to a client are relayed. */
+function childSettings(options: BridgeOptions, inFlight: InFlight, requestTimeoutMs: number): ChildSettings {
+  const relay = (method: string) => (params: object, ctx: ClientContext) =>
+    relayToClient(inFlight.get(ctx.session), method, { ...params });
+  const elicit = relay(Method.ElicitationCreate) as (
+    params: object,
+    ctx: ClientContext,
+  ) => Promise<ElicitResult>;
+  return {
+    command: options.command,
+    client: {
+      info: { name: 'mcpwire-bridge', version: '1' },
+      options: {
+        requestTimeoutMs,
+        sampling: relay(Method.SamplingCreateMessage) as (
+          params: object,
+          ctx: ClientContext,
+        ) => Promise<CreateMessageResult>,
+        elicitation: { form: elicit, url: elicit },
+        onerror: (err) => options.report(err.message),
+      },
+    },
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 30_000,
+    backoffMs: 250,
+    maxBackoffMs: 10_000,
+    crashLoopExits: 5,
+    stderr: options.stderr,
+    report: options.report,
+  };
 }

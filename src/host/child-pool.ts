@@ -3,10 +3,16 @@ import type { HeldExchange } from './held-exchange.js';
 import { type ChildEvents, type ChildSettings, StdioChild } from './stdio-child.js';
 
 /** A child's session while it is up, and the forwarded requests it is serving. */
-interface Live {
-  readonly child: StdioChild;
+export interface LiveChild {
+  readonly session: ClientSession;
   readonly inFlight: Set<HeldExchange>;
 }
+
+/**
+ * The forwarded requests each child of a bridge is serving, by the child's session, over all its pools: where a
+ * child's own request (sampling, elicitation) finds the client request it belongs to.
+ */
+export type InFlight = Map<ClientSession, Set<HeldExchange>>;
 
 /**
  * The children every client of a bridge shares: `size` processes of one command, each with its own session. A
@@ -17,20 +23,18 @@ interface Live {
  */
 export class ChildPool {
   private readonly children: StdioChild[] = [];
-  private readonly live = new Map<ClientSession, Live>();
+  private readonly live = new Map<ClientSession, LiveChild>();
 
   constructor(
     settings: ChildSettings,
     size: number,
+    /** Where the pool records what its children serve, shared with the bridge's other pools. */
+    private readonly inFlight: InFlight,
     /** A child's session is up (again): what the bridge does with each new one (events, log level). */
     private readonly up: (session: ClientSession) => void,
   ) {
     for (let i = 0; i < size; i++) {
-      const child: StdioChild = new StdioChild(
-        settings,
-        this.eventsOf(() => child),
-      );
-      this.children.push(child);
+      this.children.push(new StdioChild(settings, this.events()));
     }
   }
 
@@ -40,11 +44,11 @@ export class ChildPool {
     return sessions[0]!;
   }
 
-  /** The session of the least busy child that is up, and the set its forwarded requests go in; undefined if none is. */
-  pick(): (Live & { session: ClientSession }) | undefined {
-    let best: (Live & { session: ClientSession }) | undefined;
-    for (const [session, live] of this.live) {
-      if (best === undefined || live.inFlight.size < best.inFlight.size) best = { ...live, session };
+  /** The least busy child that is up; undefined if none is. */
+  pick(): LiveChild | undefined {
+    let best: LiveChild | undefined;
+    for (const live of this.live.values()) {
+      if (best === undefined || live.inFlight.size < best.inFlight.size) best = live;
     }
     return best;
   }
@@ -52,11 +56,6 @@ export class ChildPool {
   /** The sessions of the children that are up. */
   sessions(): IterableIterator<ClientSession> {
     return this.live.keys();
-  }
-
-  /** The forwarded requests the child behind `session` is serving now. */
-  inFlightOf(session: ClientSession): ReadonlySet<HeldExchange> | undefined {
-    return this.live.get(session)?.inFlight;
   }
 
   /** Undefined while a child is up; else how long until one is started again (for Retry-After). */
@@ -67,20 +66,26 @@ export class ChildPool {
 
   /** Ends every child. */
   async close(): Promise<void> {
+    for (const session of this.live.keys()) this.inFlight.delete(session);
     this.live.clear();
     await Promise.all(this.children.map((child) => child.close()));
   }
 
-  private eventsOf(child: () => StdioChild): ChildEvents {
+  /** What one child tells its pool of its life. */
+  private events(): ChildEvents {
     let current: ClientSession | undefined;
     return {
       up: (session) => {
         current = session;
-        this.live.set(session, { child: child(), inFlight: new Set() });
+        const live: LiveChild = { session, inFlight: new Set() };
+        this.live.set(session, live);
+        this.inFlight.set(session, live.inFlight);
         this.up(session);
       },
       down: () => {
-        if (current !== undefined) this.live.delete(current);
+        if (current === undefined) return;
+        this.live.delete(current);
+        this.inFlight.delete(current);
         current = undefined;
       },
     };

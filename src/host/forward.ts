@@ -40,7 +40,7 @@ export function childParams(params: Params): Params {
  * request with an error naming how it ended and its last stderr lines.
  */
 export async function forward(
-  pool: ChildPool,
+  pool: ChildPool | Promise<ChildPool>,
   exchanges: HeldExchanges,
   method: string,
   params: Params,
@@ -50,7 +50,7 @@ export async function forward(
   const exchange =
     typeof ctx.requestState === 'string'
       ? resumed(exchanges, method, ctx)
-      : begun(pool, method, params, ctx, timeoutMs);
+      : begun(await pool, method, params, ctx, timeoutMs);
   const onabort = () => exchange.release(`the client cancelled ${method}`);
   ctx.signal.addEventListener('abort', onabort, { once: true });
   try {

@@ -1,0 +1,84 @@
+import type { ClientSession } from '../client/client-session.js';
+import { type LoggingLevel, Method } from '../protocol/types.js';
+import type { ServerSession } from '../server/legacy/server-session.js';
+import type { Server } from '../server/server.js';
+import { ListKind } from '../server/server-events.js';
+
+/** Who hears what a child tells: every client of the server, or the one 2025 session an isolated child serves. */
+export interface Audience {
+  listsChanged(kinds: number): void;
+  resourceUpdated(uri: string): void;
+  log(level: LoggingLevel, data: unknown, logger: string | undefined): void;
+}
+
+/** Every client: the server's events (2025 sessions and 2026 listen streams) and its log. */
+export function everyClient(server: Server): Audience {
+  return {
+    listsChanged: (kinds) => server.events.publish({ type: 'lists_changed', kinds }),
+    resourceUpdated: (uri) => server.resourceUpdated(uri),
+    log: (level, data, logger) => {
+      server.log(level, data, logger);
+    },
+  };
+}
+
+/** One 2025 session, the only client of its isolated child. */
+export function oneSession(session: ServerSession): Audience {
+  return {
+    listsChanged: (kinds) => {
+      if (kinds & ListKind.Tools) session.notifySafely(Method.ToolListChanged);
+      if (kinds & ListKind.Resources) session.notifySafely(Method.ResourceListChanged);
+      if (kinds & ListKind.Prompts) session.notifySafely(Method.PromptListChanged);
+    },
+    resourceUpdated: (uri) => {
+      if (session.subscriptions?.has(uri)) session.notifySafely(Method.ResourceUpdated, { uri });
+    },
+    log: (level, data, logger) => {
+      session.log(level, data, logger);
+    },
+  };
+}
+
+/**
+ * Takes what the child behind `session` tells (list changes, resource updates, log messages) to `audience`; asks
+ * the child for every log level (each client's own level filters), and for the changes: a 2026 child on a listen
+ * stream, a 2025 child by subscribing again to `subscribed` (a restarted child forgot them).
+ */
+export function relayEvents(
+  session: ClientSession,
+  audience: Audience,
+  subscribed: ReadonlySet<string>,
+  report: (message: string) => void,
+): void {
+  session.on('toolsChanged', () => audience.listsChanged(ListKind.Tools));
+  session.on('resourcesChanged', () => audience.listsChanged(ListKind.Resources));
+  session.on('promptsChanged', () => audience.listsChanged(ListKind.Prompts));
+  session.on('resourceUpdated', (params) => audience.resourceUpdated(params.uri));
+  session.on('log', (params) => audience.log(params.level, params.data, params.logger));
+  const caps = session.serverCapabilities;
+  const failed = (what: string) => (err: unknown) =>
+    report(`${what} in the child server failed: ${(err as Error)?.message ?? String(err)}`);
+  if (caps.logging !== undefined) session.setLoggingLevel('debug').catch(failed('logging/setLevel'));
+  if (session.era === 'modern') {
+    session
+      .listen({
+        toolsListChanged: caps.tools !== undefined,
+        resourcesListChanged: caps.resources !== undefined,
+        promptsListChanged: caps.prompts !== undefined,
+        resourceSubscriptions: subscribed.size > 0 ? [...subscribed] : undefined,
+      })
+      .catch(failed('subscriptions/listen'));
+  } else {
+    for (const uri of subscribed) subscribeIn(session, uri, report);
+  }
+}
+
+/** `resources/subscribe` in a 2025 child (a 2026 child hears of updates on its listen stream). */
+export function subscribeIn(session: ClientSession, uri: string, report: (message: string) => void): void {
+  if (session.era !== 'legacy') return;
+  session
+    .subscribeResource(uri)
+    .catch((err) =>
+      report(`resources/subscribe ${uri} in the child server failed: ${(err as Error).message}`),
+    );
+}
