@@ -128,6 +128,14 @@ const steps = [
         /^\| modern \(2026-07-28/m,
       ),
   ],
+  [
+    'bridges.mjs: mcpwire serve -- CMD beside mcp-proxy and supergateway',
+    () =>
+      check(
+        tool('bridges.mjs', '--reps 1 --duration 1 --warmup 0 --sessions 4'),
+        /^\| supergateway \| 1\/1 /m,
+      ),
+  ],
   ['a profiled bench server, profile-summary.mjs, alloc-sampler.mjs', profiled],
   [
     'heap-per-session.mjs',

@@ -194,15 +194,16 @@ async function serveOnStdio(options: ServeOptions): Promise<number> {
     ...serverOptions,
   });
   const service = serveStdio(server, { onerror });
-  log(`serving ${label} on stdio`);
+  log(`serving ${options.module ?? (bridge === undefined ? 'the demo server' : label)} on stdio`);
   return new Promise((resolve) => {
+    // Its end is the client's: the children of a bridge go with it.
+    service.ended.then(() => (bridge?.close() ?? Promise.resolve()).finally(() => resolve(0)));
     const stop = () => {
       service
         .close()
         .then(() => Promise.all([server.close(), bridge?.close()]))
         .finally(() => resolve(0));
     };
-    service.ended.then(stop);
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });

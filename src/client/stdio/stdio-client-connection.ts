@@ -99,7 +99,8 @@ class StdioClient implements StdioClientConnection {
     });
     this.child = child;
     // The child's exit explains a broken pipe better than EPIPE does: stdin errors only fail writes.
-    this.writer = new LineWriter(child.stdin!, () => {});
+    // The child's stdin is ours alone: the requests of one turn go to it in one write.
+    this.writer = new LineWriter(child.stdin!, () => {}, true);
     child.stdout!.on('error', () => {});
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', this.onStderr);

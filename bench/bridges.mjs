@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+// The bridges side by side (issue 23): one stdio server (baselines/stdio-child.mjs, the official SDK v1 over stdio)
+// served over Streamable HTTP by `mcpwire serve -- CMD`, by mcp-proxy 6.7.19 and by supergateway 4.0.0 --stateful,
+// under the same closed loop of tools/call (bench.mjs calls, 32 sessions), with compare.mjs: a fresh bridge per
+// run, the bridge pinned to one core and the load generator to the other, order alternating. CPU per call is the
+// bridge process's alone (its children are the same program for all three, and supergateway starts one per
+// session); calls/s is what the whole chain answers.
+//   node bench/bridges.mjs [--reps 3] [--duration 10] [--md FILE]      (after npm run build and npm ci --prefix bench/baselines)
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const { values: a } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    sessions: { type: 'string', default: '32' },
+    md: { type: 'string' },
+  },
+});
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+const q = (p) => `'${p}'`;
+const node = q(process.execPath);
+const child = `${node} ${q(here('baselines/stdio-child.mjs'))}`;
+const baselines = here('baselines/node_modules');
+const needed = [here('../dist/cli/main.js'), `${baselines}/mcp-proxy`, `${baselines}/supergateway`];
+const missing = needed.filter((p) => !existsSync(p));
+if (missing.length > 0) {
+  console.error(`missing: ${missing.join(', ')} — run npm run build and npm ci --prefix bench/baselines`);
+  process.exit(1);
+}
+const servers = [
+  `mcpwire=${node} ${q(here('../dist/cli/main.js'))} serve --port {port} --no-legacy-sse -- ${child}`,
+  `mcp-proxy=${node} ${q(`${baselines}/mcp-proxy/dist/bin/mcp-proxy.mjs`)} --port {port} --host 127.0.0.1 --server stream -- ${child}`,
+  `supergateway=${node} ${q(`${baselines}/supergateway/dist/index.js`)} --stdio ${q(child.replaceAll("'", ''))} --outputTransport streamableHttp --stateful --port {port} --logLevel none`,
+];
+const args = [
+  here('compare.mjs'),
+  '--scenario',
+  'calls',
+  '--reps',
+  a.reps,
+  '--baseline',
+  'mcpwire',
+  ...servers.flatMap((s) => ['--server', s]),
+  ...(a.md ? ['--md', a.md] : []),
+  '--',
+  '--duration',
+  a.duration,
+  '--warmup',
+  a.warmup,
+  '--sessions',
+  a.sessions,
+];
+const run = spawnSync(process.execPath, args, { stdio: 'inherit' });
+process.exit(run.status ?? 1);
