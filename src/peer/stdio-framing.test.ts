@@ -137,23 +137,6 @@ describe('LineWriter', () => {
     assert.equal(sink.writes(), 1);
   });
 
-  test('batched: the lines of one turn leave in one writev, in order; the next turn writes again', async () => {
-    const chunks: string[][] = [];
-    const stream = new Writable({
-      writev(parts, done) {
-        chunks.push(parts.map((p) => String(p.chunk)));
-        done();
-      },
-    });
-    const writer = new LineWriter(stream, () => {}, true);
-    await Promise.all([writer.write(note(1)), writer.write(note(2)), writer.write(note(3))]);
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(chunks, [[line(note(1)), line(note(2)), line(note(3))]]);
-    await writer.write(note(4));
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.deepEqual(chunks.slice(1), [[line(note(4))]]);
-  });
-
   test('under backpressure, waits for drain and keeps the order', async () => {
     const sink = slowSink();
     const writer = new LineWriter(sink.stream, () => {});

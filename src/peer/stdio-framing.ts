@@ -122,10 +122,7 @@ interface Queued {
 
 /**
  * Writes JSON-RPC messages as lines: each serialized once and written with one `write`, in call
- * order. With `batched`, the lines written in one turn of the event loop leave together (the stream
- * is corked until the turn ends): one system call for many requests instead of one each, for a pipe
- * this process owns (a child's stdin); not for stdout, which a process may exit with before the turn
- * ends. While the stream's buffer is
+ * order. While the stream's buffer is
  * full (`write` returned false) further lines wait in order for 'drain' instead of piling into the
  * stream. `write` resolves when the line has been handed to the stream, and rejects once the writer
  * has failed.
@@ -136,13 +133,11 @@ export class LineWriter {
   private blocked = false;
   private closing?: 'end' | 'detach';
   private failure?: Error;
-  private corked = false;
 
   /** `onError` hears the stream's errors; the writer fails its waiting lines with them. */
   constructor(
     private readonly stream: Writable,
     private readonly onError: (err: Error) => void,
-    private readonly batched = false,
   ) {
     stream.on('drain', this.flush);
     stream.on('error', this.handleError);
@@ -157,11 +152,6 @@ export class LineWriter {
       return Promise.reject(err);
     }
     if (!this.blocked && this.head === this.queue.length) {
-      if (this.batched && !this.corked) {
-        this.corked = true;
-        this.stream.cork();
-        process.nextTick(this.uncork);
-      }
       if (!this.stream.write(line)) this.blocked = true;
       return RESOLVED;
     }
@@ -187,11 +177,6 @@ export class LineWriter {
     this.stream.off('drain', this.flush);
     for (const entry of waiting) entry.reject(err);
   }
-
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.stream.uncork();
-  };
 
   private readonly flush = (): void => {
     this.blocked = false;

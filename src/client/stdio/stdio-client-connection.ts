@@ -99,8 +99,7 @@ class StdioClient implements StdioClientConnection {
     });
     this.child = child;
     // The child's exit explains a broken pipe better than EPIPE does: stdin errors only fail writes.
-    // The child's stdin is ours alone: the requests of one turn go to it in one write.
-    this.writer = new LineWriter(child.stdin!, () => {}, true);
+    this.writer = new LineWriter(child.stdin!, () => {});
     child.stdout!.on('error', () => {});
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', this.onStderr);
