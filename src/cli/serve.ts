@@ -175,7 +175,7 @@ async function bridged(child: ServeChild, deployment: ServeDeployment): Promise<
   // Tasks are the child's own business: the bridge relays no task store.
   const { taskStore: _taskStore, ...serverOptions } = deployment;
   const bridge = await bridgeServer({
-    command: child.command,
+    upstream: { command: child.command },
     children: child.children,
     isolate: child.isolate,
     serverOptions,

@@ -1,4 +1,6 @@
 import type { ClientContext, ClientSession } from '../client/client-session.js';
+import { connectStdio } from '../client/negotiation/connect-stdio.js';
+import { connectUrl } from '../client/negotiation/connect-url.js';
 import type { StdioClientOptions } from '../client/stdio/stdio-client-connection.js';
 import {
   type CreateMessageResult,
@@ -15,7 +17,7 @@ import { ChildPool, type InFlight } from './child-pool.js';
 import { forward, relayToClient } from './forward.js';
 import { HeldExchanges } from './held-exchange.js';
 import { IsolatedChildren } from './isolated-children.js';
-import type { ChildSettings } from './stdio-child.js';
+import type { ChildSettings } from './upstream.js';
 
 /** Which capability each method the bridge forwards needs of the child. */
 const NEEDS: Readonly<Record<string, keyof ServerCapabilities>> = {
@@ -29,16 +31,25 @@ const NEEDS: Readonly<Record<string, keyof ServerCapabilities>> = {
   [Method.CompletionComplete]: 'completions',
 };
 
-/** What `mcpwire serve -- CMD` is told. */
+/** A remote server a bridge serves over stdio (`mcpwire connect URL`), as `connectUrl` reaches it. */
+export interface RemoteServer {
+  url: string;
+  transport?: 'auto' | 'http' | 'sse';
+  headers?: Record<string, string>;
+  /** The fetch its requests go through (an OAuthClient's, to sign them). */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** What a bridge serves (`mcpwire serve -- CMD`, `mcpwire connect URL`), and how. */
 export interface BridgeOptions {
-  /** The stdio server to run: command, arguments, environment, folder. */
-  command: StdioClientOptions;
+  /** The server behind the bridge: a stdio server to run (command, arguments, environment, folder), or a remote one. */
+  upstream: { command: StdioClientOptions } | { remote: RemoteServer };
   /** How many processes of it serve the clients (each request goes to the least busy). Default 1. */
   children?: number;
   /** Options of the Server that faces the clients (logger, onerror, requestState keys: what `serve` gives). */
   serverOptions?: ServerOptions;
-  /** Each line the child writes to stderr, and what the operator should hear of its life. */
-  stderr(line: string): void;
+  /** Each line a stdio child writes to stderr; and what the operator should hear of the upstream's life. */
+  stderr?(line: string): void;
   report(message: string): void;
   /** How long a child may take to answer its handshake. Default 30 s. */
   handshakeTimeoutMs?: number;
@@ -69,7 +80,8 @@ function bridged(child: ServerCapabilities): ServerCapabilities {
 }
 
 /**
- * Starts the stdio server `options.command` (as many as `children`) and makes the `Server` that serves it to any
+ * Reaches the server behind the bridge: runs the stdio server `upstream.command` (as many as `children`), or connects
+ * to `upstream.remote`, and makes the `Server` that serves it to any
  * number of clients, in both eras, on any transport: the child's identity, instructions and capabilities are
  * announced as the server's (from its first handshake); tools, resources, templates, prompts and completion are
  * forwarded to it (see `forward`); its list changes and resource updates become the server's events, its log
@@ -141,7 +153,7 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   };
 }
 
-/** How every child of the bridge is started and watched, and how its requests to a client are relayed. */
+/** How every upstream of the bridge is reached and watched, and how its requests to a client are relayed. */
 function childSettings(options: BridgeOptions, inFlight: InFlight, requestTimeoutMs: number): ChildSettings {
   const relay = (method: string) => (params: object, ctx: ClientContext) =>
     relayToClient(inFlight.get(ctx.session), method, { ...params });
@@ -150,7 +162,7 @@ function childSettings(options: BridgeOptions, inFlight: InFlight, requestTimeou
     ctx: ClientContext,
   ) => Promise<ElicitResult>;
   return {
-    command: options.command,
+    ...reach(options),
     client: {
       info: { name: 'mcpwire-bridge', version: '1' },
       options: {
@@ -167,7 +179,38 @@ function childSettings(options: BridgeOptions, inFlight: InFlight, requestTimeou
     backoffMs: 250,
     maxBackoffMs: 10_000,
     crashLoopExits: 5,
-    stderr: options.stderr,
     report: options.report,
+  };
+}
+
+/** What the upstream is called, and how a session with it is opened. */
+function reach(options: BridgeOptions): Pick<ChildSettings, 'label' | 'connect'> {
+  const { upstream } = options;
+  if ('remote' in upstream) {
+    const { url, transport, headers, fetch } = upstream.remote;
+    return {
+      label: url,
+      connect: (client, signal) => connectUrl(client, url, { transport, headers, fetch, signal }),
+    };
+  }
+  const { command } = upstream;
+  const onStderr = stderrLines(options.stderr ?? (() => {}));
+  return {
+    label: command.command,
+    connect: (client, signal) => connectStdio(client, { ...command, stderr: 'pipe', onStderr }, { signal }),
+  };
+}
+
+/** A child's stderr, a line at a time (a line split over chunks is joined; an unfinished one waits, up to 4 KiB). */
+function stderrLines(line: (text: string) => void): (chunk: string) => void {
+  let partial = '';
+  return (chunk) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    if (partial.length > 4096) {
+      lines.push(partial);
+      partial = '';
+    }
+    for (const text of lines) if (text !== '') line(text.replace(/\r$/, ''));
   };
 }

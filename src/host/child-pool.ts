@@ -1,6 +1,6 @@
 import type { ClientSession } from '../client/client-session.js';
 import type { HeldExchange } from './held-exchange.js';
-import { type ChildEvents, type ChildSettings, StdioChild } from './stdio-child.js';
+import { type ChildEvents, type ChildSettings, Upstream } from './upstream.js';
 
 /** A child's session while it is up, and the forwarded requests it is serving. */
 export interface LiveChild {
@@ -22,7 +22,7 @@ export type InFlight = Map<ClientSession, Set<HeldExchange>>;
  * (sampling, elicitation) can be taken to the client whose request made it.
  */
 export class ChildPool {
-  private readonly children: StdioChild[] = [];
+  private readonly children: Upstream[] = [];
   private readonly live = new Map<ClientSession, LiveChild>();
 
   constructor(
@@ -34,7 +34,7 @@ export class ChildPool {
     private readonly up: (session: ClientSession) => void,
   ) {
     for (let i = 0; i < size; i++) {
-      this.children.push(new StdioChild(settings, this.events()));
+      this.children.push(new Upstream(settings, this.events()));
     }
   }
 

@@ -2,7 +2,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import { oneSession, relayEvents } from './child-events.js';
 import { ChildPool, type InFlight } from './child-pool.js';
-import type { ChildSettings } from './stdio-child.js';
+import type { ChildSettings } from './upstream.js';
 
 /**
  * One child per 2025 session (`--isolate`): started at the session's first forwarded request, ended with the

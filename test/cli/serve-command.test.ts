@@ -48,7 +48,7 @@ test('a child that exits: its stderr in the log, the call failed saying how, the
   assert.notEqual(crashed.code, 0);
   assert.match(crashed.stderr, /code 3/);
   assert.match(run.stderr(), /about to crash on purpose/);
-  assert.match(run.stderr(), /the child server is down: [\s\S]*starting it again in \d+ ms/);
+  assert.match(run.stderr(), /the server behind the bridge is down: [\s\S]*reaching it again in \d+ ms/);
   let again: { code: number | null; stdout: string; stderr: string } | undefined;
   for (let attempt = 0; attempt < 50; attempt++) {
     again = await call('call', 'pid', '--era', 'legacy');

@@ -40,7 +40,7 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
   before(async () => {
     bridge = await within(
       bridgeServer({
-        command: childCommand(),
+        upstream: { command: childCommand() },
         holdMs: 500,
         stderr: (line) => stderr.push(line),
         report: (message) => reports.push(message),
@@ -75,7 +75,7 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
       return true;
     });
     assert.ok(
-      reports.some((r) => /the child server is down/.test(r)),
+      reports.some((r) => /the server behind the bridge is down/.test(r)),
       reports.join('\n'),
     );
     await until(() => bridge.retryAfterMs() === undefined, MS, 'the child started again');
@@ -132,7 +132,7 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
   test('a child that never answers its handshake: a timeout error naming the bound', async () => {
     await assert.rejects(
       bridgeServer({
-        command: childCommand('--hang'),
+        upstream: { command: childCommand('--hang') },
         handshakeTimeoutMs: 500,
         stderr: () => {},
         report: () => {},
@@ -151,7 +151,7 @@ describe('bridge ↔ a 2025-only child that asks its client things', () => {
   before(async () => {
     bridge = await within(
       bridgeServer({
-        command: childCommand('--legacy'),
+        upstream: { command: childCommand('--legacy') },
         holdMs: 500,
         stderr: (line) => stderr.push(line),
         report: () => {},

@@ -41,9 +41,11 @@ describe('bridge with isolate: a child per 2025 session', () => {
   before(async () => {
     bridge = await within(
       bridgeServer({
-        command: {
-          command: process.execPath,
-          args: ['--import', import.meta.resolve('tsx'), CHILD, '--legacy'],
+        upstream: {
+          command: {
+            command: process.execPath,
+            args: ['--import', import.meta.resolve('tsx'), CHILD, '--legacy'],
+          },
         },
         isolate: true,
         maxIsolated: 2,

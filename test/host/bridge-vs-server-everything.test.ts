@@ -32,7 +32,7 @@ describe('bridge ↔ server-everything (stdio child)', () => {
   before(async () => {
     bridge = await within(
       bridgeServer({
-        command: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+        upstream: { command: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
         stderr: () => {},
         report: (message) => reports.push(message),
       }),

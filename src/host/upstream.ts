@@ -1,14 +1,14 @@
 import { Client, type ClientOptions } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
-import { connectStdio } from '../client/negotiation/connect-stdio.js';
-import type { StdioClientOptions } from '../client/stdio/stdio-client-connection.js';
 import type { Implementation } from '../protocol/types.js';
 import { type Clock, systemClock } from '../util/clock.js';
 
-/** How a bridged child is started, watched and started again. */
+/** How a bridge's upstream (a stdio child, or a remote server) is reached, watched and reached again. */
 export interface ChildSettings {
-  /** The command, its arguments, environment and folder (as the stdio client transport takes them). */
-  readonly command: StdioClientOptions;
+  /** What to call it in messages: the command, or the URL. */
+  readonly label: string;
+  /** Opens a session with it for `client` (a stdio child spawned, a remote server connected to). */
+  connect(client: Client, signal: AbortSignal): Promise<ClientSession>;
   /** Who the bridge is to the child, and what it can do for it (the relayed sampling and elicitation). */
   readonly client: { info: Implementation; options: ClientOptions };
   /** How long the child may take to answer its handshake. */
@@ -18,8 +18,6 @@ export interface ChildSettings {
   readonly maxBackoffMs: number;
   /** Exits this close together (each within `maxBackoffMs` of starting) make a crash loop, reported once. */
   readonly crashLoopExits: number;
-  /** Each line the child writes to stderr. */
-  stderr(line: string): void;
   /** What the operator should hear: a child started, exited, looping. */
   report(message: string): void;
   clock?: Clock;
@@ -34,13 +32,14 @@ export interface ChildEvents {
 }
 
 /**
- * One stdio server process the bridge serves, and the client session it speaks to it through. It is started at
- * once; when it exits (or never completes its handshake within `handshakeTimeoutMs`) its requests in flight fail
- * with an error that names the exit code or signal and its last stderr lines (the stdio client transport's), and
- * it is started again after a backoff that doubles with each exit in a row, bounded; one that keeps exiting is
- * reported as a crash loop, once until it stays up. `close` ends it for good.
+ * One server the bridge serves (a stdio child process, or a remote server), and the client session it speaks to
+ * it through. It is reached at once; when its session ends (a child exits, a remote cannot be reached any more) or
+ * never completes its handshake within `handshakeTimeoutMs`, its requests in flight fail with an error that says
+ * why (for a child, its exit code or signal and last stderr lines: the stdio client transport's), and it is
+ * reached again after a backoff that doubles with each loss in a row, bounded; one that keeps failing is reported
+ * as a crash loop, once until it stays up. `close` ends it for good.
  */
-export class StdioChild {
+export class Upstream {
   /** The session with the child while it is up. */
   session: ClientSession | undefined;
   /** When the child will be started again, while it is down (ms since epoch, the clock's). */
@@ -52,7 +51,6 @@ export class StdioChild {
   private looping = false;
   private readonly clock: Clock;
   private readonly client: Client;
-  private partial = '';
 
   constructor(
     private readonly settings: ChildSettings,
@@ -83,21 +81,17 @@ export class StdioChild {
 
   private async spawn(): Promise<ClientSession> {
     this.startedAt = this.clock.now();
-    const { command } = this.settings;
+    const { label } = this.settings;
     let session: ClientSession;
     const timeout = AbortSignal.timeout(this.settings.handshakeTimeoutMs);
     try {
-      session = await connectStdio(
-        this.client,
-        { ...command, stderr: 'pipe', onStderr: (chunk) => this.stderrChunk(chunk) },
-        { signal: timeout },
-      );
+      session = await this.settings.connect(this.client, timeout);
     } catch (err) {
       const why = timeout.aborted
         ? `did not answer its handshake within ${this.settings.handshakeTimeoutMs} ms`
         : `could not be started: ${(err as Error)?.message ?? String(err)}`;
-      this.exited(`${command.command} ${why}`);
-      throw new Error(`${command.command} ${why}`, { cause: err });
+      this.exited(`${label} ${why}`);
+      throw new Error(`${label} ${why}`, { cause: err });
     }
     if (this.closed) {
       await session.close();
@@ -106,7 +100,7 @@ export class StdioChild {
     session.onclose = (cause) => {
       if (this.session !== session) return;
       this.session = undefined;
-      this.exited(cause?.message ?? `${command.command} closed its connection`);
+      this.exited(cause?.message ?? `${label} closed its connection`);
     };
     this.session = session;
     // A child that stays up as long as the longest backoff is no longer in a row of exits.
@@ -124,13 +118,13 @@ export class StdioChild {
       if (!this.looping) {
         this.looping = true;
         this.settings.report(
-          `the child server keeps exiting (${this.exitsInRow} times in a row, each soon after it started): ` +
-            `${why}; starting it again every ${wait} ms at most`,
+          `the server behind the bridge keeps failing (${this.exitsInRow} times in a row, each soon after it started): ` +
+            `${why}; reaching it again every ${wait} ms at most`,
         );
       }
     } else {
       this.looping = false;
-      this.settings.report(`the child server is down: ${why}; starting it again in ${wait} ms`);
+      this.settings.report(`the server behind the bridge is down: ${why}; reaching it again in ${wait} ms`);
     }
     this.events.down(wait);
     this.timer = this.clock.setTimeout(() => {
@@ -139,16 +133,5 @@ export class StdioChild {
         // Said by `exited`, which scheduled the next attempt.
       });
     }, wait);
-  }
-
-  /** The child's stderr, a line at a time (a line split over chunks is joined; an unfinished one waits). */
-  private stderrChunk(chunk: string): void {
-    const lines = (this.partial + chunk).split('\n');
-    this.partial = lines.pop() ?? '';
-    if (this.partial.length > 4096) {
-      lines.push(this.partial);
-      this.partial = '';
-    }
-    for (const line of lines) if (line !== '') this.settings.stderr(line.replace(/\r$/, ''));
   }
 }
