@@ -11,6 +11,7 @@ import {
 } from '../protocol/types.js';
 import type { ElicitReply } from './call-elicitation.js';
 import type { FieldValue } from './form-field.js';
+import { parseHeaders } from './header-args.js';
 import { UsageError } from './usage-error.js';
 
 /** What `mcpwire call` asks the server. */
@@ -378,21 +379,6 @@ function parseLogLevel(text: string): LoggingLevel {
     throw new UsageError(`--log-level must be one of ${LOGGING_LEVELS.join(', ')}, not "${text}"`);
   }
   return text as LoggingLevel;
-}
-
-function parseHeaders(lines: readonly string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    const name = colon === -1 ? '' : line.slice(0, colon).trim();
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-      throw new UsageError(
-        `--header takes "Name: value", e.g. --header "Authorization: Bearer …"; got "${line}"`,
-      );
-    }
-    headers[name] = line.slice(colon + 1).trim();
-  }
-  return headers;
 }
 
 function parseTimeout(text: string): number {

@@ -8,12 +8,14 @@ Commands:
            at http://127.0.0.1:3000/mcp, with the legacy HTTP+SSE endpoints (/sse, /messages)
            beside it, or over stdio
   call     Connect to an MCP server (a URL, or a command over stdio), run one action, print its result
+  connect  Serve a remote MCP server (a URL) over stdio, for clients that only start commands
 
 Examples:
   mcpwire serve
   mcpwire serve ./server.js
   mcpwire call http://127.0.0.1:3000/mcp tools
   mcpwire call tools -- node server.js
+  mcpwire connect https://example.com/mcp
 
 Run \`mcpwire <command> --help\` (or \`mcpwire help <command>\`) for the options of a command.
 
@@ -194,5 +196,30 @@ Examples:
 export function helpOf(command: string): string | undefined {
   if (command === 'serve') return SERVE_HELP;
   if (command === 'call') return CALL_HELP;
+  if (command === 'connect') return CONNECT_HELP;
   return undefined;
 }
+
+export const CONNECT_HELP = `Usage: mcpwire connect [options] <url>
+
+Serves the remote MCP server at <url> over this process's stdin and stdout, for MCP clients that
+only start commands (desktop apps): nothing but protocol on stdout, everything else on stderr.
+The local client speaks whichever era it speaks; the remote is reached in the era it speaks
+(Streamable HTTP, or the legacy HTTP+SSE transport found by itself). What one asks of the other
+is translated: the remote's sampling and elicitation reach the local client as requests (2025)
+or input rounds (2026), and its list changes, updates and logs as notifications. A remote that
+goes away is reached again, with a growing pause; calls in flight meanwhile get an error.
+
+A remote that wants OAuth gets a sign-in: the URL to open in a browser is said on stderr, and
+the browser comes back to a free port on 127.0.0.1. The sign-in is kept for the next runs.
+
+Options:
+  --header "Name: value"  Send this header with every request (repeatable); an Authorization
+                          header skips the sign-in
+  --transport T           auto (default), http (Streamable HTTP only) or sse (HTTP+SSE only)
+  --no-store              Keep no sign-in: sign in again each run
+  -h, --help              Show this help
+
+A desktop app's configuration:
+  { "mcpServers": { "remote": { "command": "npx", "args": ["-y", "mcpwire", "connect", "https://example.com/mcp"] } } }
+`;

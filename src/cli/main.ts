@@ -5,7 +5,8 @@ import type { RedisAddress } from '../eventstore/redis-address.js';
 import { parseRedisNode } from '../eventstore/redis-node.js';
 import { call } from './call.js';
 import { parseCallArgs } from './call-args.js';
-import { CALL_HELP, helpOf, MAIN_HELP, SERVE_HELP } from './help.js';
+import { connect, parseConnectArgs } from './connect.js';
+import { CALL_HELP, CONNECT_HELP, helpOf, MAIN_HELP, SERVE_HELP } from './help.js';
 import { type ServeOAuth, serve } from './serve.js';
 import { parseChild, splitCommand } from './serve-command.js';
 import { LOG_FORMATS, type LogFormat } from './stderr-logger.js';
@@ -96,7 +97,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'help') {
     const topic = rest[0];
     const page = topic === undefined ? MAIN_HELP : helpOf(topic);
-    if (page === undefined) throw new UsageError(`No command "${topic}": the commands are serve and call`);
+    if (page === undefined)
+      throw new UsageError(`No command "${topic}": the commands are serve, call and connect`);
     process.stdout.write(page);
     return 0;
   }
@@ -211,6 +213,14 @@ async function main(argv: string[]): Promise<number> {
         stdio: values.stdio,
       }),
     });
+  }
+  if (command === 'connect') {
+    const args = parseConnectArgs(rest);
+    if (args === 'help') {
+      process.stdout.write(CONNECT_HELP);
+      return 0;
+    }
+    return connect(args, version());
   }
   if (command === 'call') {
     const args = parseCallArgs(rest);

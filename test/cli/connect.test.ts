@@ -1,0 +1,119 @@
+// `mcpwire connect URL` (the built command) started over stdio as a desktop app starts a server: the official SDK v1
+// client through it to a 2026-only official v2 server (its input round becomes an elicitation request the local
+// client answers), mcpwire's client in both eras through it to `mcpwire serve`, nothing but protocol on stdout,
+// and the usage mistakes.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, connectStdio } from '../../src/client/index.js';
+import { CLI, type CliRun, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
+import { type OfficialV2Server, startOfficialV2Server } from '../../src/test-support/official-v2-server.js';
+import { within } from '../../src/test-support/time-limit.js';
+import { toolText } from '../../src/test-support/tool-text.js';
+
+const MS = 30_000;
+
+describe('mcpwire connect → a 2026-only official v2 server', () => {
+  let remote: OfficialV2Server;
+  before(async () => {
+    remote = await startOfficialV2Server({ legacy: 'reject' });
+  });
+  after(() => remote?.close());
+
+  test('the official SDK v1 client (2025) calls its tools; the input round reaches it as an elicitation', async () => {
+    const sdk = new SdkClient({ name: 'desktop', version: '1' }, { capabilities: { elicitation: {} } });
+    const asked: string[] = [];
+    sdk.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { name: 'Lovelace' } };
+    });
+    let stderr = '';
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'connect', '--no-store', remote.url],
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
+    await within(sdk.connect(transport), MS, 'connect');
+    try {
+      const { tools } = await sdk.listTools();
+      assert.ok(
+        tools.some((t) => t.name === 'ask_name'),
+        tools.map((t) => t.name).join(', '),
+      );
+      const result = await sdk.callTool({ name: 'ask_name', arguments: {} });
+      assert.deepEqual(asked, ['Your name?']);
+      assert.deepEqual(result.content, [{ type: 'text', text: 'Hello Lovelace' }]);
+      assert.match(stderr, /serving official-v2-fixture \(http:\/\/127\.0\.0\.1:\d+\/mcp\) on stdio/);
+    } finally {
+      await sdk.close();
+    }
+  });
+});
+
+describe('mcpwire connect → mcpwire serve', () => {
+  let run: CliRun;
+  let url: string;
+  before(async () => {
+    ({ run, url } = await serveDemo());
+  });
+  after(async () => {
+    run?.child.kill('SIGINT');
+    await run?.exit(10_000).catch(() => {});
+    killCliRuns();
+  });
+
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`mcpwire's client in the ${era} era: tools, a call with progress, an elicitation relayed`, async () => {
+      const errors: Error[] = [];
+      const client = new Client(
+        { name: 'local', version: '1' },
+        {
+          era,
+          onerror: (err) => errors.push(err),
+          elicitation: { form: () => ({ action: 'accept', content: { name: 'Turing' } }) },
+        },
+      );
+      const session = await within(
+        connectStdio(client, { command: process.execPath, args: [CLI, 'connect', '--no-store', url] }),
+        MS,
+        'connect',
+      );
+      try {
+        assert.equal(session.era, era);
+        assert.equal(session.serverInfo.name, 'mcpwire-demo');
+        const echo = await session.callTool('echo', { message: `via connect, ${era}` });
+        assert.equal(toolText(echo), `Echo: via connect, ${era}`);
+        const steps: number[] = [];
+        await session.callTool(
+          'long_running',
+          { duration: 0.2, steps: 2 },
+          { onprogress: (p) => steps.push(p.progress) },
+        );
+        assert.deepEqual(steps, [1, 2]);
+        const named = await session.callTool('elicit_name');
+        assert.match(toolText(named), /Turing/);
+        // A line on stdout that is not protocol would have been reported here.
+        assert.deepEqual(errors, []);
+      } finally {
+        await session.close();
+      }
+    });
+  }
+});
+
+test('connect: usage mistakes', async () => {
+  const none = runCli(['connect']);
+  assert.equal(await none.exit(10_000), 2);
+  assert.match(none.stderr(), /connect takes the URL of one MCP server/);
+  const scheme = runCli(['connect', 'ftp://example.com/mcp']);
+  assert.equal(await scheme.exit(10_000), 2);
+  assert.match(scheme.stderr(), /http or https URL/);
+  const header = runCli(['connect', '--header', 'nocolon', 'http://127.0.0.1:1/mcp']);
+  assert.equal(await header.exit(10_000), 2);
+  assert.match(header.stderr(), /--header takes "Name: value"/);
+});
