@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, connectStdio } from '../../src/client/index.js';
 import { CLI, type CliRun, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
+import { freePort } from '../../src/test-support/free-port.js';
 import { type OfficialV2Server, startOfficialV2Server } from '../../src/test-support/official-v2-server.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
@@ -105,6 +106,51 @@ describe('mcpwire connect → mcpwire serve', () => {
     });
   }
 });
+
+for (const era of ['legacy', 'modern'] as const) {
+  test(`${era}: the remote killed and started again does not end the local session`, async () => {
+    const port = await freePort();
+    const start = () => runCli(['serve', '--port', String(port), '--no-legacy-sse']);
+    const waitListening = async (run: CliRun) => {
+      for (let i = 0; i < 200 && !/\/mcp/.test(run.stdout()); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      assert.match(run.stdout(), /\/mcp/, run.stderr());
+    };
+    let remote = start();
+    remote.child.stdin.end();
+    await waitListening(remote);
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const client = new Client({ name: 'local', version: '1' }, { era, requestTimeoutMs: 5000 });
+    const session = await within(
+      connectStdio(client, { command: process.execPath, args: [CLI, 'connect', '--no-store', url] }),
+      MS,
+      'connect',
+    );
+    try {
+      assert.equal(toolText(await session.callTool('echo', { message: 'before' })), 'Echo: before');
+      remote.child.kill('SIGKILL');
+      await remote.exit(10_000).catch(() => {});
+      await assert.rejects(session.callTool('echo', { message: 'while down' }));
+      assert.equal(session.isClosed, false, 'the local session lives on');
+      remote = start();
+      remote.child.stdin.end();
+      await waitListening(remote);
+      let text: string | undefined;
+      for (let attempt = 0; attempt < 100 && text === undefined; attempt++) {
+        try {
+          text = toolText(await session.callTool('echo', { message: 'after' }));
+        } catch {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+      assert.equal(text, 'Echo: after');
+    } finally {
+      await session.close();
+      remote.child.kill('SIGINT');
+      await remote.exit(10_000).catch(() => {});
+    }
+  });
+}
 
 test('connect: usage mistakes', async () => {
   const none = runCli(['connect']);
