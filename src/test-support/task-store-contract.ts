@@ -286,8 +286,9 @@ export function taskStoreContract(name: string, fixture: TaskStoreFixture): void
       await elsewhere.list('l');
       await settle();
       stop();
+      // Failed once; the task's creation may be heard too, when the bus delivers it late (a busy Redis Cluster).
       assert.deepEqual(
-        changes.map((t) => t.status),
+        changes.map((t) => t.status).filter((status) => status !== 'working'),
         ['failed'],
       );
     });
