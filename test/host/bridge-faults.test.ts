@@ -1,56 +1,31 @@
 // The bridge when its child misbehaves: it exits mid-call, it is cancelled, it writes garbage, it never answers.
 import assert from 'node:assert/strict';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Client, type ClientSession, connectUrl } from '../../src/client/index.js';
 import { type Bridge, bridgeServer } from '../../src/host/bridge-server.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
-import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import { jsonBody } from '../../src/test-support/mcp-http.js';
 import { postModern } from '../../src/test-support/modern-http.js';
-import { within } from '../../src/test-support/time-limit.js';
+import { bridgeChild, serveBridge } from '../../src/test-support/served-bridge.js';
+import { until, within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
 const MS = 20_000;
-const CHILD = fileURLToPath(new URL('../../src/test-support/bridge-child.ts', import.meta.url));
-const childCommand = (...flags: string[]) => ({
-  command: process.execPath,
-  args: ['--import', import.meta.resolve('tsx'), CHILD, ...flags],
-});
-
-/** Polls `check` every 20 ms until it holds; fails after `ms`. */
-async function until(check: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('bridge faults (a child of our own that misbehaves on demand)', () => {
   let bridge: Bridge;
-  let http: HttpServer;
+  let close: () => Promise<void>;
   let session: ClientSession;
   let url: string;
   const stderr: string[] = [];
   const reports: string[] = [];
 
   before(async () => {
-    bridge = await within(
-      bridgeServer({
-        upstream: { command: childCommand() },
-        holdMs: 500,
-        stderr: (line) => stderr.push(line),
-        report: (message) => reports.push(message),
-      }),
-      MS,
-      'bridge start',
-    );
-    http = createServer(new StreamableHTTPHandler(bridge.server).node());
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    ({ bridge, url, close } = await serveBridge({
+      upstream: bridgeChild(),
+      holdMs: 500,
+      stderr: (line) => stderr.push(line),
+      report: (message) => reports.push(message),
+    }));
     session = await within(
       connectUrl(new Client({ name: 'c', version: '1' }, { era: 'legacy' }), url),
       MS,
@@ -60,9 +35,7 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
 
   after(async () => {
     await session?.close();
-    http?.closeAllConnections();
-    http?.close();
-    await bridge?.close();
+    await close?.();
   });
 
   test('a child that exits mid-call: the call fails naming the exit and its stderr; it is restarted', async () => {
@@ -132,7 +105,7 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
   test('a child that never answers its handshake: a timeout error naming the bound', async () => {
     await assert.rejects(
       bridgeServer({
-        upstream: { command: childCommand('--hang') },
+        upstream: bridgeChild('--hang'),
         handshakeTimeoutMs: 500,
         stderr: () => {},
         report: () => {},
@@ -143,32 +116,20 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
 });
 
 describe('bridge ↔ a 2025-only child that asks its client things', () => {
-  let bridge: Bridge;
-  let http: HttpServer;
+  let close: () => Promise<void>;
   let url: string;
   const stderr: string[] = [];
 
   before(async () => {
-    bridge = await within(
-      bridgeServer({
-        upstream: { command: childCommand('--legacy') },
-        holdMs: 500,
-        stderr: (line) => stderr.push(line),
-        report: () => {},
-      }),
-      MS,
-      'bridge start',
-    );
-    http = createServer(new StreamableHTTPHandler(bridge.server).node());
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    ({ url, close } = await serveBridge({
+      upstream: bridgeChild('--legacy'),
+      holdMs: 500,
+      stderr: (line) => stderr.push(line),
+      report: () => {},
+    }));
   });
 
-  after(async () => {
-    http?.closeAllConnections();
-    http?.close();
-    await bridge?.close();
-  });
+  after(() => close?.());
 
   for (const era of ['legacy', 'modern'] as const) {
     test(`a ${era} client answers the 2025 child's elicitation`, async () => {

@@ -1,20 +1,14 @@
 // `isolate`: each 2025 session has a child process of its own, ended with the session; 2026 requests go to the
 // shared child; and the bound on isolated sessions.
 import assert from 'node:assert/strict';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Client, connectUrl } from '../../src/client/index.js';
-import { type Bridge, bridgeServer } from '../../src/host/bridge-server.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
-import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
-import { within } from '../../src/test-support/time-limit.js';
+import { bridgeChild, serveBridge } from '../../src/test-support/served-bridge.js';
+import { until, within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
 const MS = 20_000;
-const CHILD = fileURLToPath(new URL('../../src/test-support/bridge-child.ts', import.meta.url));
-
 /** Whether process `pid` still runs. */
 function alive(pid: number): boolean {
   try {
@@ -25,46 +19,21 @@ function alive(pid: number): boolean {
   }
 }
 
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('bridge with isolate: a child per 2025 session', () => {
-  let bridge: Bridge;
-  let http: HttpServer;
+  let close: () => Promise<void>;
   let url: string;
 
   before(async () => {
-    bridge = await within(
-      bridgeServer({
-        upstream: {
-          command: {
-            command: process.execPath,
-            args: ['--import', import.meta.resolve('tsx'), CHILD, '--legacy'],
-          },
-        },
-        isolate: true,
-        maxIsolated: 2,
-        stderr: () => {},
-        report: () => {},
-      }),
-      MS,
-      'bridge start',
-    );
-    http = createServer(new StreamableHTTPHandler(bridge.server).node());
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    ({ url, close } = await serveBridge({
+      upstream: bridgeChild('--legacy'),
+      isolate: true,
+      maxIsolated: 2,
+      stderr: () => {},
+      report: () => {},
+    }));
   });
 
-  after(async () => {
-    http?.closeAllConnections();
-    http?.close();
-    await bridge?.close();
-  });
+  after(() => close?.());
 
   const connect = (era: 'legacy' | 'modern') =>
     within(connectUrl(new Client({ name: 'c', version: '1' }, { era }), url), MS, 'connect');

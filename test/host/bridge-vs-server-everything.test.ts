@@ -2,8 +2,6 @@
 // reference server, spawned over stdio: its tools, resources, prompts and completion reached through the bridge by
 // mcpwire's client in both eras and by the official SDK v1 client; its progress, sampling and elicitation relayed.
 import assert from 'node:assert/strict';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
   Client as ClientV2,
@@ -13,10 +11,10 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, connectUrl } from '../../src/client/index.js';
-import { type Bridge, bridgeServer } from '../../src/host/bridge-server.js';
+import type { Bridge } from '../../src/host/bridge-server.js';
 import type { Progress } from '../../src/peer/peer-options.js';
-import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import { everythingClientOptions } from '../../src/test-support/everything-client-options.js';
+import { serveBridge } from '../../src/test-support/served-bridge.js';
 import { EVERYTHING } from '../../src/test-support/server-everything.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
@@ -25,31 +23,18 @@ const MS = 20_000;
 
 describe('bridge ↔ server-everything (stdio child)', () => {
   let bridge: Bridge;
-  let http: HttpServer;
+  let close: () => Promise<void>;
   let url: string;
-  const reports: string[] = [];
 
   before(async () => {
-    bridge = await within(
-      bridgeServer({
-        upstream: { command: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
-        stderr: () => {},
-        report: (message) => reports.push(message),
-      }),
-      MS,
-      'bridge start',
-    );
-    const handler = new StreamableHTTPHandler(bridge.server);
-    http = createServer(handler.node());
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    ({ bridge, url, close } = await serveBridge({
+      upstream: { command: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
+      stderr: () => {},
+      report: () => {},
+    }));
   });
 
-  after(async () => {
-    http?.closeAllConnections();
-    http?.close();
-    await bridge?.close();
-  });
+  after(() => close?.());
 
   test("the child's identity and capabilities are the server's; tasks are not announced", () => {
     assert.equal(bridge.server.info.name, 'mcp-servers/everything');
