@@ -81,3 +81,21 @@ export async function serveDemo(
   if (url === undefined) throw new Error(`mcpwire serve exited before it listened; stderr:\n${run.stderr()}`);
   return { run, url };
 }
+
+/** `mcpwire call URL …args` run to its end (stdin closed at once): its exit code and what it wrote. */
+export async function callCli(
+  url: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const called = runCli(['call', url, ...args]);
+  called.child.stdin.end();
+  const code = await called.exit(30_000);
+  return { code, stdout: called.stdout(), stderr: called.stderr() };
+}
+
+/** Stops a `serve` started by a test (Ctrl-C, then waits for it), and kills whatever CLI runs are left. */
+export async function stopServe(run: CliRun | undefined): Promise<void> {
+  run?.child.kill('SIGINT');
+  await run?.exit(10_000).catch(() => {});
+  killCliRuns();
+}

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type CliRun, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
+import { type CliRun, callCli, runCli, serveDemo, stopServe } from '../../src/test-support/cli-run.js';
 
 const CHILD = fileURLToPath(new URL('../../src/test-support/bridge-child.ts', import.meta.url));
 
@@ -15,18 +15,9 @@ let url: string;
 before(async () => {
   ({ run, url } = await serveDemo(['--', process.execPath, '--import', import.meta.resolve('tsx'), CHILD]));
 });
-after(async () => {
-  run?.child.kill('SIGINT');
-  await run?.exit(10_000).catch(() => {});
-  killCliRuns();
-});
+after(() => stopServe(run));
 
-async function call(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const called = runCli(['call', url, ...args]);
-  called.child.stdin.end();
-  const code = await called.exit(30_000);
-  return { code, stdout: called.stdout(), stderr: called.stderr() };
-}
+const call = (...args: string[]) => callCli(url, args);
 
 test("serve names the child's server as what it serves", () => {
   assert.match(run.stdout(), /^bridge-child \(.*bridge-child\.ts\): http:\/\/127\.0\.0\.1:\d+\/mcp/m);

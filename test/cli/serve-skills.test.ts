@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type CliRun, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
+import { type CliRun, callCli, runCli, serveDemo, stopServe } from '../../src/test-support/cli-run.js';
 import { FORMS_MD, makeSkillsFolder, PDF_SKILL_MD } from '../../src/test-support/skills-folder.js';
 
 let run: CliRun;
@@ -15,18 +15,9 @@ before(async () => {
   ({ root } = await makeSkillsFolder());
   ({ run, url } = await serveDemo(['--skills', root]));
 });
-after(async () => {
-  run?.child.kill('SIGINT');
-  await run?.exit(10_000).catch(() => {});
-  killCliRuns();
-});
+after(() => stopServe(run));
 
-async function call(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const called = runCli(['call', url, ...args]);
-  called.child.stdin.end();
-  const code = await called.exit(30_000);
-  return { code, stdout: called.stdout(), stderr: called.stderr() };
-}
+const call = (...args: string[]) => callCli(url, args);
 
 test('serve says which skills it skipped and why, and how many it serves', () => {
   assert.match(
