@@ -6,6 +6,7 @@ import { type Bridge, bridgeServer } from '../../src/host/bridge-server.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import { jsonBody } from '../../src/test-support/mcp-http.js';
 import { postModern } from '../../src/test-support/modern-http.js';
+import { officialV2StdioCommand } from '../../src/test-support/official-v2-server.js';
 import { bridgeChild, serveBridge } from '../../src/test-support/served-bridge.js';
 import { until, within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
@@ -54,6 +55,19 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
     await until(() => bridge.retryAfterMs() === undefined, MS, 'the child started again');
     const after = toolText(await session.callTool('pid'));
     assert.notEqual(after, before, 'a new process answers');
+  });
+
+  test('a child killed (SIGKILL) mid-call: the call fails naming the signal; the next call works', async () => {
+    const pid = Number(toolText(await session.callTool('pid')));
+    const call = session.callTool('wait', { ms: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    process.kill(pid, 'SIGKILL');
+    await assert.rejects(call, (err: Error) => {
+      assert.match(err.message, /ended while answering tools\/call.*SIGKILL/s);
+      return true;
+    });
+    await until(() => bridge.retryAfterMs() === undefined, MS, 'the child started again');
+    assert.notEqual(Number(toolText(await session.callTool('pid'))), pid);
   });
 
   test("the client's cancellation reaches the child, which stops the request", async () => {
@@ -184,4 +198,36 @@ describe('bridge ↔ a 2025-only child that asks its client things', () => {
       'the held request released',
     );
   });
+});
+
+describe('bridge ↔ the official v2 server over stdio, a 2026-only child', () => {
+  let close: () => Promise<void>;
+  let url: string;
+
+  before(async () => {
+    ({ url, close } = await serveBridge({
+      upstream: { command: officialV2StdioCommand({ rejectLegacy: true }) },
+      stderr: () => {},
+      report: () => {},
+    }));
+  });
+
+  after(() => close?.());
+
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`a ${era} client calls its tools, and answers its input round (ask_name)`, async () => {
+      const client = new Client(
+        { name: 'c', version: '1' },
+        { era, elicitation: { form: () => ({ action: 'accept', content: { name: 'Noether' } }) } },
+      );
+      const session = await within(connectUrl(client, url), MS, 'connect');
+      try {
+        assert.equal(session.serverInfo.name, 'official-v2-fixture');
+        assert.equal(toolText(await session.callTool('echo', { message: 'hi' })), 'hi');
+        assert.equal(toolText(await session.callTool('ask_name')), 'Hello Noether');
+      } finally {
+        await session.close();
+      }
+    });
+  }
 });
