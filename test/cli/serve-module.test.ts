@@ -159,12 +159,15 @@ describe('mcpwire serve MODULE', () => {
     rmSync(copy, { recursive: true, force: true });
   });
 
-  test('usage: one module; a command after -- is not served yet', async () => {
+  test('usage: one module, or a command after -- (not both); --watch is for a module', async () => {
     let run = runCli(['serve', 'a.mjs', 'b.mjs']);
     assert.equal(await run.exit(), 2);
-    assert.match(run.stderr(), /serve takes one module, not 2: a\.mjs b\.mjs/);
-    run = runCli(['serve', '--', 'node', 'server.js']);
+    assert.match(run.stderr(), /serve takes one module .* or a command after -- .*, not a\.mjs b\.mjs/);
+    run = runCli(['serve', '--watch', '--', 'node', 'server.js']);
     assert.equal(await run.exit(), 2);
-    assert.match(run.stderr(), /serving a command after -- is not supported yet/);
+    assert.match(
+      run.stderr(),
+      /--watch reloads a module of yours; a command after -- is started again when it exits/,
+    );
   });
 });
