@@ -85,7 +85,8 @@ function bridged(child: ServerCapabilities): ServerCapabilities {
  * number of clients, in both eras, on any transport: the child's identity, instructions and capabilities are
  * announced as the server's (from its first handshake); tools, resources, templates, prompts and completion are
  * forwarded to it (see `forward`); its list changes and resource updates become the server's events, its log
- * messages go to every client at that client's level; `resources/subscribe` subscribes in the child once per URI.
+ * messages go with the request they were made during, or to every client (see `everyClient`);
+ * `resources/subscribe` subscribes in the child once per URI.
  * Its sampling and elicitation requests go to the client whose request made them (see `relayToClient`): as
  * server-to-client requests on a 2025 session, as `input_required` rounds of a 2026 request (see `forward`).
  * With `isolate`, each 2025 session has a child of its own (see IsolatedChildren).
@@ -99,7 +100,7 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   const subscribed = new Set<string>();
   let server: Server | undefined;
   const pool = new ChildPool(settings, options.children ?? 1, inFlight, (child) => {
-    if (server !== undefined) relayEvents(child, everyClient(server), subscribed, options.report);
+    if (server !== undefined) relayEvents(child, everyClient(server, inFlight), subscribed, options.report);
   });
   let first: ClientSession;
   try {
@@ -142,7 +143,8 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
     };
   }
   made.answerWith(shared, legacy);
-  for (const child of pool.sessions()) relayEvents(child, everyClient(made), subscribed, options.report);
+  for (const child of pool.sessions())
+    relayEvents(child, everyClient(made, inFlight), subscribed, options.report);
   return {
     server: made,
     retryAfterMs: () => pool.retryAfterMs(),

@@ -3,20 +3,34 @@ import { type LoggingLevel, Method } from '../protocol/types.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import type { Server } from '../server/server.js';
 import { ListKind } from '../server/server-events.js';
+import type { InFlight } from './child-pool.js';
 
 /** Who hears what a child tells: every client of the server, or the one 2025 session an isolated child serves. */
 export interface Audience {
   listsChanged(kinds: number): void;
   resourceUpdated(uri: string): void;
-  log(level: LoggingLevel, data: unknown, logger: string | undefined): void;
+  /** A log message of the child behind `from`. */
+  log(level: LoggingLevel, data: unknown, logger: string | undefined, from: ClientSession): void;
 }
 
-/** Every client: the server's events (2025 sessions and 2026 listen streams) and its log. */
-export function everyClient(server: Server): Audience {
+const noop = () => {};
+
+/**
+ * Every client: the server's events (2025 sessions and 2026 listen streams). A log message goes with the request
+ * it was made for when one client request alone is in flight in that child (a 2025 stdio server's message says
+ * nothing of its request); otherwise to every 2025 session, each at its level.
+ */
+export function everyClient(server: Server, inFlight: InFlight): Audience {
   return {
     listsChanged: (kinds) => server.events.publish({ type: 'lists_changed', kinds }),
     resourceUpdated: (uri) => server.resourceUpdated(uri),
-    log: (level, data, logger) => {
+    log: (level, data, logger, from) => {
+      const serving = inFlight.get(from);
+      if (serving?.size === 1) {
+        const [exchange] = serving;
+        exchange!.ctx.log(level, data, logger).catch(noop);
+        return;
+      }
       server.log(level, data, logger);
     },
   };
@@ -54,7 +68,7 @@ export function relayEvents(
   session.on('resourcesChanged', () => audience.listsChanged(ListKind.Resources));
   session.on('promptsChanged', () => audience.listsChanged(ListKind.Prompts));
   session.on('resourceUpdated', (params) => audience.resourceUpdated(params.uri));
-  session.on('log', (params) => audience.log(params.level, params.data, params.logger));
+  session.on('log', (params) => audience.log(params.level, params.data, params.logger, session));
   const caps = session.serverCapabilities;
   const failed = (what: string) => (err: unknown) =>
     report(`${what} in the child server failed: ${(err as Error)?.message ?? String(err)}`);

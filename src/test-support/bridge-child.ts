@@ -4,7 +4,7 @@
 //   --legacy         speaks only the 2025 era (a ServerSession on stdio), as most stdio servers do
 //   tools: pid (its process id), crash (a line on stderr, then exit 3), wait {ms} (honours cancellation,
 //   saying so on stderr), garbage (a line that is not JSON-RPC on stdout, then its answer), ask (elicits a name
-//   from the client; what went wrong said on stderr)
+//   from the client; what went wrong said on stderr), log (a warning to its client)
 import { existsSync, writeFileSync } from 'node:fs';
 import { Server } from '../server/server.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
@@ -52,6 +52,13 @@ if (process.argv.includes('--hang')) {
     process.stdout.write('this line is not JSON-RPC\n');
     return text('still here');
   });
+  server.tool(
+    { name: 'log', description: 'Logs a warning to its client, then answers.' },
+    async (_args, ctx) => {
+      await ctx.log('warning', { said: 'from the child' }, 'bridge-child');
+      return text('logged');
+    },
+  );
   server.tool({ name: 'ask', description: 'Asks the client for a name.' }, async (_args, ctx) => {
     try {
       const answer = await ctx.elicit({

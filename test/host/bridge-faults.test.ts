@@ -116,6 +116,23 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
     }
   });
 
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`a log message of the child reaches the ${era} client whose request it was made during`, async () => {
+      const client = new Client({ name: 'c', version: '1' }, { era });
+      const logger = await within(connectUrl(client, url), MS, 'connect');
+      try {
+        if (era === 'modern') await logger.setLoggingLevel('info');
+        const heard: unknown[] = [];
+        logger.on('log', (params) => heard.push([params.level, params.logger, params.data]));
+        assert.equal(toolText(await logger.callTool('log')), 'logged');
+        await until(() => heard.length > 0, MS, 'the log message');
+        assert.deepEqual(heard, [['warning', 'bridge-child', { said: 'from the child' }]]);
+      } finally {
+        await logger.close();
+      }
+    });
+  }
+
   test('a child that never answers its handshake: a timeout error naming the bound', async () => {
     await assert.rejects(
       bridgeServer({
