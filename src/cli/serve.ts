@@ -174,13 +174,18 @@ async function bridged(child: ServeChild, deployment: ServeDeployment): Promise<
   const { command } = child.command;
   // Tasks are the child's own business: the bridge relays no task store.
   const { taskStore: _taskStore, ...serverOptions } = deployment;
+  // With --log-format, the child's stderr and life are events like the server's own.
+  const logger = deployment.logger;
   const bridge = await bridgeServer({
     upstream: { command: child.command },
     children: child.children,
     isolate: child.isolate,
     serverOptions,
-    stderr: (line) => log(`[${command}] ${line}`),
-    report: log,
+    stderr:
+      logger === undefined
+        ? (line) => log(`[${command}] ${line}`)
+        : (line) => logger.info({ event: 'child.stderr', command }, line),
+    report: logger === undefined ? log : (message) => logger.warn({ event: 'child', command }, message),
   });
   const label = `${bridge.server.info.name} (${[command, ...(child.command.args ?? [])].join(' ')})`;
   return { server: bridge.server, label, bridge };

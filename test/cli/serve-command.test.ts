@@ -79,6 +79,35 @@ test('while its child is down, /mcp answers 503 with Retry-After', async () => {
   }
 });
 
+test("with --log-format json, the child's stderr and its exit are events", async () => {
+  const logged = await serveDemo([
+    '--log-format',
+    'json',
+    '--',
+    process.execPath,
+    '--import',
+    import.meta.resolve('tsx'),
+    CHILD,
+  ]);
+  try {
+    const crashed = await callCli(logged.url, ['call', 'crash', '--era', 'legacy']);
+    assert.notEqual(crashed.code, 0);
+    const events = logged.run
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { event?: string; msg?: string; level?: string });
+    assert.ok(
+      events.some((e) => e.event === 'child.stderr' && e.msg === 'about to crash on purpose'),
+      logged.run.stderr(),
+    );
+    assert.ok(events.some((e) => e.event === 'child' && e.level === 'warn' && /is down/.test(e.msg ?? '')));
+  } finally {
+    logged.run.child.kill('SIGINT');
+    await logged.run.exit(10_000).catch(() => {});
+  }
+});
+
 test('usage mistakes: a module and a command, --children out of range, --env without =', async () => {
   const both = runCli(['serve', './server.js', '--', 'node', 'x.js']);
   assert.equal(await both.exit(10_000), 2);
