@@ -4,8 +4,11 @@
 // under the same closed loop of tools/call (bench.mjs calls, 32 sessions), with compare.mjs: a fresh bridge per
 // run, the bridge pinned to one core and the load generator to the other, order alternating. CPU per call is the
 // bridge process's alone (its children are the same program for all three, and supergateway starts one per
-// session); calls/s is what the whole chain answers.
-//   node bench/bridges.mjs [--reps 3] [--duration 10] [--md FILE]      (after npm run build and npm ci --prefix bench/baselines)
+// session); calls/s is what the whole chain answers. Every bridge and child runs on the Node 22 kept in
+// tools/conformance: mcp-proxy's tunnel dependency admits no older one.
+//   node bench/bridges.mjs [--reps 3] [--duration 10] [--md FILE]
+// after npm run build, npm ci --prefix tools/conformance, npm ci --prefix bench/baselines, and with that Node 22
+// first on PATH, npm ci --prefix bench/bridges.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -22,19 +25,29 @@ const { values: a } = parseArgs({
 });
 const here = (p) => fileURLToPath(new URL(p, import.meta.url));
 const q = (p) => `'${p}'`;
-const node = q(process.execPath);
+const node22 = here('../tools/conformance/node_modules/.bin/node');
+const node = q(node22);
 const child = `${node} ${q(here('baselines/stdio-child.mjs'))}`;
-const baselines = here('baselines/node_modules');
-const needed = [here('../dist/cli/main.js'), `${baselines}/mcp-proxy`, `${baselines}/supergateway`];
+const bridges = here('bridges/node_modules');
+const needed = [
+  here('../dist/cli/main.js'),
+  node22,
+  here('baselines/node_modules/@modelcontextprotocol/sdk'),
+  `${bridges}/mcp-proxy`,
+  `${bridges}/supergateway`,
+];
 const missing = needed.filter((p) => !existsSync(p));
 if (missing.length > 0) {
-  console.error(`missing: ${missing.join(', ')} — run npm run build and npm ci --prefix bench/baselines`);
+  console.error(
+    `missing: ${missing.join(', ')} — run npm run build, npm ci --prefix tools/conformance, npm ci --prefix ` +
+      'bench/baselines, and npm ci --prefix bench/bridges with the Node 22 of tools/conformance first on PATH',
+  );
   process.exit(1);
 }
 const servers = [
   `mcpwire=${node} ${q(here('../dist/cli/main.js'))} serve --port {port} --no-legacy-sse -- ${child}`,
-  `mcp-proxy=${node} ${q(`${baselines}/mcp-proxy/dist/bin/mcp-proxy.mjs`)} --port {port} --host 127.0.0.1 --server stream -- ${child}`,
-  `supergateway=${node} ${q(`${baselines}/supergateway/dist/index.js`)} --stdio ${q(child.replaceAll("'", ''))} --outputTransport streamableHttp --stateful --port {port} --logLevel none`,
+  `mcp-proxy=${node} ${q(`${bridges}/mcp-proxy/dist/bin/mcp-proxy.mjs`)} --port {port} --host 127.0.0.1 --server stream -- ${child}`,
+  `supergateway=${node} ${q(`${bridges}/supergateway/dist/index.js`)} --stdio ${q(child.replaceAll("'", ''))} --outputTransport streamableHttp --stateful --port {port} --logLevel none`,
 ];
 const args = [
   here('compare.mjs'),
