@@ -1,4 +1,6 @@
 import type { StdioClientOptions } from '../client/stdio/stdio-client-connection.js';
+import { type Bridge, bridgeServer } from '../host/bridge-server.js';
+import type { ServeDeployment } from '../server/serve-deployment.js';
 import { UsageError } from './usage-error.js';
 
 /** The stdio server `mcpwire serve -- CMD ARGS…` runs, and how many of it. */
@@ -67,4 +69,33 @@ export function parseChild(
     children: n,
     isolate,
   };
+}
+
+/**
+ * The stdio server `child` says, started and served through a bridge (see bridgeServer), and what to call it; its
+ * stderr and life go to `log`, or with `--log-format` to the deployment's logger as `child.stderr` and `child`
+ * events, like the server's own.
+ */
+export async function bridgeChild(
+  child: ServeChild,
+  deployment: ServeDeployment,
+  log: (line: string) => void,
+): Promise<{ bridge: Bridge; label: string }> {
+  const { command } = child.command;
+  // Tasks are the child's own business: the bridge relays no task store.
+  const { taskStore: _taskStore, ...serverOptions } = deployment;
+  const logger = deployment.logger;
+  const bridge = await bridgeServer({
+    upstream: { command: child.command },
+    children: child.children,
+    isolate: child.isolate,
+    serverOptions,
+    stderr:
+      logger === undefined
+        ? (line) => log(`[${command}] ${line}`)
+        : (line) => logger.info({ event: 'child.stderr', command }, line),
+    report: logger === undefined ? log : (message) => logger.warn({ event: 'child', command }, message),
+  });
+  const label = `${bridge.server.info.name} (${[command, ...(child.command.args ?? [])].join(' ')})`;
+  return { bridge, label };
 }

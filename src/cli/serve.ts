@@ -4,7 +4,7 @@ import type { RedisCluster } from '../cluster/redis-cluster.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import type { RedisAddress } from '../eventstore/redis-address.js';
 import { serveSkills } from '../extensions/skills/serve-skills.js';
-import { type Bridge, bridgeServer } from '../host/bridge-server.js';
+import type { Bridge } from '../host/bridge-server.js';
 import { loadServerModule } from '../host/server-module.js';
 import { type HostOriginPolicy, isLoopbackAddress } from '../http/guards.js';
 import { introspectionVerifier } from '../http/introspection-verifier.js';
@@ -20,7 +20,7 @@ import { serveStdio } from '../server/stdio/serve-stdio.js';
 import type { TaskStore } from '../tasks/task-store.js';
 import type { EventLogger } from '../telemetry/log-sink.js';
 import { REQUEST_STATE_SECRET_ENV, requestStateKeysFromEnv } from './request-state-key.js';
-import type { ServeChild } from './serve-command.js';
+import { bridgeChild, type ServeChild } from './serve-command.js';
 import { type LogFormat, stderrLogger } from './stderr-logger.js';
 import { watchModule } from './watch.js';
 import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
@@ -138,7 +138,10 @@ interface Served {
 }
 
 async function madeServer(options: ServeOptions, deployment: ServeDeployment): Promise<Served> {
-  if (options.child !== undefined) return bridged(options.child, deployment);
+  if (options.child !== undefined) {
+    const { bridge, label } = await bridgeChild(options.child, deployment, log);
+    return { server: bridge.server, label, bridge };
+  }
   if (options.module === undefined) {
     const { taskStore, ...serverOptions } = deployment;
     const tasks = taskStore === undefined ? undefined : { store: taskStore };
@@ -167,28 +170,6 @@ async function madeServer(options: ServeOptions, deployment: ServeDeployment): P
     );
   }
   return { server, label };
-}
-
-/** A stdio server run as `options.child` says, served through a bridge; its stderr and life go to serve's log. */
-async function bridged(child: ServeChild, deployment: ServeDeployment): Promise<Served> {
-  const { command } = child.command;
-  // Tasks are the child's own business: the bridge relays no task store.
-  const { taskStore: _taskStore, ...serverOptions } = deployment;
-  // With --log-format, the child's stderr and life are events like the server's own.
-  const logger = deployment.logger;
-  const bridge = await bridgeServer({
-    upstream: { command: child.command },
-    children: child.children,
-    isolate: child.isolate,
-    serverOptions,
-    stderr:
-      logger === undefined
-        ? (line) => log(`[${command}] ${line}`)
-        : (line) => logger.info({ event: 'child.stderr', command }, line),
-    report: logger === undefined ? log : (message) => logger.warn({ event: 'child', command }, message),
-  });
-  const label = `${bridge.server.info.name} (${[command, ...(child.command.args ?? [])].join(' ')})`;
-  return { server: bridge.server, label, bridge };
 }
 
 /** Both eras on stdio, the first message choosing; ends when stdin does, or on a signal. */
