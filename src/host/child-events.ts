@@ -3,7 +3,7 @@ import { type LoggingLevel, Method } from '../protocol/types.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import type { Server } from '../server/server.js';
 import { ListKind } from '../server/server-events.js';
-import type { InFlight } from './child-pool.js';
+import { type InFlight, soleRequest } from './child-pool.js';
 
 /** Who hears what a child tells: every client of the server, or the one 2025 session an isolated child serves. */
 export interface Audience {
@@ -25,13 +25,9 @@ export function everyClient(server: Server, inFlight: InFlight): Audience {
     listsChanged: (kinds) => server.events.publish({ type: 'lists_changed', kinds }),
     resourceUpdated: (uri) => server.resourceUpdated(uri),
     log: (level, data, logger, from) => {
-      const serving = inFlight.get(from);
-      if (serving?.size === 1) {
-        const [exchange] = serving;
-        exchange!.ctx.log(level, data, logger).catch(noop);
-        return;
-      }
-      server.log(level, data, logger);
+      const exchange = soleRequest(inFlight.get(from));
+      if (exchange !== undefined) exchange.ctx.log(level, data, logger).catch(noop);
+      else server.log(level, data, logger);
     },
   };
 }

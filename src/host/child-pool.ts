@@ -15,6 +15,16 @@ export interface LiveChild {
 export type InFlight = Map<ClientSession, Set<HeldExchange>>;
 
 /**
+ * The client request a child's own message (a request, a log) belongs to: the one in flight there, when it is alone.
+ * A 2025 stdio server's message says nothing of the request it was made for, so with several there is no telling.
+ */
+export function soleRequest(serving: ReadonlySet<HeldExchange> | undefined): HeldExchange | undefined {
+  if (serving?.size !== 1) return undefined;
+  const [exchange] = serving;
+  return exchange;
+}
+
+/**
  * The children every client of a bridge shares: `size` processes of one command, each with its own session. A
  * request goes to the child that is up with the fewest requests in flight; the ids a client sent never reach a
  * child (each session to a child numbers its own requests), so nothing one client sends can answer or cancel

@@ -5,7 +5,7 @@ import type { Result } from '../protocol/types.js';
 import { clientCallProblem } from '../server/client-capabilities.js';
 import type { ServerContext } from '../server/context.js';
 import { type InputRequired, inputRequired } from '../server/input-required.js';
-import type { ChildPool } from './child-pool.js';
+import { type ChildPool, soleRequest } from './child-pool.js';
 import { HeldExchange, type HeldExchanges } from './held-exchange.js';
 
 const noop = () => {};
@@ -147,18 +147,16 @@ export function relayToClient(
   method: string,
   params: Record<string, unknown> | undefined,
 ): Promise<Record<string, unknown>> {
+  const exchange = soleRequest(inFlight);
+  if (exchange !== undefined) return exchange.ask(method, params);
   const size = inFlight?.size ?? 0;
-  if (size !== 1) {
-    return Promise.reject(
-      new McpError(
-        ErrorCode.InternalError,
-        size === 0
-          ? `${method} was made while no client request is in flight, so the bridge has no client to ask`
-          : `${method} was made while ${size} client requests are in flight in this server process, so the ` +
-              'bridge cannot tell which client to ask',
-      ),
-    );
-  }
-  const [exchange] = inFlight!;
-  return exchange!.ask(method, params);
+  return Promise.reject(
+    new McpError(
+      ErrorCode.InternalError,
+      size === 0
+        ? `${method} was made while no client request is in flight, so the bridge has no client to ask`
+        : `${method} was made while ${size} client requests are in flight in this server process, so the ` +
+            'bridge cannot tell which client to ask',
+    ),
+  );
 }

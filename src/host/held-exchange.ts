@@ -22,7 +22,7 @@ interface Ask {
  * meanwhile; a retry that does not come within the bound releases it with an error.
  */
 export class HeldExchange {
-  readonly id = randomBytesPooled(16).toString('base64url');
+  private key: string | undefined;
   /** The round being served now: where progress goes. */
   ctx: ServerContext;
   private readonly controller = new AbortController();
@@ -39,6 +39,12 @@ export class HeldExchange {
       (result) => this.settle({ result }),
       (error) => this.settle({ error }),
     );
+  }
+
+  /** Its name in the sealed state, drawn when it is first held: most forwarded requests never are. */
+  get id(): string {
+    this.key ??= randomBytesPooled(16).toString('base64url');
+    return this.key;
   }
 
   /** Aborted when the exchange is given up: the request to the child is cancelled. */

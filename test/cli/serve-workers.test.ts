@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import { killCliRuns, runCli } from '../../src/test-support/cli-run.js';
 import { readBody } from '../../src/test-support/http-loopback.js';
 import { ACCEPT_BOTH, toolCall } from '../../src/test-support/mcp-http.js';
+import { alive } from '../../src/test-support/process-alive.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { until } from '../../src/test-support/time-limit.js';
 
@@ -25,15 +26,6 @@ async function workers(count: number): Promise<ProcessCluster> {
 /** The pids of the workers the primary logged as serving, in order. */
 function workerPids(output: string): number[] {
   return [...output.matchAll(/worker \d+ of \d+ serving \(pid (\d+)\)/g)].map((m) => Number(m[1]));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** `add` over a connection of its own (so each call is accepted anew, by whichever worker): the answer's body. */

@@ -4,21 +4,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, connectUrl } from '../../src/client/index.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
+import { alive } from '../../src/test-support/process-alive.js';
 import { bridgeChild, serveBridge } from '../../src/test-support/served-bridge.js';
 import { until, within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
 const MS = 20_000;
-/** Whether process `pid` still runs. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 describe('bridge with isolate: a child per 2025 session', () => {
   let close: () => Promise<void>;
   let url: string;
