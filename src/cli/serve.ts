@@ -19,6 +19,7 @@ import { LegacySSEHandler } from '../server/sse/legacy-sse-handler.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
 import type { TaskStore } from '../tasks/task-store.js';
 import type { EventLogger } from '../telemetry/log-sink.js';
+import { Handoff } from './handoff.js';
 import { REQUEST_STATE_SECRET_ENV, requestStateKeysFromEnv } from './request-state-key.js';
 import { bridgeChild, type ServeChild } from './serve-command.js';
 import { type LogFormat, stderrLogger } from './stderr-logger.js';
@@ -250,6 +251,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
     ? new LegacySSEHandler(server, { dnsRebindingProtection, cors, auth, onerror })
     : undefined;
 
+  const handoff = new Handoff(http);
   http.on('request', (req, res) => {
     const exchange = fromNode(req, res);
     if (exchange.path === '/mcp') {
@@ -290,7 +292,10 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   }
 
   return new Promise((resolve) => {
+    let stopping = false;
     const stop = () => {
+      if (stopping) return;
+      stopping = true;
       log('shutting down: finishing requests in flight');
       http.close();
       Promise.all([streamable.close({ deadlineMs: SHUTDOWN_DEADLINE_MS }), legacy?.close()])
@@ -302,6 +307,10 @@ async function serveHttp(options: ServeOptions): Promise<number> {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    handoff.onRetire(() => {
+      log('replaced by a new worker: taking no new connections, letting the open ones go');
+      handoff.retire().then(stop);
+    });
   });
 }
 

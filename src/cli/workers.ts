@@ -1,5 +1,6 @@
 import cluster, { type Worker } from 'node:cluster';
 import { type AddressInfo, createServer } from 'node:net';
+import { RETIRE_MESSAGE } from './handoff.js';
 import { drawRequestStateSecret, REQUEST_STATE_SECRET_ENV } from './request-state-key.js';
 import { UsageError } from './usage-error.js';
 
@@ -107,8 +108,8 @@ async function pinPort(host: string): Promise<void> {
  * Each worker that starts serving, each crash and each restart is logged with `log`.
  *
  * `reloads`, when given, is handed a function that replaces every worker by a new one (a new process loads
- * the code anew): each new worker serves before the one it replaces is stopped gracefully (requests in flight
- * finish), and one that ends before serving leaves the old one serving. What it returns is called once every
+ * the code anew): each new worker serves before the one it replaces is told to retire (it hands its connections
+ * over, see Handoff, and requests in flight finish), and one that ends before serving leaves the old one serving. What it returns is called once every
  * worker has exited (to stop what calls for reloads).
  */
 export async function superviseWorkers(
@@ -152,7 +153,7 @@ export async function superviseWorkers(
         serving[slot] = worker;
         if (replacing !== undefined && live.has(replacing)) {
           retiring.add(replacing);
-          replacing.process.kill('SIGTERM');
+          replacing.send(RETIRE_MESSAGE);
         }
       });
       worker.once('exit', (code, signal) => {

@@ -3,6 +3,7 @@
 // load leaves the previous version serving, and --watch without a module or with --stdio is a usage error.
 import assert from 'node:assert/strict';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -48,11 +49,26 @@ async function call(url: string, tool: string): Promise<string> {
   }
 }
 
+/** GET `url` through `agent`, the answer read to its end. */
+function fetchThrough(agent: Agent, url: string): Promise<{ res: IncomingMessage; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = get(url, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ res, reused: req.reusedSocket }));
+    });
+    req.on('error', reject);
+  });
+}
+
 test('--watch: a change reloads the module; a call in flight finishes; a broken edit leaves the last version serving', async () => {
   mkdirSync(folder, { recursive: true });
   writeModule('Hello');
   const { run, url } = await serveDemo(['--watch', join(folder, 'server.mjs')]);
   assert.equal(await call(url, 'hello'), 'Hello');
+  // A keep-alive connection open to the worker that the change replaces.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const elsewhere = new URL('/elsewhere', url).href;
+  assert.equal((await fetchThrough(agent, elsewhere)).res.statusCode, 404);
 
   // A call in flight when the module changes is answered by the worker it reached, before that one stops.
   const session = await connectUrl(new Client({ name: 'test', version: '1.0.0' }), url);
@@ -64,6 +80,15 @@ test('--watch: a change reloads the module; a call in flight finishes; a broken 
   await progressed;
   writeModule('Hi');
   await until(() => /server\.mjs changed: reloading/.test(run.stderr()), 10_000, 'the change to be seen');
+  // The replaced worker answers what still arrives on its open connection, and closes it: the client's next
+  // request opens one to its successor. (Dropping it instead could lose a request sent at that moment.)
+  await until(() => /replaced by a new worker/.test(run.stderr()), 15_000, 'the old worker to retire');
+  const handed = await fetchThrough(agent, elsewhere);
+  assert.deepEqual(
+    [handed.reused, handed.res.statusCode, handed.res.headers.connection],
+    [true, 404, 'close'],
+  );
+  agent.destroy();
   // The new worker serves before the old one stops; until then a call may still reach the old one.
   const deadline = Date.now() + 15_000;
   while ((await call(url, 'hello')) !== 'Hi') {
