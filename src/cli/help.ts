@@ -80,13 +80,14 @@ Options:
                    each request with its outcome and duration, refusals); default: errors only
   --children N     With CMD: start N processes of it, each request going to the least busy
                    (default 1). Several help a server that answers one request at a time; a
-                   server that asks clients things (sampling, elicitation) is best kept at 1:
-                   its request reaches a client only when one client request is in flight there
+                   server that asks clients things (sampling, elicitation, roots) is best kept
+                   at 1: its request reaches a client only when one client request is in flight
   --isolate        With CMD: give each 2025 session a process of its own, ended with the
                    session (DELETE or idle timeout), so that clients share none of its state
                    and its requests to clients always know their client; 2026 requests, which
                    have no session, go to the shared processes. Choose it for servers that keep
-                   state per client or ask clients things; the shared pool for stateless tools
+                   state per client (a client's roots, which a shared process would keep for all)
+                   or ask clients things; the shared pool for stateless tools
   --env NAME=VALUE With CMD: set a variable for it (repeatable); it inherits only PATH, HOME,
                    the locale and a few more from this process
   --cwd DIR        With CMD: the folder to start it in

@@ -110,12 +110,13 @@ export class ClientSession {
     this.onerror = client.options.onerror;
     this.peer.onerror = (err) => this.onerror?.(err);
     this.peer.onclose = (cause) => this.onclose?.(cause);
-    this.roots = client.options.roots?.slice() ?? [];
+    const roots = client.options.roots;
+    this.roots = Array.isArray(roots) ? roots.slice() : [];
     this.parts = {
       peer: this.peer,
       client,
       catalog: this.catalog,
-      roots: () => this.roots,
+      roots: typeof roots === 'function' ? roots : () => this.roots,
       spoken: () => this.spoken(),
       capabilities: () => this.serverCapabilities,
       inputContext: (key, method, signal) => roundContext(this.peer, this, key, method, signal),
@@ -178,7 +179,7 @@ export class ClientSession {
     return this.spoken().server.instructions;
   }
 
-  /** This client's roots as the server sees them through roots/list. */
+  /** This client's roots as the server sees them through roots/list (none when a function gives them). */
   get currentRoots(): readonly Root[] {
     return this.roots;
   }
@@ -417,14 +418,29 @@ export class ClientSession {
   /**
    * Replaces this session's roots; a legacy server is told (`notifications/roots/list_changed`) and reads
    * them with roots/list, a modern one gets them in the next round that asks. Throws when the Client did
-   * not declare roots (no `roots` option).
+   * not declare roots (no `roots` option), or gave them as a function (which `rootsChanged` goes with).
    */
   async setRoots(roots: Root[]): Promise<void> {
-    if (this.client.capabilities.roots === undefined) {
-      throw new Error('setRoots needs the roots capability: give the Client a `roots` option (even [])');
+    if (typeof this.client.options.roots === 'function') {
+      throw new Error(
+        "setRoots: this Client's roots come from its `roots` function; call rootsChanged() instead",
+      );
     }
     checkRoots(roots);
     this.roots = roots.slice();
+    await this.rootsChanged();
+  }
+
+  /**
+   * Tells the server this client's roots changed: a legacy server hears `notifications/roots/list_changed` (and
+   * reads them again), a modern one gets the new ones in the next round that asks.
+   */
+  async rootsChanged(): Promise<void> {
+    if (this.client.capabilities.roots === undefined) {
+      throw new Error(
+        'roots changed, but this Client declared none: give the Client a `roots` option (even [])',
+      );
+    }
     await this.spoken().rootsChanged();
   }
 

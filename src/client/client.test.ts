@@ -594,12 +594,36 @@ describe('ClientSession answering the server', () => {
     await assert.rejects(session.setRoots([{ uri: '/relative' }]), TypeError);
   });
 
+  test('roots as a function: asked at each roots/list, its answer checked; rootsChanged notifies', async () => {
+    let roots = [{ uri: 'file:///a' }];
+    const asked: string[] = [];
+    const { session, server } = await connect({
+      roots: async (ctx) => {
+        asked.push(ctx.session.serverInfo.name);
+        return roots;
+      },
+    });
+    assert.deepEqual(resultOf(await server.request('roots/list')), { roots: [{ uri: 'file:///a' }] });
+    roots = [{ uri: 'file:///b' }];
+    await session.rootsChanged();
+    await tick();
+    assert.equal(server.notifications('notifications/roots/list_changed').length, 1);
+    assert.deepEqual(resultOf(await server.request('roots/list')), { roots: [{ uri: 'file:///b' }] });
+    assert.equal(asked.length, 2);
+    await assert.rejects(session.setRoots([{ uri: 'file:///c' }]), /call rootsChanged\(\) instead/);
+    roots = [{ uri: '/relative' }];
+    const wrong = errorOf(await server.request('roots/list'));
+    assert.equal(wrong.code, ErrorCode.InternalError);
+    assert.match(wrong.message, /result\.roots\[0\]/);
+  });
+
   test('without the roots option: roots/list is -32601 and setRoots throws', async () => {
     const { session, server } = await connect();
     const error = errorOf(await server.request('roots/list'));
     assert.equal(error.code, ErrorCode.MethodNotFound);
     assert.match(error.message, /roots/);
     await assert.rejects(session.setRoots([]), /roots/);
+    await assert.rejects(session.rootsChanged(), /declared none/);
     await tick();
     assert.equal(server.notifications('notifications/roots/list_changed').length, 0);
   });

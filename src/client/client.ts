@@ -42,6 +42,9 @@ export type FormElicitationHandler = (
   ctx: ClientContext,
 ) => ElicitResult | Promise<ElicitResult>;
 
+/** Answers `roots/list`: the roots now, for the server whose session `ctx` names. */
+export type RootsHandler = (ctx: ClientContext) => readonly Root[] | Promise<readonly Root[]>;
+
 /** Answers a URL-mode `elicitation/create`: asks the user's consent to open `url`, out of band. */
 export type UrlElicitationHandler = (
   params: ElicitRequestURLParams,
@@ -49,8 +52,12 @@ export type UrlElicitationHandler = (
 ) => ElicitResult | Promise<ElicitResult>;
 
 export interface ClientOptions extends PeerOptions, TelemetryOptions {
-  /** The initial roots of every session. Giving it declares `roots: { listChanged: true }`. */
-  roots?: Root[];
+  /**
+   * This client's roots; giving it declares `roots: { listChanged: true }`. A list: every session's first roots
+   * (`setRoots` changes a session's). A function: asked each time a server reads them (a host passing on the roots
+   * of a client of its own); `rootsChanged` tells the server they changed.
+   */
+  roots?: Root[] | RootsHandler;
   /** Giving it declares the `sampling` capability. */
   sampling?: SamplingHandler;
   /** With `sampling`, also declares `sampling.tools`: requests may carry `tools` and `toolChoice`. */
@@ -161,7 +168,7 @@ export class Client {
     if (pin !== undefined && era !== eraOf(pin)) {
       throw new Error(`Protocol version "${pin}" belongs to the ${eraOf(pin)} era, but era is '${era}'`);
     }
-    if (options.roots !== undefined) checkRoots(options.roots);
+    if (Array.isArray(options.roots)) checkRoots(options.roots);
     this.era = era;
     this.tasks = taskLimits(options.tasks);
     const base = declaredCapabilities(options);

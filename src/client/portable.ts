@@ -25,6 +25,7 @@ export {
   type ClientConnectOptions,
   type ClientOptions,
   type FormElicitationHandler,
+  type RootsHandler,
   type SamplingHandler,
   type UrlElicitationHandler,
 } from './client.js';

@@ -8,9 +8,8 @@ import {
   type ElicitRequestURLParams,
   type ElicitResult,
   Method,
-  type Root,
 } from '../protocol/types.js';
-import type { Client } from './client.js';
+import type { Client, RootsHandler } from './client.js';
 import type { ClientContext } from './client-session.js';
 import { applyElicitationDefaults } from './elicitation-defaults.js';
 
@@ -23,7 +22,7 @@ import { applyElicitationDefaults } from './elicitation-defaults.js';
  */
 export function answerServer(
   client: Client,
-  roots: readonly Root[],
+  roots: RootsHandler,
   method: string,
   params: Params | undefined,
   ctx: ClientContext,
@@ -46,15 +45,17 @@ function checked(method: string, params: Params | undefined, answer: unknown): R
 
 function answerWithHandlers(
   client: Client,
-  roots: readonly Root[],
+  roots: RootsHandler,
   method: string,
   params: Params | undefined,
   ctx: ClientContext,
 ): Promise<Record<string, unknown>> | Record<string, unknown> {
   switch (method) {
-    case Method.RootsList:
+    case Method.RootsList: {
       if (client.capabilities.roots === undefined) throw notDeclared(method, 'roots');
-      return { roots };
+      const listed = roots(ctx);
+      return listed instanceof Promise ? listed.then((r) => ({ roots: r })) : { roots: listed };
+    }
     case Method.SamplingCreateMessage:
       return sample(client, (params ?? {}) as unknown as CreateMessageRequestParams, ctx);
     case Method.ElicitationCreate:

@@ -1,14 +1,9 @@
 import type { JsonRpcPeer } from '../peer/jsonrpc-peer.js';
 import { READ_ONLY_METHODS } from '../protocol/modern-types.js';
 import { TaskMethod } from '../protocol/tasks.js';
-import {
-  Method,
-  type ProgressNotificationParams,
-  type Root,
-  type ServerCapabilities,
-} from '../protocol/types.js';
+import { Method, type ProgressNotificationParams, type ServerCapabilities } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
-import type { Client } from './client.js';
+import type { Client, RootsHandler } from './client.js';
 import type { ClientContext } from './client-session.js';
 import { fulfil } from './input-rounds.js';
 import { answerServer } from './server-requests.js';
@@ -26,7 +21,7 @@ export interface SessionParts {
   readonly client: Client;
   readonly catalog: ToolCatalog;
   /** This client's roots now. */
-  roots(): Root[];
+  roots: RootsHandler;
   /** The era spoken (after the handshake). */
   spoken(): SessionEra;
   capabilities(): ServerCapabilities;
@@ -46,7 +41,7 @@ export function eraWire(parts: SessionParts): EraWire {
     issue: (method, params, options) => peer.issue(method, params, options),
     notify: (method, params) => peer.notify(method, params),
     report: (err) => peer.report(err),
-    answer: async (method, params, ctx) => answerServer(parts.client, parts.roots(), method, params, ctx),
+    answer: async (method, params, ctx) => answerServer(parts.client, parts.roots, method, params, ctx),
     repeatable: (method, params) =>
       READ_ONLY_METHODS.has(method) ||
       TASK_REQUESTS.has(method) ||

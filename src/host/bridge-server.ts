@@ -5,6 +5,7 @@ import type { StdioClientOptions } from '../client/stdio/stdio-client-connection
 import {
   type CreateMessageResult,
   type ElicitResult,
+  type ListRootsResult,
   Method,
   type ServerCapabilities,
 } from '../protocol/types.js';
@@ -16,7 +17,7 @@ import { everyClient, relayEvents, subscribeIn } from './child-events.js';
 import { ChildPool, type InFlight } from './child-pool.js';
 import { forward, relayToClient } from './forward.js';
 import { HeldExchanges } from './held-exchange.js';
-import { IsolatedChildren } from './isolated-children.js';
+import { IsolatedChildren, type Owners } from './isolated-children.js';
 import type { ChildSettings } from './upstream.js';
 
 /** Which capability each method the bridge forwards needs of the child. */
@@ -96,7 +97,8 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   const requestTimeoutMs = options.requestTimeoutMs ?? 60 * 60 * 1000;
   const exchanges = new HeldExchanges(options.holdMs ?? 5 * 60 * 1000, 1000);
   const inFlight: InFlight = new Map();
-  const settings = childSettings(options, inFlight, requestTimeoutMs);
+  const owners: Owners = new WeakMap();
+  const settings = childSettings(options, inFlight, owners, requestTimeoutMs);
   const subscribed = new Set<string>();
   let server: Server | undefined;
   const pool = new ChildPool(settings, options.children ?? 1, inFlight, (child) => {
@@ -118,7 +120,7 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   });
   const made = server;
   const isolated = options.isolate
-    ? new IsolatedChildren(settings, options.maxIsolated ?? 100, inFlight)
+    ? new IsolatedChildren(settings, options.maxIsolated ?? 100, inFlight, owners)
     : undefined;
   const poolFor = (ctx: ServerContext): ChildPool | Promise<ChildPool> =>
     isolated === undefined || ctx.session === undefined ? pool : isolated.poolOf(ctx.session);
@@ -156,9 +158,14 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
 }
 
 /** How every upstream of the bridge is reached and watched, and how its requests to a client are relayed. */
-function childSettings(options: BridgeOptions, inFlight: InFlight, requestTimeoutMs: number): ChildSettings {
+function childSettings(
+  options: BridgeOptions,
+  inFlight: InFlight,
+  owners: Owners,
+  requestTimeoutMs: number,
+): ChildSettings {
   const relay = (method: string) => (params: object, ctx: ClientContext) =>
-    relayToClient(inFlight.get(ctx.session), method, { ...params });
+    relayToClient(inFlight.get(ctx.session), method, { ...params }, owners.get(ctx.session));
   const elicit = relay(Method.ElicitationCreate) as (
     params: object,
     ctx: ClientContext,
@@ -174,6 +181,7 @@ function childSettings(options: BridgeOptions, inFlight: InFlight, requestTimeou
           ctx: ClientContext,
         ) => Promise<CreateMessageResult>,
         elicitation: { form: elicit, url: elicit },
+        roots: async (ctx) => ((await relay(Method.RootsList)({}, ctx)) as unknown as ListRootsResult).roots,
         onerror: (err) => options.report(err.message),
       },
     },

@@ -1,10 +1,12 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
 import { ConnectionClosedError } from '../peer/errors.js';
+import { ROUND_TRIP_METHODS } from '../protocol/modern-types.js';
 import type { Result } from '../protocol/types.js';
 import { clientCallProblem } from '../server/client-capabilities.js';
 import type { ServerContext } from '../server/context.js';
 import { type InputRequired, inputRequired } from '../server/input-required.js';
+import type { ServerSession } from '../server/legacy/server-session.js';
 import { type ChildPool, soleRequest } from './child-pool.js';
 import { HeldExchange, type HeldExchanges } from './held-exchange.js';
 
@@ -51,19 +53,19 @@ export async function forward(
     typeof ctx.requestState === 'string'
       ? resumed(exchanges, method, ctx)
       : begun(await pool, method, params, ctx, timeoutMs);
+  const rounds = ctx.scope.era === 'legacy' || ROUND_TRIP_METHODS.has(method);
   const onabort = () => exchange.release(`the client cancelled ${method}`);
   ctx.signal.addEventListener('abort', onabort, { once: true });
   try {
     for (;;) {
       const outcome = await exchange.next();
       if ('result' in outcome) return outcome.result;
-      // Only what the client declared is asked of it; the child hears why the rest is refused.
+      // Only what the client declared is asked of it, in a request that may ask; the child hears why the rest is
+      // refused. (A 2025 stdio server's request made at another time may look like this request's: see soleRequest.)
       for (const [key, ask] of Object.entries(outcome.inputRequests)) {
-        const problem = clientCallProblem(
-          ctx.scope.clientCapabilities,
-          ask.method,
-          ask.params as Params | undefined,
-        );
+        const problem = rounds
+          ? clientCallProblem(ctx.scope.clientCapabilities, ask.method, ask.params as Params | undefined)
+          : `${method} cannot ask the client: in the 2026-07-28 era only ${[...ROUND_TRIP_METHODS].join(', ')} may`;
         if (problem === undefined) continue;
         exchange.refuse(key, problem);
         delete outcome.inputRequests[key];
@@ -137,18 +139,25 @@ function begun(
 }
 
 /**
- * A child's own request (sampling, elicitation), taken to the client whose request made it, as an ask of that
- * request's held exchange. A 2025 stdio server's request says nothing of the request it was made for, so it goes
- * to a client only when exactly one client request is in flight in that child; otherwise the child gets an error
- * saying why, which it can report.
+ * A child's own request (sampling, elicitation, roots), taken to the client whose request made it, as an ask of
+ * that request's held exchange. A 2025 stdio server's request says nothing of the request it was made for, so it
+ * goes to a client only when exactly one client request is in flight in that child, or when the child has one
+ * client only (`owner`, the 2025 session of an isolated child: there, as a request of the session's own);
+ * otherwise the child gets an error saying why, which it can report.
  */
 export function relayToClient(
   inFlight: ReadonlySet<HeldExchange> | undefined,
   method: string,
   params: Record<string, unknown> | undefined,
+  owner?: ServerSession,
 ): Promise<Record<string, unknown>> {
   const exchange = soleRequest(inFlight);
   if (exchange !== undefined) return exchange.ask(method, params);
+  if (owner !== undefined) {
+    const problem = clientCallProblem(owner.clientCapabilities, method, params as Params | undefined);
+    if (problem !== undefined) return Promise.reject(new McpError(ErrorCode.InvalidRequest, problem));
+    return owner.request(method, params);
+  }
   const size = inFlight?.size ?? 0;
   return Promise.reject(
     new McpError(

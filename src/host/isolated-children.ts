@@ -1,13 +1,18 @@
+import type { ClientSession } from '../client/client-session.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import { oneSession, relayEvents } from './child-events.js';
 import { ChildPool, type InFlight } from './child-pool.js';
 import type { ChildSettings } from './upstream.js';
 
+/** The 2025 session each isolated child serves, by the child's session: the one client it may ask anything. */
+export type Owners = WeakMap<ClientSession, ServerSession>;
+
 /**
  * One child per 2025 session (`--isolate`): started at the session's first forwarded request, ended with the
  * session (DELETE, idle timeout, the server closing), so that no state of the child is shared between clients.
- * What the child tells goes to its session alone. At most `max` at once: past it, a new session's first request
+ * What the child tells goes to its session alone; what it asks (roots, sampling, elicitation) goes to the session
+ * even with no request in flight, and the session's roots changing is told to it. At most `max` at once: past it, a new session's first request
  * is refused with an error saying so.
  */
 export class IsolatedChildren {
@@ -17,6 +22,7 @@ export class IsolatedChildren {
     private readonly settings: ChildSettings,
     private readonly max: number,
     private readonly inFlight: InFlight,
+    private readonly owners: Owners,
   ) {}
 
   /** Sessions with a child of their own now. */
@@ -39,9 +45,10 @@ export class IsolatedChildren {
     // A restarted child is subscribed again to what the session subscribed to.
     session.subscriptions ??= new Set();
     const subscribed = session.subscriptions;
-    const pool = new ChildPool(this.settings, 1, this.inFlight, (child) =>
-      relayEvents(child, oneSession(session), subscribed, this.settings.report),
-    );
+    const pool = new ChildPool(this.settings, 1, this.inFlight, (child) => {
+      this.owners.set(child, session);
+      relayEvents(child, oneSession(session), subscribed, this.settings.report);
+    });
     const started = pool.start().then(
       () => pool,
       async (err: Error) => {
@@ -58,6 +65,17 @@ export class IsolatedChildren {
     session.onclose = (cause) => {
       this.end(session);
       previous?.(cause);
+    };
+    const rootsChanged = session.onrootschanged;
+    session.onrootschanged = () => {
+      rootsChanged?.();
+      for (const child of pool.sessions()) {
+        child
+          .rootsChanged()
+          .catch((err) =>
+            this.settings.report(`roots/list_changed to the child server failed: ${err.message}`),
+          );
+      }
     };
     return started;
   }

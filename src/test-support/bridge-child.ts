@@ -4,7 +4,8 @@
 //   --legacy         speaks only the 2025 era (a ServerSession on stdio), as most stdio servers do
 //   tools: pid (its process id), crash (a line on stderr, then exit 3), wait {ms} (honours cancellation,
 //   saying so on stderr), garbage (a line that is not JSON-RPC on stdout, then its answer), ask (elicits a name
-//   from the client; what went wrong said on stderr), log (a warning to its client)
+//   from the client; what went wrong said on stderr), log (a warning to its client); prompt `project`, whose
+//   argument `root` is completed with the client's roots (asked during completion/complete), or with what went wrong
 import { existsSync, writeFileSync } from 'node:fs';
 import { Server } from '../server/server.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
@@ -71,6 +72,22 @@ if (process.argv.includes('--hang')) {
       return { ...text(`no name: ${(err as Error).message}`), isError: true };
     }
   });
+  server.prompt(
+    {
+      name: 'project',
+      arguments: [{ name: 'root' }],
+      complete: {
+        root: async (_value, _context, ctx) => {
+          try {
+            return (await ctx.listRoots()).roots.map((root) => root.uri);
+          } catch (err) {
+            return [`no roots: ${(err as Error).message}`];
+          }
+        },
+      },
+    },
+    (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `work in ${args.root}` } }] }),
+  );
   if (process.argv.includes('--legacy')) server.connect(stdioServerConnection());
   else serveStdio(server);
 }

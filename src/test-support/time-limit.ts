@@ -8,9 +8,13 @@ export function within<T>(promise: Promise<T>, ms: number, label: string): Promi
 }
 
 /** Resolves once `check` holds (polled every 10 ms); rejects with `label` after `ms`. */
-export async function until(check: () => boolean, ms: number, label: string): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  ms: number,
+  label: string,
+): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`Timed out after ${ms} ms waiting for ${label}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

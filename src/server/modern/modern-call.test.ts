@@ -138,6 +138,20 @@ describe('ModernCall result envelope', () => {
     assert.equal('ttlMs' in own || 'cacheScope' in own, false);
   });
 
+  it('answers -32603 when a method that takes no rounds answers input_required, naming those that do', async () => {
+    const { server } = makeServer();
+    const asking = () => inputRequired({ inputRequests: { r: { method: 'roots/list' } } });
+    server.answerWith({ 'tools/list': asking, 'prompts/list': async () => asking() });
+    for (const method of ['tools/list', 'prompts/list']) {
+      await assert.rejects(modern(server, method).run(), (err: Error) => {
+        assert.ok(err instanceof McpError);
+        assert.equal(err.code, ErrorCode.InternalError);
+        assert.match(err.message, new RegExp(`The ${method} handler asked the client for input, .*tools/call`));
+        return true;
+      });
+    }
+  });
+
   it('leaves caching hints off a tools/call result', async () => {
     const { server } = makeServer();
     const first = await firstRound(server);

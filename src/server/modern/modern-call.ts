@@ -82,8 +82,8 @@ export class ModernCall implements ModernRound {
       const ctx = this.context(undefined, undefined, undefined);
       const outcome = handler(server, params, ctx);
       return outcome instanceof Promise
-        ? outcome.then((r) => this.complete(r as Result), this.translate)
-        : this.complete(outcome as Result);
+        ? outcome.then(this.completeOnly, this.translate)
+        : this.completeOnly(outcome);
     }
     if (method === Method.ToolsCall && server.tasks !== undefined) {
       const mode = modernTaskMode(server, params, this.scope);
@@ -281,6 +281,18 @@ export class ModernCall implements ModernRound {
     out._meta = meta === undefined ? this.server.serverInfoMeta : { ...meta, ...this.server.serverInfoMeta };
     return out;
   }
+
+  /** The answer of a method that takes no rounds: never input_required (the client could not answer it). */
+  private readonly completeOnly = (result: Result | InputRequired): Result => {
+    if (result instanceof InputRequired) {
+      throw new McpError(
+        ErrorCode.InternalError,
+        `The ${this.request.method} handler asked the client for input, which the 2026-07-28 era allows only ` +
+          `on ${[...ROUND_TRIP_METHODS].join(', ')}`,
+      );
+    }
+    return this.complete(result);
+  };
 
   private readonly translate = (err: unknown): never => {
     throw this.translateError(err);
