@@ -129,11 +129,11 @@ const steps = [
       ),
   ],
   [
-    'bridges.mjs: mcpwire serve -- CMD beside mcp-proxy and supergateway',
+    'bridges.mjs: mcpwire serve -- CMD beside mcp-proxy and supergateway, the stdio floor, memory per session',
     () =>
       check(
-        tool('bridges.mjs', '--reps 1 --duration 1 --warmup 0 --sessions 4'),
-        /^\| supergateway \| 1\/1 /m,
+        tool('bridges.mjs', '--reps 1 --duration 1 --warmup 0 --sessions 4 --rss-sessions 2'),
+        /^\| supergateway \| [\d.]+ \| [\d.]+ \| -?\d+ \| \d+ → \d+ \|$/m,
       ),
   ],
   ['a profiled bench server, profile-summary.mjs, alloc-sampler.mjs', profiled],
