@@ -120,16 +120,26 @@ interface Queued {
   reject: (err: Error) => void;
 }
 
+/** How much a LineWriter lets wait for a reader that does not keep up, and who that reader is (for the error). */
+export interface WriteBound {
+  /** Characters waiting to be written (in the stream's buffer and the writer's queue) past which `write` fails. */
+  readonly maxQueued: number;
+  /** Who is not reading, as the error names it: e.g. `"node server.js"`. */
+  readonly reader: string;
+}
+
 /**
  * Writes JSON-RPC messages as lines: each serialized once and written with one `write`, in call
  * order. While the stream's buffer is
  * full (`write` returned false) further lines wait in order for 'drain' instead of piling into the
  * stream. `write` resolves when the line has been handed to the stream, and rejects once the writer
- * has failed.
+ * has failed, or, with a `bound`, when the line would take what waits past it (that line alone fails).
  */
 export class LineWriter {
   private queue: Queued[] = [];
   private head = 0;
+  /** Characters of the lines in `queue` from `head`. */
+  private queued = 0;
   private blocked = false;
   private closing?: 'end' | 'detach';
   private failure?: Error;
@@ -138,6 +148,7 @@ export class LineWriter {
   constructor(
     private readonly stream: Writable,
     private readonly onError: (err: Error) => void,
+    private readonly bound?: WriteBound,
   ) {
     stream.on('drain', this.flush);
     stream.on('error', this.handleError);
@@ -155,6 +166,16 @@ export class LineWriter {
       if (!this.stream.write(line)) this.blocked = true;
       return RESOLVED;
     }
+    const waiting = this.stream.writableLength + this.queued;
+    if (this.bound !== undefined && waiting + line.length > this.bound.maxQueued) {
+      return Promise.reject(
+        new Error(
+          `${this.bound.reader} is not reading its input: ${waiting} characters already wait to be written to ` +
+            `it (at most ${this.bound.maxQueued}); this message of ${line.length} was not sent`,
+        ),
+      );
+    }
+    this.queued += line.length;
     return new Promise((resolve, reject) => this.queue.push({ line, resolve, reject }));
   }
 
@@ -174,6 +195,7 @@ export class LineWriter {
     const waiting = this.queue.slice(this.head);
     this.queue = [];
     this.head = 0;
+    this.queued = 0;
     this.stream.off('drain', this.flush);
     for (const entry of waiting) entry.reject(err);
   }
@@ -183,6 +205,7 @@ export class LineWriter {
     const queue = this.queue;
     while (!this.blocked && this.head < queue.length) {
       const entry = queue[this.head++];
+      this.queued -= entry.line.length;
       if (!this.stream.write(entry.line)) this.blocked = true;
       entry.resolve();
     }

@@ -147,4 +147,49 @@ describe('spawnStdio', { timeout: 20000 }, () => {
     assert.ok(Date.now() - started < 1500, 'exited on stdin end');
     assert.match(chunks.join(''), /server closed/);
   });
+
+  test('a child that stops reading: past maxQueuedBytes a message fails to send, naming it; the rest stay queued', async () => {
+    // Never reads stdin, so the pipe fills and the lines wait in this process.
+    const conn = node(
+      `setInterval(() => {}, 1000); process.stdout.write('{"jsonrpc":"2.0","method":"ready"}\\n');`,
+      {
+        maxQueuedBytes: 200_000,
+      },
+    );
+    const r = recordingReceiver();
+    conn.start(r);
+    await r.until(() => r.messages.length === 1);
+    const big = (n: number): JsonRpcMessage => ({
+      jsonrpc: '2.0',
+      method: 'n',
+      params: { n, pad: 'x'.repeat(10_000) },
+    });
+    const sends: Promise<void>[] = [];
+    let refused: Error | undefined;
+    for (let n = 0; n < 100 && refused === undefined; n++) {
+      const sent = conn.send(big(n));
+      sends.push(sent);
+      await Promise.race([sent, new Promise((resolve) => setImmediate(resolve))]).catch((err: Error) => {
+        refused = err;
+      });
+    }
+    assert.ok(refused, 'a send was refused');
+    assert.match(
+      refused.message,
+      /node -e .* is not reading its input: \d+ characters already wait to be written to it \(at most 200000\)/,
+    );
+    // What waited before is still waiting (neither sent nor failed): the child may yet read it.
+    const earlier = sends.at(-2)!;
+    assert.equal(
+      await Promise.race([
+        earlier.then(
+          () => 'sent',
+          () => 'failed',
+        ),
+        Promise.resolve('waiting'),
+      ]),
+      'waiting',
+    );
+    await conn.close();
+  });
 });

@@ -31,6 +31,11 @@ export interface StdioClientOptions {
   onStderr?: (chunk: string) => void;
   /** Longest accepted message line in bytes; 16 MiB by default. */
   maxLineBytes?: number;
+  /**
+   * How much may wait to be written to a child that does not read its stdin (bytes, counted as characters of the
+   * JSON text); past it a message fails to send, saying so, instead of piling up in this process. 16 Mi by default.
+   */
+  maxQueuedBytes?: number;
 }
 
 /** A stdio connection to a spawned server process. */
@@ -99,7 +104,10 @@ class StdioClient implements StdioClientConnection {
     });
     this.child = child;
     // The child's exit explains a broken pipe better than EPIPE does: stdin errors only fail writes.
-    this.writer = new LineWriter(child.stdin!, () => {});
+    this.writer = new LineWriter(child.stdin!, () => {}, {
+      maxQueued: opts.maxQueuedBytes ?? DEFAULT_MAX_LINE_BYTES,
+      reader: JSON.stringify([opts.command, ...(opts.args ?? [])].join(' ')),
+    });
     child.stdout!.on('error', () => {});
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', this.onStderr);
