@@ -186,6 +186,16 @@ async function main(argv: string[]): Promise<number> {
         `--redis${typeof redis === 'string' ? '' : '-cluster'} shares sessions between processes; ${values.stdio ? '--stdio serves one client' : '--stateless has no sessions'}`,
       );
     }
+    const workers = parseWorkers(values.workers, {
+      redis: redis !== undefined,
+      stateless: values.stateless,
+      stdio: values.stdio,
+    });
+    if (child?.isolate && (redis !== undefined || (workers ?? 1) > 1)) {
+      throw new UsageError(
+        `--isolate keeps each session's process in the server process that started it, where every request of the session must come: it does not go with ${redis === undefined ? '--workers' : '--redis'}`,
+      );
+    }
     const logFormat = values['log-format'] as LogFormat | undefined;
     if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat)) {
       throw new UsageError(`--log-format is json or text, not "${logFormat}"`);
@@ -207,11 +217,7 @@ async function main(argv: string[]): Promise<number> {
       allowedHosts: values['allowed-host'],
       allowedOrigins: values['allowed-origin'],
       corsOrigins: values['cors-origin'],
-      workers: parseWorkers(values.workers, {
-        redis: redis !== undefined,
-        stateless: values.stateless,
-        stdio: values.stdio,
-      }),
+      workers,
     });
   }
   if (command === 'connect') {

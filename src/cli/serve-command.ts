@@ -1,4 +1,5 @@
 import type { StdioClientOptions } from '../client/stdio/stdio-client-connection.js';
+import type { RedisCluster } from '../cluster/redis-cluster.js';
 import { type Bridge, bridgeServer } from '../host/bridge-server.js';
 import type { ServeDeployment } from '../server/serve-deployment.js';
 import { UsageError } from './usage-error.js';
@@ -80,6 +81,7 @@ export async function bridgeChild(
   child: ServeChild,
   deployment: ServeDeployment,
   log: (line: string) => void,
+  cluster?: RedisCluster,
 ): Promise<{ bridge: Bridge; label: string }> {
   const { command } = child.command;
   // Tasks are the child's own business: the bridge relays no task store.
@@ -89,6 +91,7 @@ export async function bridgeChild(
     upstream: { command: child.command },
     children: child.children,
     isolate: child.isolate,
+    cluster,
     serverOptions,
     stderr:
       logger === undefined

@@ -119,8 +119,12 @@ export function serve(options: ServeOptions): Promise<number> {
 }
 
 /** The server to serve and what to call it (the module's, made for `deployment`, or the demo), with `--skills`. */
-async function serverFor(options: ServeOptions, deployment: ServeDeployment): Promise<Served> {
-  const made = await madeServer(options, deployment);
+async function serverFor(
+  options: ServeOptions,
+  deployment: ServeDeployment,
+  cluster?: RedisCluster,
+): Promise<Served> {
+  const made = await madeServer(options, deployment, cluster);
   if (options.skills !== undefined) {
     const served = await serveSkills(made.server, options.skills, (w) =>
       log(`skills: ${w.path}: ${w.message}`),
@@ -138,9 +142,13 @@ interface Served {
   bridge?: Bridge;
 }
 
-async function madeServer(options: ServeOptions, deployment: ServeDeployment): Promise<Served> {
+async function madeServer(
+  options: ServeOptions,
+  deployment: ServeDeployment,
+  cluster: RedisCluster | undefined,
+): Promise<Served> {
   if (options.child !== undefined) {
-    const { bridge, label } = await bridgeChild(options.child, deployment, log);
+    const { bridge, label } = await bridgeChild(options.child, deployment, log, cluster);
     return { server: bridge.server, label, bridge };
   }
   if (options.module === undefined) {
@@ -224,11 +232,11 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   const requestStateKeys = envKeys ?? (cluster === undefined ? undefined : await clusterKeys(cluster));
   // Tasks in memory by default (the demo's own store); with Redis, shared, so any process serves any task.
   const taskStore = options.redis === undefined ? undefined : await sharedTasks(options.redis);
-  const { server, label, bridge } = await serverFor(options, {
-    requestStateKeys,
-    taskStore,
-    ...serverOptions,
-  });
+  const { server, label, bridge } = await serverFor(
+    options,
+    { requestStateKeys, taskStore, ...serverOptions },
+    cluster,
+  );
   // Listening first: the resource a token must be for names the port actually bound. No request can arrive
   // before the listener below is attached, in the same turn.
   const http = createServer();

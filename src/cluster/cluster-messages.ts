@@ -75,6 +75,13 @@ export interface EventMessage {
   readonly e: ServerEvent;
 }
 
+/** To one process, for a layer above the cluster: `b` for whoever handles topic `t` there (see DirectMessages). */
+export interface DirectMessage {
+  readonly k: 'direct';
+  readonly t: string;
+  readonly b: unknown;
+}
+
 /** What concerns one session. */
 export type ClusterMessage =
   | StateMessage
@@ -85,7 +92,7 @@ export type ClusterMessage =
   | ForwardMessage;
 
 /** Anything heard on the bus or a node channel. */
-export type BusMessage = ClusterMessage | AckMessage | EventMessage;
+export type BusMessage = ClusterMessage | AckMessage | EventMessage | DirectMessage;
 
 /** The message in `text`, or undefined when it is not one (from a process of another version, say). */
 export function parseClusterMessage(text: string): BusMessage | undefined {
@@ -98,6 +105,7 @@ export function parseClusterMessage(text: string): BusMessage | undefined {
   if (typeof m !== 'object' || m === null) return undefined;
   const { k, s } = m as { k?: unknown; s?: unknown };
   if (k === 'event') return isEventMessage(m) ? m : undefined;
+  if (k === 'direct') return typeof (m as { t?: unknown }).t === 'string' ? (m as DirectMessage) : undefined;
   if (typeof s !== 'string') return undefined;
   switch (k) {
     case 'state':

@@ -13,6 +13,7 @@ import { type Clock, systemClock } from '../util/clock.js';
 import { type AckHost, ChangeAcks } from './change-acks.js';
 import { type Channels, openChannels } from './channels.js';
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
+import { DirectMessages } from './direct-messages.js';
 import { ClusterEvents } from './event-bus.js';
 import { RedisListenLeases } from './listen-leases.js';
 import { Liveness } from './liveness.js';
@@ -82,6 +83,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
   private readonly liveness: Liveness;
   /** Changes of state made here, waiting for the other processes that hold their session. */
   private readonly acks: ChangeAcks;
+  /** Messages to this process for the layers above the cluster, by topic (`tell` sends them). */
+  readonly direct = new DirectMessages((err) => this.report(err));
 
   constructor(options: RedisClusterOptions) {
     this.keyPrefix = options.keyPrefix ?? 'mcpwire';
@@ -307,6 +310,11 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     return this.roundTrip(`relay.${m.k}`, () => this.channels.sendTo(node, text));
   }
 
+  /** Sends `body` to process `node` on `topic` (see `direct`); resolves false when that process is not listening. */
+  tell(node: string, topic: string, body: unknown): Promise<boolean> {
+    return this.sendTo(node, { k: 'direct', t: topic, b: body });
+  }
+
   roundTrip<T>(operation: string, run: () => Promise<T>): Promise<T> {
     const telemetry = this.host?.server.telemetry;
     return telemetry === undefined ? run() : telemetry.roundTrip(operation, run);
@@ -353,6 +361,10 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     }
     if (m.k === 'ack') {
       this.acks.heard(m);
+      return;
+    }
+    if (m.k === 'direct') {
+      this.direct.receive(m);
       return;
     }
     const replica = this.replicas.get(m.s);

@@ -2,6 +2,7 @@ import type { ClientContext, ClientSession } from '../client/client-session.js';
 import { connectStdio } from '../client/negotiation/connect-stdio.js';
 import { connectUrl } from '../client/negotiation/connect-url.js';
 import type { StdioClientOptions } from '../client/stdio/stdio-client-connection.js';
+import type { RedisCluster } from '../cluster/redis-cluster.js';
 import {
   type CreateMessageResult,
   type ElicitResult,
@@ -15,6 +16,7 @@ import { Server } from '../server/server.js';
 import type { ServerOptions } from '../server/server-options.js';
 import { everyClient, relayEvents, subscribeIn } from './child-events.js';
 import { ChildPool, type InFlight } from './child-pool.js';
+import { ClusterRounds } from './cluster-rounds.js';
 import { forward, relayToClient } from './forward.js';
 import { HeldExchanges } from './held-exchange.js';
 import { IsolatedChildren, type Owners } from './isolated-children.js';
@@ -64,6 +66,12 @@ export interface BridgeOptions {
    */
   isolate?: boolean;
   maxIsolated?: number;
+  /**
+   * The cluster this process serves in (`serve --redis`, `--workers`): a 2026 client's retry of a request whose
+   * child asked it something may reach any process, and is served by the one holding the request (see
+   * ClusterRounds). Not with `isolate`: a session's child lives in one process.
+   */
+  cluster?: Pick<RedisCluster, 'nodeId' | 'tell' | 'direct' | 'living'>;
 }
 
 /** A stdio server served as a `Server`, ready for any transport; `close` ends its children. */
@@ -95,7 +103,17 @@ function bridged(child: ServerCapabilities): ServerCapabilities {
  */
 export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   const requestTimeoutMs = options.requestTimeoutMs ?? 60 * 60 * 1000;
-  const exchanges = new HeldExchanges(options.holdMs ?? 5 * 60 * 1000, 1000);
+  if (options.isolate && options.cluster !== undefined) {
+    throw new Error("isolate keeps each session's child in one process: it cannot be used in a cluster");
+  }
+  const { cluster } = options;
+  const rounds = cluster === undefined ? undefined : new ClusterRounds(cluster, options.report);
+  const exchanges = new HeldExchanges(
+    options.holdMs ?? 5 * 60 * 1000,
+    1000,
+    rounds && { nodeId: cluster!.nodeId, remote: rounds },
+  );
+  rounds?.serve(exchanges);
   const inFlight: InFlight = new Map();
   const owners: Owners = new WeakMap();
   const settings = childSettings(options, inFlight, owners, requestTimeoutMs);

@@ -4,11 +4,12 @@ import { ConnectionClosedError } from '../peer/errors.js';
 import { ROUND_TRIP_METHODS } from '../protocol/modern-types.js';
 import type { Result } from '../protocol/types.js';
 import { clientCallProblem } from '../server/client-capabilities.js';
+import type { ClientScope } from '../server/client-scope.js';
 import type { ServerContext } from '../server/context.js';
 import { type InputRequired, inputRequired } from '../server/input-required.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import { type ChildPool, soleRequest } from './child-pool.js';
-import { HeldExchange, type HeldExchanges } from './held-exchange.js';
+import { HeldExchange, type HeldExchanges, type RoundOutcome } from './held-exchange.js';
 
 const noop = () => {};
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
@@ -49,46 +50,67 @@ export async function forward(
   ctx: ServerContext,
   timeoutMs: number,
 ): Promise<Result | InputRequired> {
+  const state = ctx.requestState;
+  const holder = typeof state === 'string' ? exchanges.holderOf(state) : undefined;
+  if (holder !== undefined) return exchanges.remote!.round(holder, state as string, method, ctx);
   const exchange =
-    typeof ctx.requestState === 'string'
+    typeof state === 'string'
       ? resumed(exchanges, method, ctx)
-      : begun(await pool, method, params, ctx, timeoutMs);
-  const rounds = ctx.scope.era === 'legacy' || ROUND_TRIP_METHODS.has(method);
+      : begun(await pool, exchanges.idPrefix, method, params, ctx, timeoutMs);
   const onabort = () => exchange.release(`the client cancelled ${method}`);
   ctx.signal.addEventListener('abort', onabort, { once: true });
   try {
-    for (;;) {
-      const outcome = await exchange.next();
-      if ('result' in outcome) return outcome.result;
-      // Only what the client declared is asked of it, in a request that may ask; the child hears why the rest is
-      // refused. (A 2025 stdio server's request made at another time may look like this request's: see soleRequest.)
-      for (const [key, ask] of Object.entries(outcome.inputRequests)) {
-        const problem = rounds
-          ? clientCallProblem(ctx.scope.clientCapabilities, ask.method, ask.params as Params | undefined)
-          : `${method} cannot ask the client: in the 2026-07-28 era only ${[...ROUND_TRIP_METHODS].join(', ')} may`;
-        if (problem === undefined) continue;
-        exchange.refuse(key, problem);
-        delete outcome.inputRequests[key];
-      }
-      if (Object.keys(outcome.inputRequests).length === 0) continue;
-      exchanges.hold(exchange);
-      return inputRequired({ inputRequests: outcome.inputRequests, state: exchange.id });
-    }
+    const outcome = await serveRound(exchange, exchanges, method, ctx.scope);
+    if ('result' in outcome) return outcome.result;
+    return inputRequired({ inputRequests: outcome.inputRequests, state: exchange.id });
   } finally {
     ctx.signal.removeEventListener('abort', onabort);
   }
 }
 
+/**
+ * Runs `exchange` until the child answers (its error thrown) or asks what `asker` may be asked, holding it then
+ * (its id is the state of the round's `input_required`). Only what the client declared is asked of it, in a
+ * request that may ask; the child hears why the rest is refused. (A 2025 stdio server's request made at another
+ * time may look like this request's: see soleRequest.)
+ */
+export async function serveRound(
+  exchange: HeldExchange,
+  exchanges: HeldExchanges,
+  method: string,
+  asker: Pick<ClientScope, 'era' | 'clientCapabilities'>,
+): Promise<RoundOutcome> {
+  const rounds = asker.era === 'legacy' || ROUND_TRIP_METHODS.has(method);
+  for (;;) {
+    const outcome = await exchange.next();
+    if ('result' in outcome) return outcome;
+    for (const [key, ask] of Object.entries(outcome.inputRequests)) {
+      const problem = rounds
+        ? clientCallProblem(asker.clientCapabilities, ask.method, ask.params as Params | undefined)
+        : `${method} cannot ask the client: in the 2026-07-28 era only ${[...ROUND_TRIP_METHODS].join(', ')} may`;
+      if (problem === undefined) continue;
+      exchange.refuse(key, problem);
+      delete outcome.inputRequests[key];
+    }
+    if (Object.keys(outcome.inputRequests).length === 0) continue;
+    exchanges.hold(exchange);
+    return outcome;
+  }
+}
+
+/** -32602: a retry continues an exchange the bridge no longer holds. */
+export function notHeld(method: string): McpError {
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `This retry continues a ${method} the bridge no longer holds (it waited too long for it, or the server ` +
+      'behind the bridge restarted): send the request anew, without requestState',
+  );
+}
+
 /** The exchange a retry continues, given the client's answers; -32602 when the bridge no longer holds it. */
 function resumed(exchanges: HeldExchanges, method: string, ctx: ServerContext): HeldExchange {
   const exchange = exchanges.take(ctx.requestState as string);
-  if (exchange === undefined) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `This retry continues a ${method} the bridge no longer holds (it waited too long for it, or the server ` +
-        'behind the bridge restarted): send the request anew, without requestState',
-    );
-  }
+  if (exchange === undefined) throw notHeld(method);
   exchange.ctx = ctx;
   exchange.answer(ctx.inputResponses);
   return exchange;
@@ -97,6 +119,7 @@ function resumed(exchanges: HeldExchanges, method: string, ctx: ServerContext): 
 /** A new exchange: the request sent to the least busy child that is up. */
 function begun(
   pool: ChildPool,
+  idPrefix: string,
   method: string,
   params: Params,
   ctx: ServerContext,
@@ -111,7 +134,7 @@ function begun(
     );
   }
   const progress = ctx.meta?.progressToken !== undefined;
-  return new HeldExchange(ctx, async (exchange, signal) => {
+  return new HeldExchange(ctx, idPrefix, async (exchange, signal) => {
     picked.inFlight.add(exchange);
     try {
       return await picked.session.request<Result>(method, childParams(params), {

@@ -1,11 +1,21 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
-import type { Result } from '../protocol/types.js';
+import type { LoggingLevel, Result } from '../protocol/types.js';
 import type { ServerContext } from '../server/context.js';
+import type { InputRequired } from '../server/input-required.js';
 import { randomBytesPooled } from '../util/random-pool.js';
 
 /** What one round of a forwarded request ends with: the child's answer, or what the child asks of the client. */
 export type RoundOutcome = { readonly result: Result } | { readonly inputRequests: InputRequests };
+
+/**
+ * The client request a round of a held exchange serves now: where the child's progress and log messages go (the
+ * request's context, or, when the round was asked for by another process, that process; see ClusterRounds).
+ */
+export interface RoundClient {
+  sendProgress(progress: number, total?: number, message?: string): Promise<void>;
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+}
 
 interface Ask {
   readonly method: string;
@@ -24,7 +34,7 @@ interface Ask {
 export class HeldExchange {
   private key: string | undefined;
   /** The round being served now: where progress goes. */
-  ctx: ServerContext;
+  ctx: RoundClient;
   private readonly controller = new AbortController();
   private outcome: { result: Result } | { error: unknown } | undefined;
   private readonly asks = new Map<string, Ask>();
@@ -33,7 +43,12 @@ export class HeldExchange {
   private nextKey = 0;
   private wake: (() => void) | undefined;
 
-  constructor(ctx: ServerContext, start: (exchange: HeldExchange, signal: AbortSignal) => Promise<Result>) {
+  constructor(
+    ctx: RoundClient,
+    /** Begins its id: the process holding it, in a cluster (see HeldExchanges). */
+    private readonly idPrefix: string,
+    start: (exchange: HeldExchange, signal: AbortSignal) => Promise<Result>,
+  ) {
     this.ctx = ctx;
     start(this, this.controller.signal).then(
       (result) => this.settle({ result }),
@@ -43,7 +58,7 @@ export class HeldExchange {
 
   /** Its name in the sealed state, drawn when it is first held: most forwarded requests never are. */
   get id(): string {
-    this.key ??= randomBytesPooled(16).toString('base64url');
+    this.key ??= this.idPrefix + randomBytesPooled(16).toString('base64url');
     return this.key;
   }
 
@@ -123,17 +138,38 @@ export class HeldExchange {
   }
 }
 
+/** Where a retry continues an exchange that another process of a cluster holds (see ClusterRounds). */
+export interface RemoteRounds {
+  /** Serves the round of the exchange `id` held by process `node` for the retry whose context is `ctx`. */
+  round(node: string, id: string, method: string, ctx: ServerContext): Promise<Result | InputRequired>;
+}
+
 /**
  * The exchanges waiting for a client's retry, by id, each released after `holdMs` without one; at most `max`
- * (the oldest is released to make room).
+ * (the oldest is released to make room). In a cluster (`nodeId`), an id begins with the process holding it, so
+ * that a retry reaching another process is served by this one through `remote`.
  */
 export class HeldExchanges {
   private readonly held = new Map<string, { exchange: HeldExchange; timer: NodeJS.Timeout }>();
+  /** What each id this process draws begins with. */
+  readonly idPrefix: string;
+  readonly remote: RemoteRounds | undefined;
 
   constructor(
     private readonly holdMs: number,
     private readonly max: number,
-  ) {}
+    cluster?: { readonly nodeId: string; readonly remote: RemoteRounds },
+  ) {
+    this.idPrefix = cluster === undefined ? '' : `${cluster.nodeId}.`;
+    this.remote = cluster?.remote;
+  }
+
+  /** The process that holds exchange `id`, when it is another one. */
+  holderOf(id: string): string | undefined {
+    if (this.remote === undefined || id.startsWith(this.idPrefix)) return undefined;
+    const dot = id.indexOf('.');
+    return dot > 0 ? id.slice(0, dot) : undefined;
+  }
 
   /** Keeps `exchange` until its retry comes or `holdMs` passes. */
   hold(exchange: HeldExchange): void {

@@ -146,7 +146,10 @@ describe('ModernCall result envelope', () => {
       await assert.rejects(modern(server, method).run(), (err: Error) => {
         assert.ok(err instanceof McpError);
         assert.equal(err.code, ErrorCode.InternalError);
-        assert.match(err.message, new RegExp(`The ${method} handler asked the client for input, .*tools/call`));
+        assert.match(
+          err.message,
+          new RegExp(`The ${method} handler asked the client for input, .*tools/call`),
+        );
         return true;
       });
     }
