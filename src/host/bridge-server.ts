@@ -151,13 +151,23 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   const legacy: Record<string, MethodHandler> = {};
   const ownSubscribe = made.legacyMethods[Method.ResourcesSubscribe];
   if (ownSubscribe !== undefined && capabilities.resources?.subscribe === true) {
-    // The session keeps what it subscribed to (its updates reach it alone); the child is subscribed once per URI.
+    /** The shared children are asked to tell of updates once per URI, whoever wants them. */
+    const watch = (uris: readonly string[]) => {
+      const fresh = uris.filter((uri) => !subscribed.has(uri));
+      if (fresh.length === 0) return;
+      for (const uri of fresh) subscribed.add(uri);
+      for (const child of pool.sessions()) subscribeIn(child, fresh, subscribed, options.report);
+    };
+    made.events.watched = watch;
+    // The session keeps what it subscribed to (its updates reach it alone).
     legacy[Method.ResourcesSubscribe] = async (s, params, ctx: ServerContext) => {
       const uri = (params as { uri: string }).uri;
       const owner = await poolFor(ctx);
-      if (owner !== pool || !subscribed.has(uri)) {
-        if (owner === pool) subscribed.add(uri);
-        for (const child of owner.sessions()) subscribeIn(child, uri, options.report);
+      if (owner === pool) watch([uri]);
+      else {
+        for (const child of owner.sessions()) {
+          subscribeIn(child, [uri], ctx.session?.subscriptions ?? new Set(), options.report);
+        }
       }
       return ownSubscribe(s, params, ctx);
     };

@@ -1,4 +1,5 @@
 import type { ClientSession } from '../client/client-session.js';
+import type { Listen } from '../client/listen.js';
 import { type LoggingLevel, Method } from '../protocol/types.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import type { Server } from '../server/server.js';
@@ -65,30 +66,63 @@ export function relayEvents(
   session.on('promptsChanged', () => audience.listsChanged(ListKind.Prompts));
   session.on('resourceUpdated', (params) => audience.resourceUpdated(params.uri));
   session.on('log', (params) => audience.log(params.level, params.data, params.logger, session));
-  const caps = session.serverCapabilities;
-  const failed = (what: string) => (err: unknown) =>
-    report(`${what} in the child server failed: ${(err as Error)?.message ?? String(err)}`);
-  if (caps.logging !== undefined) session.setLoggingLevel('debug').catch(failed('logging/setLevel'));
+  if (session.serverCapabilities.logging !== undefined) {
+    session.setLoggingLevel('debug').catch(failed('logging/setLevel', report));
+  }
+  if (session.era === 'modern') listenIn(session, subscribed, report);
+  else subscribeIn(session, [...subscribed], subscribed, report);
+}
+
+const failed = (what: string, report: (message: string) => void) => (err: unknown) =>
+  report(`${what} in the child server failed: ${(err as Error)?.message ?? String(err)}`);
+
+/** The listen stream open to each 2026 child: what it names is what the child tells of. */
+const listens = new WeakMap<ClientSession, Promise<Listen | undefined>>();
+
+/**
+ * Asks the child to tell of updates of `uris` too (`subscribed`: every URI it is asked of, these among them or not):
+ * `resources/subscribe` in a 2025 child; a 2026 child's listen names its URIs when it opens, so a new one naming
+ * them all is opened, then the old one closed.
+ */
+export function subscribeIn(
+  session: ClientSession,
+  uris: readonly string[],
+  subscribed: ReadonlySet<string>,
+  report: (message: string) => void,
+): void {
   if (session.era === 'modern') {
-    session
-      .listen({
-        toolsListChanged: caps.tools !== undefined,
-        resourcesListChanged: caps.resources !== undefined,
-        promptsListChanged: caps.prompts !== undefined,
-        resourceSubscriptions: subscribed.size > 0 ? [...subscribed] : undefined,
-      })
-      .catch(failed('subscriptions/listen'));
-  } else {
-    for (const uri of subscribed) subscribeIn(session, uri, report);
+    listenIn(session, new Set([...subscribed, ...uris]), report);
+    return;
+  }
+  for (const uri of uris) {
+    session.subscribeResource(uri).catch(failed(`resources/subscribe ${uri}`, report));
   }
 }
 
-/** `resources/subscribe` in a 2025 child (a 2026 child hears of updates on its listen stream). */
-export function subscribeIn(session: ClientSession, uri: string, report: (message: string) => void): void {
-  if (session.era !== 'legacy') return;
-  session
-    .subscribeResource(uri)
-    .catch((err) =>
-      report(`resources/subscribe ${uri} in the child server failed: ${(err as Error).message}`),
+/** Opens the child's listen stream for its lists and `uris`, in place of the one open before. */
+function listenIn(
+  session: ClientSession,
+  uris: ReadonlySet<string>,
+  report: (message: string) => void,
+): void {
+  const caps = session.serverCapabilities;
+  const before = listens.get(session);
+  const opened = session
+    .listen({
+      toolsListChanged: caps.tools !== undefined,
+      resourcesListChanged: caps.resources !== undefined,
+      promptsListChanged: caps.prompts !== undefined,
+      resourceSubscriptions: uris.size > 0 ? [...uris] : undefined,
+    })
+    .then(
+      async (listen) => {
+        await before?.then((old) => old?.close());
+        return listen;
+      },
+      (err) => {
+        failed('subscriptions/listen', report)(err);
+        return undefined;
+      },
     );
+  listens.set(session, opened);
 }

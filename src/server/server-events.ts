@@ -19,6 +19,11 @@ export type ServerEventListener = (event: ServerEvent) => void;
  */
 export class ServerEvents {
   private readonly listeners = new Set<ServerEventListener>();
+  /**
+   * Hears the URIs a 2026 client's listen names for updates when it opens (a 2025 session's `resources/subscribe`
+   * goes through the method table), for what must be told in turn: a bridge's child.
+   */
+  watched: ((uris: readonly string[]) => void) | undefined;
 
   constructor(private readonly onerror: (err: unknown) => void) {}
 

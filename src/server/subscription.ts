@@ -65,6 +65,7 @@ export class Subscription {
       return;
     }
     this.unsubscribe = this.server.events.subscribe(this.deliver);
+    if (this.uris !== undefined) this.server.events.watched?.([...this.uris]);
     const store = this.server.tasks?.store;
     if (this.taskIds !== undefined && store !== undefined)
       this.unwatchTasks = store.onChange(this.deliverTask);

@@ -5,7 +5,8 @@
 //   tools: pid (its process id), crash (a line on stderr, then exit 3), wait {ms} (honours cancellation,
 //   saying so on stderr), garbage (a line that is not JSON-RPC on stdout, then its answer), ask (elicits a name
 //   from the client; what went wrong said on stderr), log (a warning to its client); prompt `project`, whose
-//   argument `root` is completed with the client's roots (asked during completion/complete), or with what went wrong
+//   argument `root` is completed with the client's roots (asked during completion/complete), or with what went wrong;
+//   resource note://counter (subscribable), which the tool bump {by} updates
 import { existsSync, writeFileSync } from 'node:fs';
 import { Server } from '../server/server.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
@@ -72,6 +73,18 @@ if (process.argv.includes('--hang')) {
       return { ...text(`no name: ${(err as Error).message}`), isError: true };
     }
   });
+  let counter = 0;
+  server.resource({ uri: 'note://counter', name: 'counter' }, (uri) => ({
+    contents: [{ uri, text: String(counter) }],
+  }));
+  server.tool(
+    { name: 'bump', description: 'Adds 1 to note://counter, which is updated.' },
+    () => {
+      counter++;
+      server.resourceUpdated('note://counter');
+      return text(String(counter));
+    },
+  );
   server.prompt(
     {
       name: 'project',
