@@ -1,16 +1,22 @@
 // `mcpwire connect URL` (the built command) started over stdio as a desktop app starts a server: the official SDK v1
 // client through it to a 2026-only official v2 server (its input round becomes an elicitation request the local
 // client answers), mcpwire's client in both eras through it to `mcpwire serve`, nothing but protocol on stdout,
+// server-everything over HTTP behind it (its sampling, elicitation and roots answered by the local official client),
 // and the usage mistakes.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Client, connectStdio } from '../../src/client/index.js';
 import { CLI, type CliRun, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
 import { freePort } from '../../src/test-support/free-port.js';
 import { type OfficialV2Server, startOfficialV2Server } from '../../src/test-support/official-v2-server.js';
+import { type RunningEverything, startEverything } from '../../src/test-support/server-everything.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
@@ -50,6 +56,61 @@ describe('mcpwire connect → a 2026-only official v2 server', () => {
       assert.deepEqual(asked, ['Your name?']);
       assert.deepEqual(result.content, [{ type: 'text', text: 'Hello Lovelace' }]);
       assert.match(stderr, /serving official-v2-fixture \(http:\/\/127\.0\.0\.1:\d+\/mcp\) on stdio/);
+    } finally {
+      await sdk.close();
+    }
+  });
+});
+
+describe('mcpwire connect → server-everything over Streamable HTTP', () => {
+  let remote: RunningEverything;
+  before(async () => {
+    remote = await startEverything('streamableHttp');
+  });
+  after(() => remote?.stop());
+
+  test("the official SDK v1 client over stdio: calls, and answers the remote's sampling, elicitation and roots", async () => {
+    const sdk = new SdkClient(
+      { name: 'desktop', version: '1' },
+      { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
+    );
+    const asked: string[] = [];
+    sdk.setRequestHandler(CreateMessageRequestSchema, async () => {
+      asked.push('sampling');
+      return {
+        role: 'assistant',
+        content: { type: 'text', text: 'forty-two' },
+        model: 'm',
+        stopReason: 'endTurn',
+      };
+    });
+    sdk.setRequestHandler(ElicitRequestSchema, async () => {
+      asked.push('elicitation');
+      return { action: 'accept', content: { name: 'Hopper', check: true, email: 'grace@example.com' } };
+    });
+    sdk.setRequestHandler(ListRootsRequestSchema, async () => {
+      asked.push('roots');
+      return { roots: [{ uri: 'file:///work/desktop', name: 'desktop' }] };
+    });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'connect', '--no-store', remote.url],
+      stderr: 'pipe',
+    });
+    await within(sdk.connect(transport), MS, 'connect');
+    try {
+      const echo = await sdk.callTool({ name: 'echo', arguments: { message: 'through connect' } });
+      assert.deepEqual(echo.content, [{ type: 'text', text: 'Echo: through connect' }]);
+      const sampled = await sdk.callTool({
+        name: 'trigger-sampling-request',
+        arguments: { prompt: 'What is 6 x 7?', maxTokens: 5 },
+      });
+      assert.match(JSON.stringify(sampled.content), /forty-two/);
+      const elicited = await sdk.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+      assert.match(JSON.stringify(elicited.content), /Hopper/);
+      const roots = await sdk.callTool({ name: 'get-roots-list', arguments: {} });
+      assert.match(JSON.stringify(roots.content), /file:\/\/\/work\/desktop/);
+      assert.deepEqual(asked, ['sampling', 'elicitation', 'roots']);
     } finally {
       await sdk.close();
     }
