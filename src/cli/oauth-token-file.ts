@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
 import type {
@@ -8,6 +8,12 @@ import type {
   OAuthStore,
   OAuthTokens,
 } from '../client/oauth/oauth-client.js';
+
+/** How long a refresh may hold the lock of a sign-in file before another process takes it for abandoned. */
+const LOCK_STALE_MS = 30_000;
+/** How long a process waits for the lock before refreshing without it. */
+const LOCK_WAIT_MS = 35_000;
+const LOCK_POLL_MS = 50;
 
 /** What one file holds: whose sign-in it is, the redirect URI it was registered with, the OAuthClient's state. */
 interface Saved {
@@ -74,7 +80,55 @@ export class OAuthTokenFile {
         return saved.state.tokens === undefined ? {} : { tokens: saved.state.tokens };
       },
       save: (state) => this.write({ server: this.server, redirectUri, state }),
+      exclusive: (refresh) => this.locked(refresh),
     };
+  }
+
+  /**
+   * Runs `run` while this process holds the file's lock (`<file>.lock`, made with O_EXCL; another process waits
+   * for it), reading the file anew inside. A lock older than LOCK_STALE_MS was left by a process that died holding
+   * it and is taken over; past LOCK_WAIT_MS of waiting, `run` goes ahead unlocked, saying so.
+   */
+  private async locked<T>(run: () => Promise<T>): Promise<T> {
+    const lock = `${this.path}.lock`;
+    let held = false;
+    try {
+      await mkdir(this.folder, { recursive: true, mode: 0o700 });
+      for (const deadline = Date.now() + LOCK_WAIT_MS; !held; ) {
+        held = await open(lock, 'wx', 0o600).then(
+          async (file) => {
+            await file.close();
+            return true;
+          },
+          (err: NodeJS.ErrnoException) => {
+            if (err.code !== 'EEXIST') throw err;
+            return false;
+          },
+        );
+        if (held) break;
+        const since = await stat(lock).then(
+          (s) => Date.now() - s.mtimeMs,
+          () => 0,
+        );
+        if (since > LOCK_STALE_MS) await rm(lock, { force: true });
+        else if (Date.now() > deadline) {
+          this.warn(
+            `mcpwire: ${lock} is still held after ${LOCK_WAIT_MS} ms: refreshing the sign-in without it\n`,
+          );
+          break;
+        } else await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+      }
+    } catch (err) {
+      this.warn(
+        `mcpwire: could not lock ${lock} (${(err as Error).message}): refreshing the sign-in without it\n`,
+      );
+    }
+    this.saved = undefined;
+    try {
+      return await run();
+    } finally {
+      if (held) await rm(lock, { force: true });
+    }
   }
 
   private read(): Promise<Saved | undefined> {

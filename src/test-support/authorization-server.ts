@@ -29,6 +29,8 @@ export interface TestAuthorizationServer extends LoopbackServer {
   registrationError: { error: string; error_description?: string } | undefined;
   /** The `expires_in` of the tokens it issues, in seconds. Default 3600. */
   expiresIn: number;
+  /** Whether a refresh token is good once (rotated: the refresh answers a new one). Default false. */
+  rotateRefreshTokens: boolean;
   /** Forgets what it was asked, the tokens and the overrides. */
   reset(): void;
 }
@@ -115,6 +117,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
         }
       } else if (form.get('grant_type') === 'refresh_token') {
         grant = refreshTokens.get(form.get('refresh_token') ?? '');
+        if (handle.rotateRefreshTokens) refreshTokens.delete(form.get('refresh_token') ?? '');
       }
       if (grant === undefined) return send(res, 400, { error: 'invalid_grant' });
       const token = `${prefix}token-${++issued}`;
@@ -160,6 +163,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
     iss: issuer,
     registrationError: undefined,
     expiresIn: 3600,
+    rotateRefreshTokens: false,
     reset() {
       log.authorizations = [];
       log.tokenRequests = [];
@@ -173,6 +177,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
       handle.iss = issuer;
       handle.registrationError = undefined;
       handle.expiresIn = 3600;
+      handle.rotateRefreshTokens = false;
     },
   };
   return handle;

@@ -145,6 +145,34 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 120_00
     assert.ok(refreshed.expires_at > Date.now() + 3_000_000);
   });
 
+  test('runs started at once share the kept sign-in: one refreshes it, the others take what it got', async () => {
+    const env = await configHome();
+    const first = onTerminal(echo('first'), env);
+    await signIn(first);
+    assert.equal(await first.closed, 0, first.shown());
+    const file = savedAt(env);
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    saved.state.tokens.expires_at = Date.now() - 1000;
+    await writeFile(file, JSON.stringify(saved));
+    // A refresh token good once: a second refresh with it would fail, and off a terminal no sign-in can follow.
+    as.rotateRefreshTokens = true;
+
+    const runs = [1, 2, 3, 4].map((n) =>
+      runCli(['call', demo.url, 'call', 'echo', `{"message":"run ${n}"}`], env),
+    );
+    for (const run of runs) run.child.stdin.end();
+    for (const [i, run] of runs.entries()) {
+      assert.equal(await run.exit(40_000), 0, run.stderr());
+      assert.equal(run.stdout(), `Echo: run ${i + 1}\n`);
+    }
+    assert.deepEqual(
+      as.log.tokenRequests.map((form) => form.get('grant_type')),
+      ['authorization_code', 'refresh_token'],
+    );
+    assert.equal(JSON.parse(await readFile(file, 'utf8')).state.tokens.access_token, lastIssued());
+    await assert.rejects(stat(`${file}.lock`), { code: 'ENOENT' });
+  });
+
   test('--no-store keeps nothing: the next run signs in again', async () => {
     const env = await configHome();
     const run = onTerminal([...echo('once'), '--no-store'], env);

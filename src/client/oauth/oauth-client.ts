@@ -77,7 +77,8 @@ const EXPIRY_MARGIN_MS = 10_000;
  * else none (with `offline_access` beside them where the server lists it); the response must carry its
  * `state` and its server's `iss` (RFC 9207). A 403 `insufficient_scope` asks for the scopes the challenge
  * names besides those held (step-up), once per set of scopes. The request is then sent again; a request is
- * sent at most three times. Concurrent 401s share one authorization. Failures reject with OAuthError.
+ * sent at most three times. Concurrent 401s share one authorization, and processes sharing a store that is
+ * `exclusive` one refresh. Failures reject with OAuthError.
  */
 export class OAuthClient {
   /** The fetch for the MCP server's transports. */
@@ -163,7 +164,7 @@ export class OAuthClient {
       held = undefined;
     }
     if (cause !== 'insufficient' && held?.refresh_token !== undefined) {
-      const refreshed = await this.refresh(issuer, target, held.refresh_token).catch(() => false);
+      const refreshed = await this.refreshOnce(issuer, target, held).catch(() => false);
       if (refreshed) return;
     }
     if (!issuer.code_challenge_methods_supported?.includes('S256')) {
@@ -195,6 +196,23 @@ export class OAuthClient {
       code,
       redirect_uri: this.options.redirectUri,
       code_verifier: pkce.verifier,
+    });
+  }
+
+  /**
+   * Refreshes `held`, one process at a time where the store is shared (`exclusive`): the tokens another process
+   * got meanwhile are taken instead, since its refresh may have used up this refresh token.
+   */
+  private async refreshOnce(issuer: AuthorizationServerMetadata, target: Target, held: OAuthTokens) {
+    const store = this.options.store;
+    if (store?.exclusive === undefined) return this.refresh(issuer, target, held.refresh_token!);
+    return store.exclusive(async () => {
+      const stored = (await store.load())?.tokens;
+      if (stored !== undefined && stored.access_token !== held.access_token) {
+        this.state = { ...this.state, tokens: stored };
+        return true;
+      }
+      return this.refresh(issuer, target, held.refresh_token!);
     });
   }
 

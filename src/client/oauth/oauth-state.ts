@@ -37,4 +37,11 @@ export interface OAuthState {
 export interface OAuthStore {
   load(): OAuthState | undefined | Promise<OAuthState | undefined>;
   save(state: OAuthState): void | Promise<void>;
+  /**
+   * For a store several processes share (a file): runs `refresh` while no other process runs one with this store,
+   * and resolves as it does; `load` inside it reads what the store holds now. The OAuthClient refreshes inside it,
+   * taking the tokens another process got meanwhile instead of refreshing again, so that a rotating refresh token
+   * is used once.
+   */
+  exclusive?<T>(refresh: () => Promise<T>): Promise<T>;
 }
