@@ -1,13 +1,16 @@
 // `mcpwire call` against a server that wants an OAuth token (mcpwire's ProtectedResource, and a test
 // authorization server whose user approves at once): on a terminal it prints where to sign in and waits for
 // the browser to come back to its loopback listener; off one it says what to do instead. The sign-in is kept
-// in the user's configuration folder (a temporary XDG_CONFIG_HOME here) for the next runs.
+// in the user's configuration folder (a temporary XDG_CONFIG_HOME here) for the next runs, which share it: several
+// started at once (`call` runs, or `connect` processes under a desktop client) refresh it once.
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { OAuthTokenFile, signInFolder } from '../../src/cli/oauth-token-file.js';
 import {
   startAuthorizationServer,
@@ -171,6 +174,48 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 120_00
     );
     assert.equal(JSON.parse(await readFile(file, 'utf8')).state.tokens.access_token, lastIssued());
     await assert.rejects(stat(`${file}.lock`), { code: 'ENOENT' });
+  });
+
+  test('two mcpwire connect processes started at once share the kept sign-in, refreshed once', async () => {
+    const env = await configHome();
+    const first = onTerminal(echo('first'), env);
+    await signIn(first);
+    assert.equal(await first.closed, 0, first.shown());
+    const file = savedAt(env);
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    saved.state.tokens.expires_at = Date.now() - 1000;
+    await writeFile(file, JSON.stringify(saved));
+    as.rotateRefreshTokens = true;
+
+    // As a desktop app starts them: the official SDK v1 client, each over the stdio of a connect of its own.
+    const clients = [1, 2].map(() => new SdkClient({ name: 'desktop', version: '1' }));
+    await Promise.all(
+      clients.map((client) =>
+        client.connect(
+          new StdioClientTransport({
+            command: process.execPath,
+            args: [CLI, 'connect', demo.url],
+            env: { ...(process.env as Record<string, string>), ...env },
+            stderr: 'ignore',
+          }),
+        ),
+      ),
+    );
+    try {
+      const answers = await Promise.all(
+        clients.map((client, i) => client.callTool({ name: 'echo', arguments: { message: `desktop ${i}` } })),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.content),
+        [0, 1].map((i) => [{ type: 'text', text: `Echo: desktop ${i}` }]),
+      );
+      assert.deepEqual(
+        as.log.tokenRequests.map((form) => form.get('grant_type')),
+        ['authorization_code', 'refresh_token'],
+      );
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
   });
 
   test('--no-store keeps nothing: the next run signs in again', async () => {
