@@ -29,3 +29,15 @@ export class DirectMessages {
     handler(m.b);
   }
 }
+
+/** What a layer above the cluster needs to talk to the other processes of it (a RedisCluster is one). */
+export interface ClusterMessaging {
+  /** This process's id in the cluster. */
+  readonly nodeId: string;
+  /** Where messages to this process arrive, by topic. */
+  readonly direct: Pick<DirectMessages, 'on'>;
+  /** Sends `body` to process `node` on `topic`; resolves false when that process is not listening. */
+  tell(node: string, topic: string, body: unknown): Promise<boolean>;
+  /** Whether each of `nodes` is alive. */
+  living(nodes: readonly string[]): Promise<boolean[]>;
+}

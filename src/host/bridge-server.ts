@@ -2,7 +2,7 @@ import type { ClientContext, ClientSession } from '../client/client-session.js';
 import { connectStdio } from '../client/negotiation/connect-stdio.js';
 import { connectUrl } from '../client/negotiation/connect-url.js';
 import type { StdioClientOptions } from '../client/stdio/stdio-client-connection.js';
-import type { RedisCluster } from '../cluster/redis-cluster.js';
+import type { ClusterMessaging } from '../cluster/direct-messages.js';
 import {
   type CreateMessageResult,
   type ElicitResult,
@@ -71,7 +71,7 @@ export interface BridgeOptions {
    * child asked it something may reach any process, and is served by the one holding the request (see
    * ClusterRounds). Not with `isolate`: a session's child lives in one process.
    */
-  cluster?: Pick<RedisCluster, 'nodeId' | 'tell' | 'direct' | 'living'>;
+  cluster?: ClusterMessaging;
 }
 
 /** A stdio server served as a `Server`, ready for any transport; `close` ends its children. */

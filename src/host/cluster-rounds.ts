@@ -1,4 +1,4 @@
-import type { RedisCluster } from '../cluster/redis-cluster.js';
+import type { ClusterMessaging } from '../cluster/direct-messages.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import type { ClientCapabilities, LoggingLevel, Result } from '../protocol/types.js';
@@ -59,7 +59,7 @@ export class ClusterRounds implements RemoteRounds {
   private readonly serving = new Map<string, HeldExchange>();
 
   constructor(
-    private readonly cluster: Pick<RedisCluster, 'nodeId' | 'tell' | 'direct' | 'living'>,
+    private readonly cluster: ClusterMessaging,
     private readonly report: (message: string) => void,
   ) {
     cluster.direct.on(TOPIC, (body) => this.heard(body as Wire));

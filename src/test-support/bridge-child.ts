@@ -77,14 +77,11 @@ if (process.argv.includes('--hang')) {
   server.resource({ uri: 'note://counter', name: 'counter' }, (uri) => ({
     contents: [{ uri, text: String(counter) }],
   }));
-  server.tool(
-    { name: 'bump', description: 'Adds 1 to note://counter, which is updated.' },
-    () => {
-      counter++;
-      server.resourceUpdated('note://counter');
-      return text(String(counter));
-    },
-  );
+  server.tool({ name: 'bump', description: 'Adds 1 to note://counter, which is updated.' }, () => {
+    counter++;
+    server.resourceUpdated('note://counter');
+    return text(String(counter));
+  });
   server.prompt(
     {
       name: 'project',
