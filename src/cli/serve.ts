@@ -12,16 +12,15 @@ import { writeJsonError } from '../http/json-error.js';
 import { fromNode } from '../http/node-adapter.js';
 import { ProtectedResource } from '../http/protected-resource.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
-import type { RequestStateKey } from '../server/modern/request-state.js';
 import type { ServeDeployment } from '../server/serve-deployment.js';
 import type { Server } from '../server/server.js';
 import { LegacySSEHandler } from '../server/sse/legacy-sse-handler.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
-import type { TaskStore } from '../tasks/task-store.js';
 import type { EventLogger } from '../telemetry/log-sink.js';
 import { Handoff } from './handoff.js';
-import { REQUEST_STATE_SECRET_ENV, requestStateKeysFromEnv } from './request-state-key.js';
+import { requestStateKeysFromEnv } from './request-state-key.js';
 import { bridgeChild, type ServeChild } from './serve-command.js';
+import { clusterKeys, joinCluster, sharedTasks } from './serve-redis.js';
 import { type LogFormat, stderrLogger } from './stderr-logger.js';
 import { watchModule } from './watch.js';
 import { announces, asWorker, supervises, superviseWorkers } from './workers.js';
@@ -72,9 +71,6 @@ export interface ServeOAuth {
   resource?: string;
   requiredScopes: string[];
 }
-
-/** How often `--redis` without MCPWIRE_REQUEST_STATE_SECRET draws a new requestState key for the cluster. */
-const KEY_ROTATION_MS = 24 * 60 * 60 * 1000;
 
 /** How long requests in flight may finish after Ctrl-C. */
 const SHUTDOWN_DEADLINE_MS = 5_000;
@@ -228,10 +224,10 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   const { onerror, serverOptions } = logging(options);
   const envKeys = requestStateKeysFromEnv();
   const cluster =
-    options.redis === undefined ? undefined : await joinCluster(options.redis, envKeys !== undefined);
-  const requestStateKeys = envKeys ?? (cluster === undefined ? undefined : await clusterKeys(cluster));
+    options.redis === undefined ? undefined : await joinCluster(options.redis, envKeys !== undefined, log);
+  const requestStateKeys = envKeys ?? (cluster === undefined ? undefined : await clusterKeys(cluster, log));
   // Tasks in memory by default (the demo's own store); with Redis, shared, so any process serves any task.
-  const taskStore = options.redis === undefined ? undefined : await sharedTasks(options.redis);
+  const taskStore = options.redis === undefined ? undefined : await sharedTasks(options.redis, log);
   const { server, label, bridge } = await serverFor(
     options,
     { requestStateKeys, taskStore, ...serverOptions },
@@ -337,69 +333,6 @@ function protectedResource(oauth: ServeOAuth, bound: string): ProtectedResource 
       resource,
     }),
   });
-}
-
-/**
- * The cluster of every process serving sessions through the Redis at `address`. With requestState keys of its own
- * (`hasKeys`), serving starts even when Redis cannot be reached yet: requests get a 503 saying so until it can,
- * and the connection is retried on its own.
- */
-async function joinCluster(address: RedisAddress, hasKeys: boolean): Promise<RedisCluster> {
-  // Loaded only here, so that serving without Redis never loads the Redis client.
-  const { RedisCluster } = await import('../cluster/redis-cluster.js');
-  // Without keys of its own, the cluster's, rotated daily.
-  const cluster = new RedisCluster({
-    redis: address,
-    requestStateKeys: hasKeys ? undefined : { rotateEveryMs: KEY_ROTATION_MS },
-  });
-  try {
-    await cluster.whenReady();
-  } catch (err) {
-    // Without keys of its own, `clusterKeys` waits for Redis instead, and says so.
-    if (hasKeys)
-      log(`warning: ${(err as Error).message}; serving anyway: requests get 503 until Redis answers`);
-  }
-  return cluster;
-}
-
-/** How long a process's task lease lasts (`MCPWIRE_TASK_LEASE_MS`): its tasks are failed this long after it died. */
-export const TASK_LEASE_ENV = 'MCPWIRE_TASK_LEASE_MS';
-
-/**
- * The tasks of every process serving through the Redis at `address` (a client of their own). A task whose process
- * died is answered failed once its lease lapses: `MCPWIRE_TASK_LEASE_MS`, default 10 s.
- */
-async function sharedTasks(address: RedisAddress): Promise<TaskStore> {
-  const raw = process.env[TASK_LEASE_ENV];
-  const leaseMs = raw === undefined || raw === '' ? undefined : Number(raw);
-  if (leaseMs !== undefined && !(Number.isSafeInteger(leaseMs) && leaseMs > 0)) {
-    throw new Error(`${TASK_LEASE_ENV} must be a positive whole number of milliseconds, not "${raw}"`);
-  }
-  const { RedisTaskStore } = await import('../cluster/tasks/redis-task-store.js');
-  return new RedisTaskStore({
-    redis: address,
-    leaseMs,
-    onError: (err) => log(`tasks: ${(err as Error).message}`),
-  });
-}
-
-/**
- * The cluster's requestState keys, from Redis: a key of this process alone would refuse every retry that lands
- * on another process, so serving waits for Redis here (retrying each second) rather than start with one.
- */
-async function clusterKeys(cluster: RedisCluster): Promise<readonly RequestStateKey[]> {
-  for (let waited = false; ; waited = true) {
-    try {
-      if (waited) await cluster.whenReady();
-      return await cluster.requestStateKeys!.refresh();
-    } catch (err) {
-      log(
-        `waiting for Redis, which keeps the requestState key of the cluster (or set ${REQUEST_STATE_SECRET_ENV}): ` +
-          (err as Error).message,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-  }
 }
 
 function listen(http: HttpServer, port: number, host: string): Promise<void> {
