@@ -5,6 +5,8 @@
 //   npm run build && node bench/server.mjs --port 3000 [--stateless] [--json] [--no-event-store]
 //   (with node --expose-gc, the `gc` tool is offered too; `sessions --gc-tool gc` needs it)
 //   --lib DIR/index.js serves another build (e.g. the commit before a change) instead of ../dist
+//   --middleware N registers N pass-through middleware (each awaits next() and returns its answer): what a
+//   request pays for Server.use
 //
 // Everything else is the handler's default (the loopback DNS-rebinding policy: the harness sends
 // Host 127.0.0.1:port; a MemoryEventStore for resumable streams) but maxSessions, 25,000 here.
@@ -22,12 +24,14 @@ const { values: a } = parseArgs({
     // the sessions scenarios open 10,000 sessions on top of 200 (or 10,000) warm ones
     'max-sessions': { type: 'string', default: '25000' },
     lib: { type: 'string' },
+    middleware: { type: 'string', default: '0' },
   },
 });
 const lib = a.lib === undefined ? new URL('../dist/index.js', import.meta.url) : pathToFileURL(a.lib);
 const { Server, StreamableHTTPHandler } = await import(lib.href);
 
 const server = new Server({ name: 'mcpwire-bench', version: '0.1.0' });
+for (let i = 0; i < Number(a.middleware); i++) server.use(async (_call, next) => next());
 const blobs = new Map();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const text = (t) => ({ content: [{ type: 'text', text: t }] });

@@ -62,6 +62,14 @@ export { DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT_MS } from './http/ha
 export { StreamableHTTPHandler } from './http/streamable-http-handler.js';
 export { InputRequired, inputRequired } from './input-required.js';
 export type { ServerSession } from './legacy/server-session.js';
+export {
+  afterToolCall,
+  beforeToolCall,
+  type Middleware,
+  type MiddlewareAnswer,
+  type MiddlewareCall,
+  type ToolCall,
+} from './middleware.js';
 export { RoundEndedError } from './modern/modern-call.js';
 export type { RequestStateKey } from './modern/request-state.js';
 export type {

@@ -22,6 +22,7 @@ import type { LegacyContext } from './context.js';
 import { dispatchLegacy } from './legacy/legacy-dispatch.js';
 import { type PreinitializedState, ServerSession } from './legacy/server-session.js';
 import { toLegacySessions } from './legacy/session-events.js';
+import { MethodTables } from './method-tables.js';
 import {
   type ExtensionMethod,
   legacyMethods,
@@ -31,6 +32,7 @@ import {
   withMethod,
   withMethods,
 } from './methods.js';
+import type { Middleware } from './middleware.js';
 import { RequestStateSealer } from './modern/request-state.js';
 import type { PromptArgs, PromptArgumentList } from './prompt-args.js';
 import {
@@ -155,10 +157,8 @@ export class Server {
   readonly cacheHints: CacheHints;
   /** @internal The `_meta` every modern result carries: the server's identity, built once. */
   readonly serverInfoMeta: Readonly<Record<string, Implementation>>;
-  /** @internal The methods a legacy session may call (with or without logging/setLevel), extensions' included. */
-  legacyMethods: MethodTable;
-  /** @internal The methods a modern request may call, extensions' included. */
-  modernMethods: MethodTable = MODERN_METHODS;
+  /** Its methods in both eras, extensions' included, as registered and as served (in the middleware). */
+  private readonly methods: MethodTables;
   /** @internal The methods whose modern results carry the caching hints. */
   readonly cacheableMethods = new Set<string>(READ_ONLY_METHODS);
   /**
@@ -192,7 +192,7 @@ export class Server {
     this.pageSize = pageSize;
     this.logging = options.logging ?? true;
     this.tasks = taskSettings(options.tasks);
-    this.legacyMethods = legacyMethods(this.logging, this.tasks !== undefined);
+    this.methods = new MethodTables(legacyMethods(this.logging, this.tasks !== undefined), MODERN_METHODS);
     this.requestStates = new RequestStateSealer(options.requestStateKeys, {
       ttlMs: options.requestStateTtlMs,
       clock: options.clock,
@@ -224,9 +224,29 @@ export class Server {
     if (this.legacyMethods[name] !== undefined || this.modernMethods[name] !== undefined) {
       throw new Error(`The server already has a method "${name}"`);
     }
-    this.legacyMethods = withMethod(this.legacyMethods, name, method);
-    this.modernMethods = withMethod(this.modernMethods, name, method);
+    const own = this.methods.registered;
+    this.methods.set(withMethod(own.legacy, name, method), withMethod(own.modern, name, method));
     if (method.cacheable) this.cacheableMethods.add(name);
+  }
+
+  /**
+   * Runs `middleware` around every request after initialize, in both eras and on every transport, inside the
+   * middleware registered before it (see `Middleware`; `beforeToolCall` and `afterToolCall` make the common
+   * ones). Without any, requests pay nothing for it.
+   */
+  use(middleware: Middleware): this {
+    this.methods.use(middleware);
+    return this;
+  }
+
+  /** @internal The methods a legacy session may call (with or without logging/setLevel), as served. */
+  get legacyMethods(): MethodTable {
+    return this.methods.legacy;
+  }
+
+  /** @internal The methods a modern request may call, as served. */
+  get modernMethods(): MethodTable {
+    return this.methods.modern;
   }
 
   /**
@@ -237,8 +257,8 @@ export class Server {
     shared: Readonly<Record<string, MethodHandler>>,
     legacy: Readonly<Record<string, MethodHandler>> = {},
   ): void {
-    this.legacyMethods = withMethods(this.legacyMethods, { ...shared, ...legacy });
-    this.modernMethods = withMethods(this.modernMethods, shared);
+    const own = this.methods.registered;
+    this.methods.set(withMethods(own.legacy, { ...shared, ...legacy }), withMethods(own.modern, shared));
   }
 
   /** What initialize announces, derived from what is registered; recomputed after a change, not per session. */
