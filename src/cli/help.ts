@@ -73,6 +73,9 @@ Options:
                    Take only OAuth access tokens of that authorization server, checked at its
                    introspection endpoint (RFC 7662) with the credentials in the environment
                    variables MCPWIRE_INTROSPECTION_CLIENT_ID and MCPWIRE_INTROSPECTION_CLIENT_SECRET
+  --oauth-issuer URL --oauth-jwks URL
+                   The same for JWT access tokens, checked here against the keys the authorization
+                   server publishes at that URL (its jwks_uri), fetched again for a key not known yet
   --oauth-scope S  A scope every token must have (repeatable)
   --oauth-resource URL
                    The server's public URL, which tokens must be for (default: the bound one)

@@ -42,6 +42,7 @@ function parseServeOAuth(
   values: {
     'oauth-issuer'?: string;
     'oauth-introspection'?: string;
+    'oauth-jwks'?: string;
     'oauth-scope': string[];
     'oauth-resource'?: string;
   },
@@ -49,27 +50,32 @@ function parseServeOAuth(
 ): ServeOAuth | undefined {
   const issuer = values['oauth-issuer'];
   const introspection = values['oauth-introspection'];
-  if (issuer === undefined && introspection === undefined) {
+  const jwks = values['oauth-jwks'];
+  if (issuer === undefined && introspection === undefined && jwks === undefined) {
     if (values['oauth-scope'].length > 0 || values['oauth-resource'] !== undefined) {
       throw new UsageError(
-        '--oauth-scope and --oauth-resource need --oauth-issuer and --oauth-introspection',
+        '--oauth-scope and --oauth-resource need --oauth-issuer, with --oauth-introspection or --oauth-jwks',
       );
     }
     return undefined;
   }
   if (stdio) throw new UsageError('--oauth-issuer protects HTTP endpoints; --stdio has none');
-  if (issuer === undefined || introspection === undefined) {
+  if (issuer === undefined || (introspection === undefined) === (jwks === undefined)) {
     throw new UsageError(
-      '--oauth-issuer and --oauth-introspection go together: whose tokens, and where to check them',
+      '--oauth-issuer goes with one of --oauth-introspection (ask the authorization server about each token) and ' +
+        '--oauth-jwks (check JWT access tokens against its keys): whose tokens, and how to check them',
     );
   }
   for (const [flag, url] of [
     ['--oauth-issuer', issuer],
     ['--oauth-introspection', introspection],
+    ['--oauth-jwks', jwks],
     ['--oauth-resource', values['oauth-resource']],
   ] as const) {
     if (url !== undefined && !URL.canParse(url)) throw new UsageError(`${flag} takes a URL, not "${url}"`);
   }
+  const common = { issuer, resource: values['oauth-resource'], requiredScopes: values['oauth-scope'] };
+  if (jwks !== undefined) return { ...common, check: { jwks } };
   const clientId = process.env.MCPWIRE_INTROSPECTION_CLIENT_ID;
   const clientSecret = process.env.MCPWIRE_INTROSPECTION_CLIENT_SECRET;
   if (!clientId || !clientSecret) {
@@ -78,14 +84,7 @@ function parseServeOAuth(
         'and MCPWIRE_INTROSPECTION_CLIENT_SECRET (kept out of the command line, where other users can read them)',
     );
   }
-  return {
-    issuer,
-    introspection,
-    clientId,
-    clientSecret,
-    resource: values['oauth-resource'],
-    requiredScopes: values['oauth-scope'],
-  };
+  return { ...common, check: { introspection: introspection!, clientId, clientSecret } };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -127,6 +126,7 @@ async function main(argv: string[]): Promise<number> {
         'redis-cluster': { type: 'string' },
         workers: { type: 'string' },
         'oauth-issuer': { type: 'string' },
+        'oauth-jwks': { type: 'string' },
         'oauth-introspection': { type: 'string' },
         'oauth-scope': { type: 'string', multiple: true, default: [] },
         'oauth-resource': { type: 'string' },

@@ -9,6 +9,7 @@ import { loadServerModule } from '../host/server-module.js';
 import { type HostOriginPolicy, isLoopbackAddress } from '../http/guards.js';
 import { introspectionVerifier } from '../http/introspection-verifier.js';
 import { writeJsonError } from '../http/json-error.js';
+import { jwtVerifier } from '../http/jwt-verifier.js';
 import { fromNode } from '../http/node-adapter.js';
 import { ProtectedResource } from '../http/protected-resource.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
@@ -61,12 +62,11 @@ export interface ServeOptions {
   logFormat?: LogFormat;
 }
 
-/** How `mcpwire serve --oauth-issuer …` checks access tokens (RFC 7662 introspection). */
+/** Whose access tokens `mcpwire serve --oauth-issuer …` takes, and how it checks them. */
 export interface ServeOAuth {
   issuer: string;
-  introspection: string;
-  clientId: string;
-  clientSecret: string;
+  /** RFC 7662 introspection with this server's credentials, or JWT access tokens checked against the issuer's keys. */
+  check: { introspection: string; clientId: string; clientSecret: string } | { jwks: string };
   /** The server's canonical URL; default: `http://host:port/mcp` as bound. */
   resource?: string;
   requiredScopes: string[];
@@ -318,20 +318,26 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   });
 }
 
-/** The server as a protected resource of `oauth.issuer`, its tokens introspected. */
+/** The server as a protected resource of `oauth.issuer`, its tokens introspected or checked against its keys. */
 function protectedResource(oauth: ServeOAuth, bound: string): ProtectedResource {
   const resource = oauth.resource ?? bound;
-  log(`taking OAuth access tokens of ${oauth.issuer} for ${resource}, checked at ${oauth.introspection}`);
+  const { check } = oauth;
+  const verifier =
+    'jwks' in check
+      ? jwtVerifier({ issuer: oauth.issuer, jwksUrl: check.jwks, resource })
+      : introspectionVerifier({
+          endpoint: check.introspection,
+          clientId: check.clientId,
+          clientSecret: check.clientSecret,
+          resource,
+        });
+  const how = 'jwks' in check ? `JWTs checked against ${check.jwks}` : `checked at ${check.introspection}`;
+  log(`taking OAuth access tokens of ${oauth.issuer} for ${resource}, ${how}`);
   return new ProtectedResource({
     resource,
     authorizationServers: [oauth.issuer],
     requiredScopes: oauth.requiredScopes,
-    verifier: introspectionVerifier({
-      endpoint: oauth.introspection,
-      clientId: oauth.clientId,
-      clientSecret: oauth.clientSecret,
-      resource,
-    }),
+    verifier,
   });
 }
 

@@ -18,6 +18,7 @@ export { MemoryEventStore, type MemoryEventStoreOptions } from '../eventstore/me
 export { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 export type { CorsOptions } from '../http/cors.js';
 export { type IntrospectionOptions, introspectionVerifier } from '../http/introspection-verifier.js';
+export { type JwtVerifierOptions, jwtVerifier } from '../http/jwt-verifier.js';
 export type { NodeListener } from '../http/node-adapter.js';
 export {
   ProtectedResource,

@@ -230,7 +230,7 @@ export class Server {
   }
 
   /**
-   * Runs `middleware` around every request after initialize, in both eras and on every transport, inside the
+   * Runs `middleware` around every request but initialize and ping, in both eras and on every transport, inside the
    * middleware registered before it (see `Middleware`; `beforeToolCall` and `afterToolCall` make the common
    * ones). Without any, requests pay nothing for it.
    */

@@ -1,12 +1,15 @@
 // `mcpwire serve --oauth-issuer … --oauth-introspection …`: the demo server taking only the access tokens of a
-// (test) authorization server, each checked at its introspection endpoint; and the mistakes of its flags.
+// (test) authorization server, each checked at its introspection endpoint; `--oauth-jwks`: JWT access tokens
+// checked against the keys it publishes; and the mistakes of its flags.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import {
   startAuthorizationServer,
   type TestAuthorizationServer,
 } from '../../src/test-support/authorization-server.js';
 import { type CliRun, killCliRuns, runCli } from '../../src/test-support/cli-run.js';
+import { listenLoopback } from '../../src/test-support/http-loopback.js';
 import { initializeRequest, post } from '../../src/test-support/mcp-http.js';
 import { until } from '../../src/test-support/time-limit.js';
 
@@ -93,7 +96,23 @@ describe('mcpwire serve with OAuth', { timeout: 120_000 }, () => {
 
   test('incomplete OAuth flags, or no credentials, are usage mistakes that say what is missing', async () => {
     const cases: Array<[string[], Record<string, string>, RegExp]> = [
-      [['--oauth-issuer', as.issuer], CREDENTIALS, /--oauth-issuer and --oauth-introspection go together/],
+      [
+        ['--oauth-issuer', as.issuer],
+        CREDENTIALS,
+        /--oauth-issuer goes with one of --oauth-introspection .* and --oauth-jwks/,
+      ],
+      [
+        [
+          '--oauth-issuer',
+          as.issuer,
+          '--oauth-introspection',
+          `${as.issuer}/introspect`,
+          '--oauth-jwks',
+          `${as.issuer}/jwks`,
+        ],
+        CREDENTIALS,
+        /--oauth-issuer goes with one of/,
+      ],
       [
         ['--oauth-issuer', as.issuer, '--oauth-introspection', `${as.issuer}/introspect`],
         {},
@@ -111,5 +130,76 @@ describe('mcpwire serve with OAuth', { timeout: 120_000 }, () => {
       assert.equal(await run.exit(10_000), 2, args.join(' '));
       assert.match(run.stderr(), message);
     }
+  });
+});
+
+describe("mcpwire serve --oauth-jwks: JWT access tokens checked against the issuer's keys", {
+  timeout: 60_000,
+}, () => {
+  const ISSUER = 'https://as.example';
+  let serve: CliRun;
+  let url: string;
+  let closeKeys: () => Promise<void>;
+  let sign: (audience: string) => Promise<string>;
+
+  before(async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+    const keys = await listenLoopback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+    });
+    closeKeys = () => keys.close();
+    sign = (audience) =>
+      new SignJWT({ scope: 'mcp:tools' })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' })
+        .setIssuer(ISSUER)
+        .setAudience(audience)
+        .setSubject('grace')
+        .setExpirationTime('10m')
+        .sign(privateKey);
+    serve = serveWith(
+      [
+        '--port',
+        '0',
+        '--no-legacy-sse',
+        '--oauth-issuer',
+        ISSUER,
+        '--oauth-jwks',
+        `http://127.0.0.1:${keys.port}/jwks`,
+      ],
+      {},
+    );
+    await until(
+      () => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(serve.stdout()),
+      10_000,
+      'the URL on stdout',
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; stderr: ${serve.stderr()}`);
+    });
+    url = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(serve.stdout())![0];
+  });
+  after(async () => {
+    killCliRuns();
+    await closeKeys?.();
+  });
+
+  test('a JWT for this server is taken; one for another, or none, gets 401', async () => {
+    assert.match(serve.stderr(), /JWTs checked against http:\/\/127\.0\.0\.1:\d+\/jwks/);
+    const taken = await post(url, initializeRequest(), {
+      headers: { authorization: `Bearer ${await sign(url)}` },
+    });
+    assert.equal(taken.status, 200, await taken.clone().text());
+    assert.ok(taken.headers.get('mcp-session-id'));
+    await taken.text();
+    const elsewhere = await sign('https://elsewhere.example/mcp');
+    const refused = await post(url, initializeRequest(), {
+      headers: { authorization: `Bearer ${elsewhere}` },
+    });
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get('www-authenticate')!, /error="invalid_token"/);
+    await refused.text();
+    const none = await post(url, initializeRequest());
+    assert.equal(none.status, 401);
+    await none.text();
   });
 });
