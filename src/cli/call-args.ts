@@ -63,6 +63,8 @@ export interface CallArgs {
   timeout: number | undefined;
   /** Keep an OAuth sign-in for the next runs (false with `--no-store`: each run signs in again). */
   store: boolean;
+  /** `--client-id`: get tokens as this machine client (its secret from MCPWIRE_CLIENT_SECRET), no sign-in. */
+  machine: { clientId: string; clientSecret: string } | undefined;
   /** `--verbose`: say on stderr which server answered, in which era and version. */
   verbose: boolean;
   /** Declare tasks, so that a server may run a call as one (false with `--no-task`). */
@@ -119,6 +121,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
       json: { type: 'boolean', default: false },
       timeout: { type: 'string' },
       'no-store': { type: 'boolean', default: false },
+      'client-id': { type: 'string' },
       'no-task': { type: 'boolean', default: false },
       verbose: { type: 'boolean', short: 'v', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -178,6 +181,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     json: values.json,
     timeout: values.timeout === undefined ? undefined : parseTimeout(values.timeout),
     store: !values['no-store'],
+    machine: machineClient(values['client-id'], target, parseHeaders(values.header)),
     verbose: values.verbose,
     tasks: !values['no-task'],
   };
@@ -387,4 +391,28 @@ function parseTimeout(text: string): number {
     throw new UsageError(`--timeout takes a positive number of milliseconds, not "${text}"`);
   }
   return ms;
+}
+
+/** `--client-id ID`: a machine client's credentials, its secret from the environment (never the command line). */
+function machineClient(
+  clientId: string | undefined,
+  target: CallTarget,
+  headers: Record<string, string>,
+): CallArgs['machine'] {
+  if (clientId === undefined) return undefined;
+  if (target.kind !== 'url')
+    throw new UsageError('--client-id gets OAuth tokens for a server at a URL, not over stdio');
+  if (Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
+    throw new UsageError(
+      '--client-id gets a token, and --header "Authorization: …" gives one: give one of them',
+    );
+  }
+  const clientSecret = process.env.MCPWIRE_CLIENT_SECRET;
+  if (!clientSecret) {
+    throw new UsageError(
+      '--client-id gets tokens with the client credentials grant: set MCPWIRE_CLIENT_SECRET to its secret ' +
+        '(kept out of the command line, where other users can read it)',
+    );
+  }
+  return { clientId, clientSecret };
 }

@@ -3,6 +3,7 @@ import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
 import { connectStdio } from '../client/negotiation/connect-stdio.js';
 import { connectUrl } from '../client/negotiation/connect-url.js';
+import { OAuthClient } from '../client/oauth/oauth-client.js';
 import type { TaskRequestOptions } from '../client/task-types.js';
 import { listSkills } from '../extensions/skills/skills-client.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
@@ -74,7 +75,11 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
   let signIn: CliSignIn | undefined;
   try {
     // A token given by hand is the person's choice; otherwise a server that wants OAuth gets a sign-in.
-    if (
+    if (args.machine !== undefined) {
+      const { clientId: client_id, clientSecret: client_secret } = args.machine;
+      const oauth = new OAuthClient({ grant: 'client_credentials', client: { client_id, client_secret } });
+      signIn = { oauth, close: async () => {} };
+    } else if (
       args.target.kind === 'url' &&
       !Object.keys(args.headers).some((h) => h.toLowerCase() === 'authorization')
     ) {

@@ -173,6 +173,8 @@ Options:
   --json           Print the raw result as JSON
   --timeout MS     Time allowed to connect, and for each answer (progress resets it)
   --no-store       Keep no sign-in: the next run signs in again
+  --client-id ID   Get OAuth tokens as this machine client (client credentials grant), with the
+                   secret in the environment variable MCPWIRE_CLIENT_SECRET; no one signs in
   --no-task        Do not let the server run a call as a task (a tool that needs one then fails)
   -h, --help       Show this help
 

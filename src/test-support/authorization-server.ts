@@ -35,6 +35,9 @@ export interface TestAuthorizationServer extends LoopbackServer {
   reset(): void;
 }
 
+/** The machine client it knows beforehand (client credentials grant): `robot`, secret `robot-secret`. */
+const ROBOT = 'robot:robot-secret';
+
 const send = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 };
@@ -42,7 +45,8 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
 /**
  * Starts a test authorization server: RFC 8414 metadata, dynamic registration (every client is
  * `registered` / `s3cret`, after `prefix`), an authorization endpoint that redirects at once with a code
- * and its `iss`, and a token endpoint that checks PKCE (S256) and the refresh tokens it issued. Tokens
+ * and its `iss`, and a token endpoint that checks PKCE (S256) and the refresh tokens it issued, and gives the pre-registered
+ * machine client `robot` / `robot-secret` tokens of its own (client credentials, no refresh token). Tokens
  * (`token-N`, after `prefix`) get the scopes the authorization asked for, refreshed ones the same. Its
  * introspection endpoint (`/introspect`) answers the resource server `resource-server` / `rs-secret` about
  * them, with `sub` "ada" and `aud` their resource.
@@ -70,7 +74,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
         token_endpoint: `${issuer}/token`,
         registration_endpoint: `${issuer}/register`,
         response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code', 'refresh_token'],
+        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         authorization_response_iss_parameter_supported: true,
@@ -119,15 +123,23 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
         grant = refreshTokens.get(form.get('refresh_token') ?? '');
         if (handle.rotateRefreshTokens) refreshTokens.delete(form.get('refresh_token') ?? '');
       }
+      const machine = form.get('grant_type') === 'client_credentials';
+      if (machine) {
+        if (form.get('authorization') !== `Basic ${Buffer.from(ROBOT).toString('base64')}`) {
+          return send(res, 401, { error: 'invalid_client' });
+        }
+        grant = { scopes: form.get('scope')?.split(' ') ?? [], resource: form.get('resource') };
+      }
       if (grant === undefined) return send(res, 400, { error: 'invalid_grant' });
       const token = `${prefix}token-${++issued}`;
       tokens.set(token, grant);
-      refreshTokens.set(`${prefix}refresh-${issued}`, grant);
+      // No refresh token for a machine client (RFC 6749 §4.4.3): it asks again.
+      if (!machine) refreshTokens.set(`${prefix}refresh-${issued}`, grant);
       return send(res, 200, {
         access_token: token,
         token_type: 'Bearer',
         expires_in: handle.expiresIn,
-        refresh_token: `${prefix}refresh-${issued}`,
+        ...(!machine && { refresh_token: `${prefix}refresh-${issued}` }),
         ...(grant.scopes.length > 0 && { scope: grant.scopes.join(' ') }),
       });
     }

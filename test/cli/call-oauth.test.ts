@@ -218,6 +218,32 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 120_00
     }
   });
 
+  test('--client-id: a machine client gets its token with its secret from the environment, no one signs in', async () => {
+    const env = await configHome();
+    const run = runCli(['call', demo.url, '--client-id', 'robot', 'call', 'echo', '{"message":"beep"}'], {
+      ...env,
+      MCPWIRE_CLIENT_SECRET: 'robot-secret',
+    });
+    run.child.stdin.end();
+    assert.equal(await run.exit(15_000), 0, run.stderr());
+    assert.equal(run.stdout(), 'Echo: beep\n');
+    assert.equal(as.log.authorizations.length, 0);
+    assert.deepEqual(
+      as.log.tokenRequests.map((form) => form.get('grant_type')),
+      ['client_credentials'],
+    );
+    // Without the secret in the environment, or with a token given too: a usage mistake saying so.
+    for (const [args, message] of [
+      [['--client-id', 'robot'], /set MCPWIRE_CLIENT_SECRET to its secret/],
+      [['--client-id', 'robot', '--header', 'Authorization: Bearer x'], /give one of them/],
+    ] as const) {
+      const wrong = runCli(['call', demo.url, ...args, 'tools'], env);
+      wrong.child.stdin.end();
+      assert.equal(await wrong.exit(15_000), 2, wrong.stderr());
+      assert.match(wrong.stderr(), message);
+    }
+  });
+
   test('--no-store keeps nothing: the next run signs in again', async () => {
     const env = await configHome();
     const run = onTerminal([...echo('once'), '--no-store'], env);

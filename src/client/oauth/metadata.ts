@@ -16,6 +16,7 @@ export interface AuthorizationServerMetadata {
   registration_endpoint?: string;
   scopes_supported?: string[];
   code_challenge_methods_supported?: string[];
+  grant_types_supported?: string[];
   token_endpoint_auth_methods_supported?: string[];
   /** The server takes a Client ID Metadata Document URL as `client_id`. */
   client_id_metadata_document_supported?: boolean;

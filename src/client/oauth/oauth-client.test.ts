@@ -8,7 +8,7 @@ import { ProtectedResource } from '../../http/protected-resource.js';
 import { startOAuthFixture } from '../../test-support/oauth-fixture.js';
 import { until } from '../../test-support/time-limit.js';
 import { toolText } from '../../test-support/tool-text.js';
-import type { OAuthState } from './oauth-client.js';
+import { OAuthClient, type OAuthState } from './oauth-client.js';
 import { OAuthError } from './oauth-error.js';
 
 const fixture = await startOAuthFixture();
@@ -45,6 +45,46 @@ describe('OAuthClient', { timeout: 20_000 }, () => {
       mcpAuthorization.slice(1).every((a) => a.endsWith(` Bearer ${token}`)),
       String(mcpAuthorization),
     );
+  });
+
+  test('client credentials: a machine client gets its token from the token endpoint, no one signs in', async () => {
+    const auth = new OAuthClient({
+      grant: 'client_credentials',
+      client: { client_id: 'robot', client_secret: 'robot-secret' },
+    });
+    const session = await connect(auth);
+    assert.equal(toolText(await session.callTool('echo', { message: 'beep' })), 'Echo: beep');
+    await session.close();
+    assert.equal(as.log.authorizations.length, 0);
+    assert.equal(as.log.registrations, 0);
+    const [request] = as.log.tokenRequests;
+    assert.equal(request.get('grant_type'), 'client_credentials');
+    assert.equal(request.get('resource'), serverUrl);
+    assert.equal(request.get('scope'), 'mcp:tools');
+    assert.equal(
+      request.get('authorization'),
+      `Basic ${Buffer.from('robot:robot-secret').toString('base64')}`,
+    );
+    // Refused later (no refresh token to use): it asks for a token again the same way.
+    as.tokens.clear();
+    const again = await connect(auth);
+    assert.equal(toolText(await again.callTool('echo', { message: 'beep' })), 'Echo: beep');
+    await again.close();
+    assert.deepEqual(
+      as.log.tokenRequests.map((r) => r.get('grant_type')),
+      ['client_credentials', 'client_credentials'],
+    );
+  });
+
+  test('client credentials the authorization server refuses: an OAuthError saying so', async () => {
+    const auth = new OAuthClient({
+      grant: 'client_credentials',
+      client: { client_id: 'robot', client_secret: 'wrong' },
+    });
+    await assert.rejects(connect(auth), (err: Error) => {
+      assert.match(String(err.cause ?? err), /invalid_client/);
+      return true;
+    });
   });
 
   test('a token refused later is refreshed once, however many requests were refused at once', async () => {

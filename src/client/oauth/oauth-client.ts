@@ -19,7 +19,11 @@ import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.j
 
 export type { OAuthClientInformation, OAuthState, OAuthStore, OAuthTokens } from './oauth-state.js';
 
-export interface OAuthClientOptions {
+/** How tokens are obtained: a person signs in (the authorization code grant with PKCE), or the client alone. */
+export type OAuthClientOptions = OAuthClientCommonOptions & (SignInOptions | ClientCredentialsOptions);
+
+/** A person signs in, in a browser: the authorization code grant with PKCE. */
+export interface SignInOptions {
   /** Where the authorization server sends the user agent back with the code; registered with the client. */
   redirectUri: string;
   /**
@@ -27,6 +31,19 @@ export interface OAuthClientOptions {
    * agent was sent back to: the redirect URI with `code` and `state`, or `error`.
    */
   authorize(url: URL): Promise<string | URL>;
+}
+
+/**
+ * The client alone, for machine-to-machine use (the OAuth client credentials extension of MCP): tokens from the
+ * token endpoint with the client's own credentials, registered beforehand (`client`, with its secret), and no
+ * person in the loop. A refused or expiring token is obtained again the same way.
+ */
+export interface ClientCredentialsOptions {
+  grant: 'client_credentials';
+  client: OAuthClientInformation & { client_secret: string };
+}
+
+export interface OAuthClientCommonOptions {
   /** The name dynamic registration gives the client. Default "mcpwire". */
   clientName?: string;
   /**
@@ -167,6 +184,38 @@ export class OAuthClient {
       const refreshed = await this.refreshOnce(issuer, target, held).catch(() => false);
       if (refreshed) return;
     }
+    const options = this.options;
+    if ('grant' in options) return this.clientCredentials(issuer, target, scope);
+    await this.signIn(options, issuer, target, scope);
+  }
+
+  /** The client credentials grant: a token for the client itself, for the scope asked (else all the resource has). */
+  private async clientCredentials(
+    issuer: AuthorizationServerMetadata,
+    target: Target,
+    scope: string | undefined,
+  ) {
+    if (issuer.grant_types_supported?.includes('client_credentials') === false) {
+      throw new OAuthError(
+        `The authorization server ${issuer.issuer} does not offer the client credentials grant (its ` +
+          'grant_types_supported): a machine client cannot get a token there',
+      );
+    }
+    const wanted = scope ?? target.scopes?.join(' ');
+    this.requested = wanted;
+    await this.token(issuer, await this.clientAt(issuer), target, {
+      grant_type: 'client_credentials',
+      ...(wanted ? { scope: wanted } : {}),
+    });
+  }
+
+  /** The authorization code grant with PKCE: the person signs in through `options.authorize`. */
+  private async signIn(
+    options: SignInOptions,
+    issuer: AuthorizationServerMetadata,
+    target: Target,
+    scope: string | undefined,
+  ) {
     if (!issuer.code_challenge_methods_supported?.includes('S256')) {
       throw new OAuthError(
         `The authorization server ${issuer.issuer} does not offer PKCE with S256 (code_challenge_methods_supported), ` +
@@ -174,27 +223,27 @@ export class OAuthClient {
       );
     }
     const wanted = requestScope(scope ?? target.scopes?.join(' '), issuer);
-    const client = await this.clientAt(issuer);
+    const client = await this.clientAt(issuer, options);
     const pkce = await createPkce();
     const nonce = randomBase64url(16);
     const url = new URL(issuer.authorization_endpoint);
     const query = url.searchParams;
     query.set('response_type', 'code');
     query.set('client_id', client.client_id);
-    query.set('redirect_uri', this.options.redirectUri);
+    query.set('redirect_uri', options.redirectUri);
     query.set('code_challenge', pkce.challenge);
     query.set('code_challenge_method', 'S256');
     query.set('state', nonce);
     if (target.resource !== undefined) query.set('resource', target.resource);
     if (wanted) query.set('scope', wanted);
     this.requested = wanted;
-    const back = new URL(String(await this.options.authorize(url)), this.options.redirectUri);
+    const back = new URL(String(await options.authorize(url)), options.redirectUri);
     // `issuer` is the one this request was sent to, whatever discovery found meanwhile.
     const code = authorizationCode(back, { state: nonce, issuer });
     await this.token(issuer, client, target, {
       grant_type: 'authorization_code',
       code,
-      redirect_uri: this.options.redirectUri,
+      redirect_uri: options.redirectUri,
       code_verifier: pkce.verifier,
     });
   }
@@ -218,7 +267,8 @@ export class OAuthClient {
 
   /** Trades the refresh token for new tokens at the server that issued it; false when it refused. */
   private async refresh(issuer: AuthorizationServerMetadata, target: Target, refreshToken: string) {
-    await this.token(issuer, await this.clientAt(issuer), target, {
+    const options = this.options;
+    await this.token(issuer, await this.clientAt(issuer, 'grant' in options ? undefined : options), target, {
       grant_type: 'refresh_token',
       refresh_token: refreshToken,
     });
@@ -255,7 +305,10 @@ export class OAuthClient {
    * URL (good at any server), or registered now: client credentials are never taken from one server to
    * another (SEP-2352).
    */
-  private async clientAt(issuer: AuthorizationServerMetadata): Promise<OAuthClientInformation> {
+  private async clientAt(
+    issuer: AuthorizationServerMetadata,
+    signIn?: SignInOptions,
+  ): Promise<OAuthClientInformation> {
     const preRegistered = this.options.client;
     if (preRegistered !== undefined) {
       if (preRegistered.issuer === undefined) this.preRegisteredAt ??= issuer.issuer;
@@ -282,10 +335,15 @@ export class OAuthClient {
           (cimd === undefined ? ' or a `clientMetadataUrl`' : ''),
       );
     }
+    if (signIn === undefined) {
+      throw new OAuthError(
+        'The client credentials grant needs credentials registered beforehand: give the OAuthClient `client`',
+      );
+    }
     const client = await registerClient(
       issuer,
       {
-        redirectUri: this.options.redirectUri,
+        redirectUri: signIn.redirectUri,
         clientName: this.options.clientName ?? 'mcpwire',
         applicationType: this.options.applicationType,
       },
