@@ -27,7 +27,7 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])`;
 
 /**
  * The per-principal bound on listen streams, counted over every process of a cluster: each stream holds a
- * lease in `<prefix>:listens:<SHA-256 of the principal>` (anonymous clients count as one principal, as in one
+ * lease in `<prefix>:listens:<SHA-256 of the principal>` (anonymous clients are counted by their address, as in one
  * process), renewed three times per `leaseMs` while it is open and removed when it closes. A process that dies
  * stops renewing, so its streams stop counting within `leaseMs`, as its clients listen again elsewhere; a lease
  * Redis lost (restarted empty) counts again at the next renewal, so the bound may be passed for that long. Costs

@@ -1,4 +1,4 @@
-// The per-principal bound on listen streams (32 by default; anonymous clients are one principal) counted over
+// The per-principal bound on listen streams (32 by default; anonymous clients counted by their address) counted over
 // every `mcpwire serve --redis` process: 16 streams on each of two processes reach it, so a 33rd is refused on
 // either; closing one frees one; a process killed with -9 stops counting once its leases lapse. Needs
 // `npm run build` first and redis-server on PATH.

@@ -121,7 +121,7 @@ export interface StreamableHTTPOptions {
   maxListenStreams?: number;
   /**
    * Listen streams one principal may hold at once (with a `cluster`, over all its processes); past it 429.
-   * Default 32.
+   * Anonymous callers are counted by their address. Default 32.
    */
   maxListenStreamsPerPrincipal?: number;
   /** Timers for idle sessions, keep-alives and the shutdown deadline. Default: the system clock. */

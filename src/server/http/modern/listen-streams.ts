@@ -47,7 +47,7 @@ export class ListenStreams {
     private readonly host: ModernHost,
     readonly maxStreams: number,
     readonly maxPerPrincipal: number,
-    /** With a cluster: the per-principal bound is counted there too (string principals, or anonymous). */
+    /** With a cluster: the per-principal bound is counted there too (string principals, anonymous addresses). */
     private readonly leases?: ListenLeases,
   ) {}
 
@@ -64,6 +64,12 @@ export class ListenStreams {
     observed: RequestObservation | undefined,
   ): void {
     const principal = exchange.principal;
+    // Anonymous callers are told apart by their address: one of them must not take every other's slots.
+    const who = principal ?? `\0${exchange.remoteAddress ?? ''}`;
+    const holds =
+      principal === undefined
+        ? `the anonymous clients at ${exchange.remoteAddress} hold`
+        : 'this client holds';
     if (this.streams.size + this.pending >= this.maxStreams) {
       refuse(
         503,
@@ -73,42 +79,42 @@ export class ListenStreams {
       );
       return;
     }
-    const held = this.byPrincipal.get(principal) ?? 0;
+    const held = this.byPrincipal.get(who) ?? 0;
     if (held >= this.maxPerPrincipal) {
       refuse(
         429,
         ErrorCode.InternalError,
-        `Too Many Requests: this client holds its maximum of ${this.maxPerPrincipal} listen streams; close one first`,
+        `Too Many Requests: ${holds} the maximum of ${this.maxPerPrincipal} listen streams; close one first`,
       );
       return;
     }
     // Counted here at once, so that concurrent listens see each other while the cluster's count is asked.
-    this.byPrincipal.set(principal, held + 1);
+    this.byPrincipal.set(who, held + 1);
     const leases = this.leases;
-    if (leases === undefined || (principal !== undefined && typeof principal !== 'string')) {
-      this.open(exchange, request, principal, undefined, observed);
+    if (leases === undefined || typeof who !== 'string') {
+      this.open(exchange, request, who, undefined, observed);
       return;
     }
     this.pending++;
-    leases.acquire(principal, this.maxPerPrincipal).then(
+    leases.acquire(who, this.maxPerPrincipal).then(
       (release) => {
         this.pending--;
         if (release === undefined) {
-          this.uncount(principal);
+          this.uncount(who);
           refuse(
             429,
             ErrorCode.InternalError,
-            `Too Many Requests: this client holds its maximum of ${this.maxPerPrincipal} listen streams across the servers of this service; close one first`,
+            `Too Many Requests: ${holds} the maximum of ${this.maxPerPrincipal} listen streams across the servers of this service; close one first`,
           );
         } else if (exchange.closed) {
-          this.uncount(principal);
+          this.uncount(who);
           release();
           observed?.end(undefined, CANCELLED);
-        } else this.open(exchange, request, principal, release, observed);
+        } else this.open(exchange, request, who, release, observed);
       },
       (err: Error) => {
         this.pending--;
-        this.uncount(principal);
+        this.uncount(who);
         refuse(503, ErrorCode.InternalError, `Service Unavailable: ${err.message}`, 1);
       },
     );
@@ -119,13 +125,15 @@ export class ListenStreams {
     for (const subscription of this.streams) subscription.end();
   }
 
+  /** `who`: what the stream is counted under (the principal, or an anonymous caller's address). */
   private open(
     exchange: HTTPExchange,
     request: JsonRpcRequest,
-    principal: unknown,
+    who: unknown,
     release: (() => void) | undefined,
     observed: RequestObservation | undefined,
   ): void {
+    const principal = exchange.principal;
     const server = this.host.server;
     const filter = (request.params as { notifications: SubscriptionFilter }).notifications;
     const writer = new SSEWriter(exchange, this.host.writerOptions);
@@ -147,15 +155,15 @@ export class ListenStreams {
       observed?.end(undefined, CANCELLED);
       subscription.cancel();
       if (!this.streams.delete(subscription)) return;
-      this.uncount(principal);
+      this.uncount(who);
       release?.();
     });
     subscription.start();
   }
 
-  private uncount(principal: unknown): void {
-    const left = this.byPrincipal.get(principal)! - 1;
-    if (left === 0) this.byPrincipal.delete(principal);
-    else this.byPrincipal.set(principal, left);
+  private uncount(who: unknown): void {
+    const left = this.byPrincipal.get(who)! - 1;
+    if (left === 0) this.byPrincipal.delete(who);
+    else this.byPrincipal.set(who, left);
   }
 }

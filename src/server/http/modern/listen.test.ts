@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { afterEach, describe, test } from 'node:test';
 import { MetaKey } from '../../../protocol/envelope.js';
 import { ManualClock } from '../../../test-support/manual-clock.js';
-import { jsonBody, type Served, SSEReader, serveOn } from '../../../test-support/mcp-http.js';
-import { postModern } from '../../../test-support/modern-http.js';
+import { ACCEPT_BOTH, jsonBody, type Served, SSEReader, serveOn } from '../../../test-support/mcp-http.js';
+import { modernHeaders, modernMessage, postModern } from '../../../test-support/modern-http.js';
 import { Server } from '../../server.js';
 import type { StreamableHTTPOptions } from '../handler-options.js';
 import { StreamableHTTPHandler } from '../streamable-http-handler.js';
@@ -163,6 +164,47 @@ describe('subscriptions/listen', () => {
     assert.equal(body.id, 2);
     assert.equal(typeof body.error.code, 'number');
     assert.ok(errors.some((e) => /maximum of 1 listen streams/.test(e.message)));
+    await first.reader.cancel();
+  });
+
+  test('anonymous callers are counted by address: one that takes its slots leaves the others theirs', async () => {
+    const { served } = await serve({ maxListenStreamsPerPrincipal: 1 });
+    const first = await opened(served.url, 1, { toolsListChanged: true });
+    const refused = await listen(served.url, 2, { toolsListChanged: true });
+    assert.equal(refused.status, 429);
+    assert.match(
+      (await jsonBody(refused)).error.message,
+      /^Too Many Requests: the anonymous clients at (::ffff:)?127\.0\.0\.1 hold the maximum of 1 listen streams/,
+    );
+    // A second anonymous client, from another loopback address, gets its own.
+    const url = new URL(served.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          localAddress: '127.0.0.2',
+          headers: {
+            ...modernHeaders('subscriptions/listen', undefined),
+            accept: ACCEPT_BOTH,
+            'content-type': 'application/json',
+          },
+        },
+        (res) => {
+          resolve(res.statusCode ?? 0);
+          res.destroy();
+        },
+      );
+      req.on('error', reject);
+      req.end(
+        JSON.stringify(
+          modernMessage(3, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, {}),
+        ),
+      );
+    });
+    assert.equal(status, 200);
     await first.reader.cancel();
   });
 
