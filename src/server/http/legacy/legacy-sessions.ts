@@ -94,7 +94,10 @@ export class LegacySessions implements TransportHost {
   /** Opens a session with its initialize POST; it is kept only if initialize succeeds. 503 at the cap. */
   initialize(exchange: HTTPExchange, body: PostBody): void {
     const { maxSessions } = this.settings;
-    if (this.table.size >= maxSessions && !this.table.makeRoom()) {
+    // Callers are told apart by principal, anonymous ones by address (see SessionTable.makeRoom).
+    const principal = exchange.principal;
+    const origin = typeof principal === 'string' ? principal : `\0${exchange.remoteAddress ?? ''}`;
+    if (this.table.size >= maxSessions && !this.table.makeRoom(origin)) {
       reject(
         exchange,
         503,
@@ -107,8 +110,8 @@ export class LegacySessions implements TransportHost {
     const random = randomBytesPooled(22);
     const sessionId = random.toString('base64url', 0, 16);
     const streamPrefix = `${random.toString('base64url', 16, 22)}.`;
-    const transport = new StreamableServerTransport(this, sessionId, exchange.principal, streamPrefix);
-    this.table.add(transport);
+    const transport = new StreamableServerTransport(this, sessionId, principal, streamPrefix);
+    this.table.add(transport, origin);
     transport.session = this.settings.server.connect(transport.conn);
     if (transport.servePost(exchange, body, true)) {
       this.table.initialized(transport, this.settings.clock.now());
