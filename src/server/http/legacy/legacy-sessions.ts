@@ -96,8 +96,8 @@ export class LegacySessions implements TransportHost {
     const { maxSessions } = this.settings;
     // Callers are told apart by principal, anonymous ones by address (see SessionTable.makeRoom).
     const principal = exchange.principal;
-    const origin = typeof principal === 'string' ? principal : `\0${exchange.remoteAddress ?? ''}`;
-    if (this.table.size >= maxSessions && !this.table.makeRoom(origin)) {
+    const address = exchange.remoteAddress;
+    if (this.table.size >= maxSessions && !this.table.makeRoom({ principal, address })) {
       reject(
         exchange,
         503,
@@ -111,7 +111,7 @@ export class LegacySessions implements TransportHost {
     const sessionId = random.toString('base64url', 0, 16);
     const streamPrefix = `${random.toString('base64url', 16, 22)}.`;
     const transport = new StreamableServerTransport(this, sessionId, principal, streamPrefix);
-    this.table.add(transport, origin);
+    this.table.add(transport, address);
     transport.session = this.settings.server.connect(transport.conn);
     if (transport.servePost(exchange, body, true)) {
       this.table.initialized(transport, this.settings.clock.now());

@@ -7,6 +7,24 @@ import type { StreamableServerTransport } from './session-transport.js';
 export const ACTIVITY_ORDER_STEP_MS = 1000;
 
 /**
+ * How far into each order `makeRoom` looks for an idle session of the caller's own. A caller flooding the table
+ * holds most of its front; one that does not has its sessions spread, and the usual rule applies.
+ */
+const OWN_LOOKAHEAD = 64;
+
+/** Who asks for room: a principal, or an anonymous client's address. */
+export interface Caller {
+  readonly principal: unknown;
+  readonly address: string | undefined;
+}
+
+function isCallers(transport: StreamableServerTransport, caller: Caller): boolean {
+  return caller.principal !== undefined
+    ? transport.principal === caller.principal
+    : transport.principal === undefined && transport.address === caller.address;
+}
+
+/**
  * The sessions a handler holds, by id, kept in order of last activity (least recent first, to `ACTIVITY_ORDER_STEP_MS`)
  * so that at the cap the one to evict is found at the front, with no timer and no field per session beyond its
  * place in the map; and, in order of creation, those whose client has sent nothing since its initialize.
@@ -15,22 +33,15 @@ export const ACTIVITY_ORDER_STEP_MS = 1000;
  * here loads it again): a session whose client sent nothing after initialize (no `notifications/initialized`)
  * ends `initializeTimeoutMs` after it (`expireUnfinished`, called by the handler's sweep); at the cap, one idle
  * session (no request in flight, no stream held) ends to make room for a new one (`makeRoom`): the oldest
- * unfinished one, else the least recently active; but first, the oldest idle session of whoever asks for room
- * (its principal, or an anonymous client's address: its `origin`), so that a flood from one caller evicts its own
- * sessions before anyone else's. Its client's next request gets 404, the spec's signal to initialize again.
+ * unfinished one, else the least recently active; but first, among the first `OWN_LOOKAHEAD` of each, one of the
+ * caller asking for room (the same principal, or for an anonymous caller the same address), so that a flood from
+ * one caller evicts its own sessions before anyone else's. Its client's next request gets 404, the spec's signal to
+ * initialize again.
  */
-/** The sessions of one origin, ordered as the table orders them all. */
-interface OriginSessions {
-  readonly unfinished: Set<StreamableServerTransport>;
-  /** Least recently active first. */
-  readonly order: Set<StreamableServerTransport>;
-}
-
 export class SessionTable {
   private readonly byId = new Map<string, StreamableServerTransport>();
   /** Sessions whose client has sent nothing since initialize, by creation order, with the time they were made. */
   private readonly unfinished = new Map<StreamableServerTransport, number>();
-  private readonly byOrigin = new Map<string, OriginSessions>();
 
   constructor(private readonly report: (err: unknown) => void) {}
 
@@ -46,32 +57,22 @@ export class SessionTable {
     return this.byId.values();
   }
 
-  /** Keeps `transport`, opened by `origin` (see `makeRoom`). */
-  add(transport: StreamableServerTransport, origin?: string): void {
+  /** Keeps `transport`; `address`: its anonymous client's (see `makeRoom`). */
+  add(transport: StreamableServerTransport, address?: string): void {
     this.byId.set(transport.sessionId!, transport);
-    if (origin === undefined) return;
-    transport.origin = origin;
-    const own = this.byOrigin.get(origin);
-    if (own === undefined) this.byOrigin.set(origin, { unfinished: new Set(), order: new Set([transport]) });
-    else own.order.add(transport);
+    if (transport.principal === undefined) transport.address = address;
   }
 
   /** `transport` answered initialize at `now`: it ends unless its client speaks again in time. */
   initialized(transport: StreamableServerTransport, now: number): void {
     transport.initializing = true;
     this.unfinished.set(transport, now);
-    this.originOf(transport)?.unfinished.add(transport);
   }
 
   delete(transport: StreamableServerTransport): void {
     const id = transport.sessionId!;
     if (this.byId.get(id) === transport) this.byId.delete(id);
     this.unfinished.delete(transport);
-    const own = this.originOf(transport);
-    if (own === undefined) return;
-    own.unfinished.delete(transport);
-    own.order.delete(transport);
-    if (own.order.size === 0) this.byOrigin.delete(transport.origin!);
   }
 
   /** The session was active: it moves behind every other (see `ACTIVITY_ORDER_STEP_MS`). */
@@ -80,10 +81,6 @@ export class SessionTable {
     if (this.byId.get(id) !== transport) return;
     this.byId.delete(id);
     this.byId.set(id, transport);
-    const own = this.originOf(transport);
-    if (own === undefined) return;
-    own.order.delete(transport);
-    own.order.add(transport);
   }
 
   /**
@@ -99,44 +96,44 @@ export class SessionTable {
   }
 
   /**
-   * Ends one idle session so that a new one of `origin` fits: among that origin's own sessions first, then among
-   * all, the oldest unfinished one, else the least recently active (see `firstIdle`). False when every session is
-   * busy.
+   * Ends one idle session so that a new one fits: the oldest unfinished one, else the least recently active.
+   * False when every session is busy. A busy session passed over moves to the back (it is active now), so the
+   * next look starts with the ones behind it; only when every session is busy does a look cost one pass.
    */
-  makeRoom(origin?: string): boolean {
-    const own = origin === undefined ? undefined : this.byOrigin.get(origin);
-    const victim =
-      (own && this.firstIdle(own.unfinished, own.order, own.order.size)) ??
-      this.firstIdle(this.unfinished, this.byId.values(), this.byId.size);
-    return victim === undefined ? false : this.end(victim, 'evicted');
-  }
-
-  /**
-   * The oldest idle session of `unfinished` (forgetting those that are no longer), else the first idle one of
-   * `order` (`size` long). A busy session passed over moves to the back (it is active now), so the next look starts
-   * with the ones behind it; only when every session is busy does a look cost one pass.
-   */
-  private firstIdle(
-    unfinished: Map<StreamableServerTransport, number> | Set<StreamableServerTransport>,
-    order: Iterable<StreamableServerTransport>,
-    size: number,
-  ): StreamableServerTransport | undefined {
-    for (const transport of unfinished.keys()) {
-      if (!transport.initializing || transport.isClosed) unfinished.delete(transport);
-      else if (!transport.busy) return transport;
+  makeRoom(caller?: Caller): boolean {
+    const own = caller === undefined ? undefined : this.callersIdle(caller);
+    if (own !== undefined) return this.end(own, 'evicted');
+    for (const transport of this.unfinished.keys()) {
+      if (!transport.initializing || transport.isClosed) this.unfinished.delete(transport);
+      else if (!transport.busy) return this.end(transport, 'evicted');
     }
     // Moved sessions come round again in this iteration: the count stops it after one pass.
-    let left = size;
-    for (const transport of order) {
+    let left = this.byId.size;
+    for (const transport of this.byId.values()) {
       if (left-- === 0) break;
-      if (!transport.busy) return transport;
+      if (!transport.busy) return this.end(transport, 'evicted');
       this.touched(transport);
+    }
+    return false;
+  }
+
+  /** An idle session of `caller` near the front of either order: the oldest unfinished, else least recently active. */
+  private callersIdle(caller: Caller): StreamableServerTransport | undefined {
+    let looked = 0;
+    for (const transport of this.unfinished.keys()) {
+      if (looked++ === OWN_LOOKAHEAD) break;
+      if (transport.initializing && this.idleOf(transport, caller)) return transport;
+    }
+    looked = 0;
+    for (const transport of this.byId.values()) {
+      if (looked++ === OWN_LOOKAHEAD) break;
+      if (this.idleOf(transport, caller)) return transport;
     }
     return undefined;
   }
 
-  private originOf(transport: StreamableServerTransport): OriginSessions | undefined {
-    return transport.origin === undefined ? undefined : this.byOrigin.get(transport.origin);
+  private idleOf(transport: StreamableServerTransport, caller: Caller): boolean {
+    return !transport.busy && !transport.isClosed && isCallers(transport, caller);
   }
 
   private end(transport: StreamableServerTransport, reason: 'unfinished' | 'evicted'): true {

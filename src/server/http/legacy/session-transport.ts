@@ -91,8 +91,8 @@ export class StreamableServerTransport implements ConnOwner {
   private endReason: SessionEndReason = 'server';
   /** When this process began serving the session (its clock's ms). */
   readonly openedAt: number;
-  /** Who opened it, as the session cap tells callers apart (see SessionTable); undefined for a replica. */
-  origin: string | undefined = undefined;
+  /** The address of its anonymous client, as the session cap tells callers apart (see SessionTable). */
+  address: string | undefined = undefined;
   private ended = false;
 
   constructor(
