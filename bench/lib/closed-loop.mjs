@@ -1,5 +1,5 @@
 // The closed loop every throughput scenario runs: callers back to back, latency, errors and CPU over a window.
-import { CpuMeter, Errors, readRss, round, sleep, summarize, within } from './stats.mjs';
+import { Errors, meteredWindow, readRss, round, sleep, summarize, within } from './stats.mjs';
 
 export const MiB = 1024 * 1024;
 
@@ -14,18 +14,9 @@ export async function closedLoop(clients, o, call, check) {
   let done = 0;
   let bytes = 0;
   const transports = new Set();
-  const t0 = performance.now();
-  const tMeasure = t0 + o.warmup * 1000;
-  const tEnd = tMeasure + o.duration * 1000;
-  const meter = new CpuMeter(o.pid);
+  const window = meteredWindow(o.pid, o.warmup, o.duration);
+  const { tMeasure, tEnd } = window;
   const rss0 = o.pid ? readRss(o.pid).rss_kb : undefined;
-  let cpu;
-  const timers = [
-    setTimeout(() => meter.start(), tMeasure - t0),
-    setTimeout(() => {
-      cpu = meter.stop();
-    }, tEnd - t0),
-  ];
   const worker = async (c) => {
     for (;;) {
       const start = performance.now();
@@ -59,13 +50,12 @@ export async function closedLoop(clients, o, call, check) {
   const all = Promise.all(
     Array.from({ length: clients.length * (o.inflight ?? 1) }, (_, i) => worker(clients[i % clients.length])),
   );
-  await sleep(tEnd - t0);
+  await sleep(tEnd - performance.now());
   const drained = await within(
     all.then(() => true),
     15_000,
   );
-  timers.forEach(clearTimeout);
-  cpu ??= meter.stop();
+  const cpu = window.cpu();
   return {
     calls: done,
     calls_per_s: round(done / o.duration),

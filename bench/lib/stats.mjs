@@ -107,6 +107,34 @@ export class CpuMeter {
   }
 }
 
+/**
+ * The window a closed loop counts: `warmup` seconds from now, then `duration` seconds (`tMeasure` to `tEnd`, on
+ * performance.now()), with the CPU of `pid` and of this process metered over it. `cpu()` is the reading, taken when
+ * the window ends or, called before that, at once; the timers are cleared then.
+ */
+export function meteredWindow(pid, warmup, duration) {
+  const meter = new CpuMeter(pid);
+  const t0 = performance.now();
+  const tMeasure = t0 + warmup * 1000;
+  const tEnd = tMeasure + duration * 1000;
+  let reading;
+  const timers = [
+    setTimeout(() => meter.start(), tMeasure - t0),
+    setTimeout(() => {
+      reading = meter.stop();
+    }, tEnd - t0),
+  ];
+  return {
+    tMeasure,
+    tEnd,
+    cpu() {
+      for (const timer of timers) clearTimeout(timer);
+      reading ??= meter.stop();
+      return reading;
+    },
+  };
+}
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves p, or undefined after ms. */

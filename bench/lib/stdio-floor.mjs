@@ -4,7 +4,7 @@
 // end count.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { CpuMeter, round, summarize } from './stats.mjs';
+import { meteredWindow, round, summarize } from './stats.mjs';
 
 /**
  * Runs `command args…` (a 2025 stdio MCP server with an `echo` tool) and calls it: resolves with calls/s, the
@@ -34,18 +34,9 @@ export async function stdioFloor(command, args, { duration, warmup, inflight }) 
       clientInfo: { name: 'mcp-bench', version: '0.1.0' },
     });
     child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-    const meter = new CpuMeter(child.pid);
-    const t0 = performance.now();
-    const tMeasure = t0 + warmup * 1000;
-    const tEnd = tMeasure + duration * 1000;
+    const window = meteredWindow(child.pid, warmup, duration);
+    const { tMeasure, tEnd } = window;
     const latencies = [];
-    let cpu;
-    const timers = [
-      setTimeout(() => meter.start(), tMeasure - t0),
-      setTimeout(() => {
-        cpu = meter.stop();
-      }, tEnd - t0),
-    ];
     const caller = async () => {
       for (let start = performance.now(); start < tEnd; start = performance.now()) {
         await request('tools/call', { name: 'echo', arguments: { text: 'hello' } });
@@ -54,7 +45,7 @@ export async function stdioFloor(command, args, { duration, warmup, inflight }) 
       }
     };
     await Promise.all(Array.from({ length: inflight }, caller));
-    for (const t of timers) clearTimeout(t);
+    const cpu = window.cpu();
     const callsPerS = latencies.length / duration;
     return {
       calls_per_s: round(callsPerS),

@@ -57,6 +57,18 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 120_00
     'echo',
     JSON.stringify({ message }),
   ];
+  /** A configuration folder where a run on a terminal signed in, its access token since expired. */
+  const signedInThenExpired = async () => {
+    const env = await configHome();
+    const first = onTerminal(echo('first'), env);
+    await signIn(first);
+    assert.equal(await first.closed, 0, first.shown());
+    const file = savedAt(env);
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    saved.state.tokens.expires_at = Date.now() - 1000;
+    await writeFile(file, JSON.stringify(saved));
+    return { env, file };
+  };
 
   before(async () => {
     as = await startAuthorizationServer();
@@ -149,14 +161,7 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 120_00
   });
 
   test('runs started at once share the kept sign-in: one refreshes it, the others take what it got', async () => {
-    const env = await configHome();
-    const first = onTerminal(echo('first'), env);
-    await signIn(first);
-    assert.equal(await first.closed, 0, first.shown());
-    const file = savedAt(env);
-    const saved = JSON.parse(await readFile(file, 'utf8'));
-    saved.state.tokens.expires_at = Date.now() - 1000;
-    await writeFile(file, JSON.stringify(saved));
+    const { env, file } = await signedInThenExpired();
     // A refresh token good once: a second refresh with it would fail, and off a terminal no sign-in can follow.
     as.rotateRefreshTokens = true;
 
@@ -177,14 +182,7 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 120_00
   });
 
   test('two mcpwire connect processes started at once share the kept sign-in, refreshed once', async () => {
-    const env = await configHome();
-    const first = onTerminal(echo('first'), env);
-    await signIn(first);
-    assert.equal(await first.closed, 0, first.shown());
-    const file = savedAt(env);
-    const saved = JSON.parse(await readFile(file, 'utf8'));
-    saved.state.tokens.expires_at = Date.now() - 1000;
-    await writeFile(file, JSON.stringify(saved));
+    const { env } = await signedInThenExpired();
     as.rotateRefreshTokens = true;
 
     // As a desktop app starts them: the official SDK v1 client, each over the stdio of a connect of its own.

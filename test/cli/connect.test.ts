@@ -16,6 +16,7 @@ import { Client, connectStdio } from '../../src/client/index.js';
 import { CLI, type CliRun, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
 import { freePort } from '../../src/test-support/free-port.js';
 import { type OfficialV2Server, startOfficialV2Server } from '../../src/test-support/official-v2-server.js';
+import { shoutingModel } from '../../src/test-support/sdk-sampling-model.js';
 import { type RunningEverything, startEverything } from '../../src/test-support/server-everything.js';
 import { within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
@@ -75,14 +76,9 @@ describe('mcpwire connect → server-everything over Streamable HTTP', () => {
       { capabilities: { sampling: {}, elicitation: {}, roots: { listChanged: true } } },
     );
     const asked: string[] = [];
-    sdk.setRequestHandler(CreateMessageRequestSchema, async () => {
+    sdk.setRequestHandler(CreateMessageRequestSchema, async (request) => {
       asked.push('sampling');
-      return {
-        role: 'assistant',
-        content: { type: 'text', text: 'forty-two' },
-        model: 'm',
-        stopReason: 'endTurn',
-      };
+      return shoutingModel(request.params);
     });
     sdk.setRequestHandler(ElicitRequestSchema, async () => {
       asked.push('elicitation');
@@ -105,7 +101,7 @@ describe('mcpwire connect → server-everything over Streamable HTTP', () => {
         name: 'trigger-sampling-request',
         arguments: { prompt: 'What is 6 x 7?', maxTokens: 5 },
       });
-      assert.match(JSON.stringify(sampled.content), /forty-two/);
+      assert.match(JSON.stringify(sampled.content), /The model says: .*WHAT IS 6 X 7\?/);
       const elicited = await sdk.callTool({ name: 'trigger-elicitation-request', arguments: {} });
       assert.match(JSON.stringify(elicited.content), /Hopper/);
       const roots = await sdk.callTool({ name: 'get-roots-list', arguments: {} });

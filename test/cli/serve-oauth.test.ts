@@ -34,6 +34,15 @@ function serveWith(args: string[], env: Record<string, string>): CliRun {
   }
 }
 
+/** The URL `serve` prints once it listens (within 10 s). */
+async function printedUrl(serve: CliRun): Promise<string> {
+  const printed = /http:\/\/127\.0\.0\.1:\d+\/mcp/;
+  await until(() => printed.test(serve.stdout()), 10_000, 'the URL on stdout').catch((err: Error) => {
+    throw new Error(`${err.message}; stderr: ${serve.stderr()}`);
+  });
+  return printed.exec(serve.stdout())![0];
+}
+
 describe('mcpwire serve with OAuth', { timeout: 120_000 }, () => {
   let as: TestAuthorizationServer;
   let serve: CliRun;
@@ -53,14 +62,7 @@ describe('mcpwire serve with OAuth', { timeout: 120_000 }, () => {
       ],
       CREDENTIALS,
     );
-    await until(
-      () => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(serve.stdout()),
-      10_000,
-      'the URL on stdout',
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}; stderr: ${serve.stderr()}`);
-    });
-    url = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(serve.stdout())![0];
+    url = await printedUrl(serve);
   });
   after(async () => {
     killCliRuns();
@@ -169,14 +171,7 @@ describe("mcpwire serve --oauth-jwks: JWT access tokens checked against the issu
       ],
       {},
     );
-    await until(
-      () => /http:\/\/127\.0\.0\.1:\d+\/mcp/.test(serve.stdout()),
-      10_000,
-      'the URL on stdout',
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}; stderr: ${serve.stderr()}`);
-    });
-    url = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(serve.stdout())![0];
+    url = await printedUrl(serve);
   });
   after(async () => {
     killCliRuns();
