@@ -4,6 +4,7 @@ import { BodyTooLargeError, type HTTPExchange } from './exchange.js';
 import { checkContentType, checkHostAndOrigin, type HostOriginPolicy } from './guards.js';
 import type { JsonErrorOptions } from './json-error.js';
 import type { ProtectedResource } from './protected-resource.js';
+import type { RateLimiter } from './rate-limiter.js';
 
 /** How a transport refuses a request: a status, a JSON-RPC error body saying `message`, and its `onerror`. */
 export type Refuse = (
@@ -22,7 +23,7 @@ export type ParsedBody = Exclude<Parsed, { kind: 'invalid' }>;
  * The part of serving a request that every HTTP transport of MCP shares, in one order: the DNS-rebinding guards
  * (Host 421, Origin 403: an origin allowed by CORS passes), then CORS (a preflight answered 204, or 403 for an
  * origin not allowed; any other answer marked readable by the page of an allowed origin), then authorization
- * (401, 403, 503), and for a request that carries a message, its
+ * (401, 403, 503), then the caller's rate limits (429), and for a request that carries a message, its
  * media type (415), its body within `maxBodyBytes` (413), parsed once (-32700, -32600 with the id when it could
  * be read: 400). Every refusal goes through the transport's `refuse`, so it reaches the client and `onerror`
  * the same way whichever transport refused.
@@ -42,6 +43,7 @@ export class HTTPIntake {
     private readonly auth: ProtectedResource | undefined,
     readonly maxBodyBytes: number,
     private readonly refuse: Refuse,
+    private readonly limits?: RateLimiter,
   ) {
     const origins = policy?.allowedOrigins;
     this.policy =
@@ -81,7 +83,12 @@ export class HTTPIntake {
       }
       cors.decorate(exchange);
     }
-    return this.auth === undefined ? true : this.auth.admit(exchange, this.refuse);
+    const authorized = this.auth === undefined ? true : this.auth.admit(exchange, this.refuse);
+    const limits = this.limits;
+    if (limits === undefined) return authorized;
+    // Counted once whom it is from is known.
+    if (authorized === true) return limits.admit(exchange, this.refuse);
+    return authorized.then((ok) => ok && limits.admit(exchange, this.refuse));
   }
 
   /**

@@ -2,6 +2,7 @@ import type { EventStore } from '../../eventstore/event-store.js';
 import type { CorsOptions } from '../../http/cors.js';
 import type { HostOriginPolicy } from '../../http/guards.js';
 import type { ProtectedResource } from '../../http/protected-resource.js';
+import type { RateLimitOptions } from '../../http/rate-limiter.js';
 import type { Clock } from '../../util/clock.js';
 import type { SessionDirectory } from './legacy/session-directory.js';
 
@@ -117,6 +118,11 @@ export interface StreamableHTTPOptions {
    * DELETE get 405.
    */
   eras?: 'both' | 'legacy' | 'modern';
+  /**
+   * Bounds on each caller (its principal, else its address): requests per window and POSTs in flight; past either,
+   * 429 with Retry-After. In this process (with a `cluster`, each process counts its own). Default: none.
+   */
+  rateLimit?: RateLimitOptions;
   /** Listen streams (`subscriptions/listen`) this handler holds at most; past it 503. Default 1,000. */
   maxListenStreams?: number;
   /**

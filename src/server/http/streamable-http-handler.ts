@@ -8,6 +8,7 @@ import { HTTPIntake } from '../../http/intake.js';
 import type { JsonErrorOptions } from '../../http/json-error.js';
 import { writeJsonError } from '../../http/json-error.js';
 import { fromNode, type NodeListener } from '../../http/node-adapter.js';
+import { RateLimiter } from '../../http/rate-limiter.js';
 import type { SSEWriterOptions } from '../../http/sse-writer.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
@@ -133,6 +134,7 @@ export class StreamableHTTPHandler implements ModernHost {
       options.auth,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       this.refuse,
+      options.rateLimit && new RateLimiter({ clock: this.clock, ...options.rateLimit }),
     );
     this.onerror = options.onerror;
     this.eras = options.eras ?? 'both';
