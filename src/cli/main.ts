@@ -1,8 +1,10 @@
 #!/usr/bin/env node
+
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { RedisAddress } from '../eventstore/redis-address.js';
 import { parseRedisNode } from '../eventstore/redis-node.js';
+import type { RateLimitOptions } from '../http/rate-limiter.js';
 import { call } from './call.js';
 import { parseCallArgs } from './call-args.js';
 import { connect, parseConnectArgs } from './connect.js';
@@ -87,6 +89,25 @@ function parseServeOAuth(
   return { ...common, check: { introspection: introspection!, clientId, clientSecret } };
 }
 
+/** `--rate-limit N` (requests per minute per caller) and `--max-in-flight N`, as StreamableHTTPHandler takes them. */
+function parseRateLimit(
+  perMinute: string | undefined,
+  inFlight: string | undefined,
+  stdio: boolean | undefined,
+): RateLimitOptions | undefined {
+  if (perMinute === undefined && inFlight === undefined) return undefined;
+  if (stdio)
+    throw new UsageError('--rate-limit and --max-in-flight bound HTTP callers; --stdio has one client');
+  const count = (flag: string, text: string | undefined) => {
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 1)
+      throw new UsageError(`${flag} takes a whole number of at least 1, not "${text}"`);
+    return n;
+  };
+  return { requests: count('--rate-limit', perMinute), concurrent: count('--max-in-flight', inFlight) };
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '-h' || command === '--help') {
@@ -131,6 +152,8 @@ async function main(argv: string[]): Promise<number> {
         'oauth-scope': { type: 'string', multiple: true, default: [] },
         'oauth-resource': { type: 'string' },
         'log-format': { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'max-in-flight': { type: 'string' },
         children: { type: 'string' },
         env: { type: 'string', multiple: true, default: [] },
         cwd: { type: 'string' },
@@ -196,6 +219,7 @@ async function main(argv: string[]): Promise<number> {
         `--isolate keeps each session's process in the server process that started it, where every request of the session must come: it does not go with ${redis === undefined ? '--workers' : '--redis'}`,
       );
     }
+    const rateLimit = parseRateLimit(values['rate-limit'], values['max-in-flight'], values.stdio);
     const logFormat = values['log-format'] as LogFormat | undefined;
     if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat)) {
       throw new UsageError(`--log-format is json or text, not "${logFormat}"`);
@@ -206,6 +230,7 @@ async function main(argv: string[]): Promise<number> {
       watch: values.watch,
       skills,
       logFormat,
+      rateLimit,
       oauth: parseServeOAuth(values, values.stdio),
       redis,
       stdio: values.stdio,

@@ -12,6 +12,7 @@ import { writeJsonError } from '../http/json-error.js';
 import { jwtVerifier } from '../http/jwt-verifier.js';
 import { fromNode } from '../http/node-adapter.js';
 import { ProtectedResource } from '../http/protected-resource.js';
+import type { RateLimitOptions } from '../http/rate-limiter.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
 import type { ServeDeployment } from '../server/serve-deployment.js';
 import type { Server } from '../server/server.js';
@@ -60,6 +61,8 @@ export interface ServeOptions {
   oauth?: ServeOAuth;
   /** Write events (sessions, requests, refusals) to stderr in this format; without it, only errors. */
   logFormat?: LogFormat;
+  /** Bounds on each caller of the HTTP endpoint (`--rate-limit`, `--max-in-flight`). */
+  rateLimit?: RateLimitOptions;
 }
 
 /** Whose access tokens `mcpwire serve --oauth-issuer …` takes, and how it checks them. */
@@ -249,6 +252,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
     cors,
     cluster,
     auth,
+    rateLimit: options.rateLimit,
     onerror,
   });
   const legacy = options.legacySse
