@@ -7,6 +7,8 @@
 //   --lib DIR/index.js serves another build (e.g. the commit before a change) instead of ../dist
 //   --middleware N registers N pass-through middleware (each awaits next() and returns its answer): what a
 //   request pays for Server.use
+//   --rate-limit sets rateLimit { requests, concurrent } far above what the harness sends: what a request pays
+//   for being counted
 //
 // Everything else is the handler's default (the loopback DNS-rebinding policy: the harness sends
 // Host 127.0.0.1:port; a MemoryEventStore for resumable streams) but maxSessions, 25,000 here.
@@ -25,6 +27,7 @@ const { values: a } = parseArgs({
     'max-sessions': { type: 'string', default: '25000' },
     lib: { type: 'string' },
     middleware: { type: 'string', default: '0' },
+    'rate-limit': { type: 'boolean', default: false },
   },
 });
 const lib = a.lib === undefined ? new URL('../dist/index.js', import.meta.url) : pathToFileURL(a.lib);
@@ -110,6 +113,7 @@ const handler = new StreamableHTTPHandler(server, {
   jsonResponse: a.json,
   eventStore: a['no-event-store'] ? null : undefined,
   maxSessions: Number(a['max-sessions']),
+  rateLimit: a['rate-limit'] ? { requests: 1e12, concurrent: 1e9 } : undefined,
   onerror: (err) => console.error('mcpwire error:', err?.message ?? err),
 });
 

@@ -10,7 +10,7 @@ export interface RateLimitOptions {
   windowMs?: number;
   /** POSTs one caller may have in flight at once (each until its response ends); past it 429. Default: no bound. */
   concurrent?: number;
-  /** Callers remembered at most; past it the one seen least recently with nothing in flight is forgotten. 100,000. */
+  /** Callers remembered at most; past it one whose window began first, with nothing in flight, is forgotten. 100,000. */
   maxCallers?: number;
   clock?: Pick<Clock, 'now'>;
 }
@@ -36,8 +36,9 @@ export class RateLimiter {
   private readonly concurrent: number;
   private readonly maxCallers: number;
   private readonly clock: Pick<Clock, 'now'>;
-  /** By caller, least recently seen first. */
-  private readonly callers = new Map<unknown, Usage>();
+  /** By principal, and anonymous callers by address; each in order of the window each last began. */
+  private readonly principals = new Map<unknown, Usage>();
+  private readonly addresses = new Map<string | undefined, Usage>();
 
   constructor(options: RateLimitOptions) {
     this.requests = options.requests ?? Number.POSITIVE_INFINITY;
@@ -57,29 +58,17 @@ export class RateLimiter {
   /** Counts `exchange` against its caller's bounds: true when it may be served, false once refused. */
   admit(exchange: HTTPExchange, refuse: Refuse): boolean {
     const principal = exchange.principal;
-    const who = principal ?? `\0${exchange.remoteAddress ?? ''}`;
-    const caller =
-      principal === undefined ? `the anonymous clients at ${exchange.remoteAddress}` : 'this client';
-    const now = this.clock.now();
-    let usage = this.callers.get(who);
-    if (usage === undefined) {
-      usage = { windowStart: now, sent: 0, inFlight: 0 };
-      this.remember(who, usage);
-    } else {
-      // Seen now: to the back of the order.
-      this.callers.delete(who);
-      this.callers.set(who, usage);
-      if (now - usage.windowStart >= this.windowMs) {
-        usage.windowStart = now;
-        usage.sent = 0;
-      }
-    }
+    const address = exchange.remoteAddress;
+    const usage =
+      principal === undefined
+        ? this.usageOf(this.addresses, address)
+        : this.usageOf(this.principals, principal);
     if (usage.sent >= this.requests) {
-      const seconds = Math.max(1, Math.ceil((usage.windowStart + this.windowMs - now) / 1000));
+      const seconds = Math.max(1, Math.ceil((usage.windowStart + this.windowMs - this.clock.now()) / 1000));
       refuse(
         exchange,
         429,
-        `Too Many Requests: ${caller} sent the maximum of ${this.requests} requests in ${this.windowMs / 1000} s; retry in ${seconds} s`,
+        `Too Many Requests: ${callerOf(principal, address)} sent the maximum of ${this.requests} requests in ${this.windowMs / 1000} s; retry in ${seconds} s`,
         { headers: { 'retry-after': String(seconds) } },
       );
       return false;
@@ -89,29 +78,50 @@ export class RateLimiter {
         refuse(
           exchange,
           429,
-          `Too Many Requests: ${caller} has the maximum of ${this.concurrent} requests in flight; wait for one to end`,
+          `Too Many Requests: ${callerOf(principal, address)} has the maximum of ${this.concurrent} requests in flight; wait for one to end`,
           { headers: { 'retry-after': '1' } },
         );
         return false;
       }
       usage.inFlight++;
-      const counted = usage;
       exchange.onClose(() => {
-        counted.inFlight--;
+        usage.inFlight--;
       });
     }
     usage.sent++;
     return true;
   }
 
-  private remember(who: unknown, usage: Usage): void {
-    if (this.callers.size >= this.maxCallers) {
-      for (const [old, kept] of this.callers) {
-        if (kept.inFlight > 0) continue;
-        this.callers.delete(old);
-        break;
-      }
+  /** What `who` used in its window, a new window once the last one is over. */
+  private usageOf<K>(callers: Map<K, Usage>, who: K): Usage {
+    const now = this.clock.now();
+    const usage = callers.get(who);
+    if (usage === undefined) {
+      if (this.principals.size + this.addresses.size >= this.maxCallers) forgetOne(callers);
+      const fresh = { windowStart: now, sent: 0, inFlight: 0 };
+      callers.set(who, fresh);
+      return fresh;
     }
-    this.callers.set(who, usage);
+    if (now - usage.windowStart >= this.windowMs) {
+      usage.windowStart = now;
+      usage.sent = 0;
+      // A new window: to the back of the order, behind the callers gone quiet.
+      callers.delete(who);
+      callers.set(who, usage);
+    }
+    return usage;
   }
+}
+
+/** Forgets the caller whose window began first, among those with nothing in flight. */
+function forgetOne<K>(callers: Map<K, Usage>): void {
+  for (const [who, usage] of callers) {
+    if (usage.inFlight > 0) continue;
+    callers.delete(who);
+    return;
+  }
+}
+
+function callerOf(principal: unknown, address: string | undefined): string {
+  return principal === undefined ? `the anonymous clients at ${address}` : 'this client';
 }
