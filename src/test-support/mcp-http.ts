@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import type { LoopbackServer } from './http-loopback.js';
 import { listenLoopback } from './http-loopback.js';
 
@@ -33,6 +34,42 @@ export function post(
     headers: { ...headers, ...options.headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
     signal: options.signal,
+  });
+}
+
+/**
+ * POSTs `body` as `post` does, but from `localAddress` (127.0.0.2: another client on loopback, told apart by its
+ * address): its status and, when it gave one, its session id, once its headers come (its body is read and dropped
+ * as it comes: a stream goes on until the server ends it).
+ */
+export function postFrom(
+  localAddress: string,
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; sessionId: string | undefined }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers },
+      },
+      (res) => {
+        res.resume();
+        const sessionId = res.headers['mcp-session-id'];
+        resolve({
+          status: res.statusCode ?? 0,
+          sessionId: typeof sessionId === 'string' ? sessionId : undefined,
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
   });
 }
 

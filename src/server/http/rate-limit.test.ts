@@ -2,34 +2,17 @@
 // address), in both eras: 429 with Retry-After before the body is read, the window opening again on time, and one
 // caller's use leaving another's allowance whole.
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { test } from 'node:test';
 import { ManualClock } from '../../test-support/manual-clock.js';
-import { ACCEPT_BOTH, jsonBody, openSession, post, toolCall } from '../../test-support/mcp-http.js';
+import { jsonBody, openSession, post, postFrom, toolCall } from '../../test-support/mcp-http.js';
 import { modernHeaders, modernMessage, postModern } from '../../test-support/modern-http.js';
 import { serveTestServer } from '../../test-support/streamable-fixture.js';
 
 /** The status of a modern `tools/list` POSTed from 127.0.0.2: another anonymous caller. */
-function listFromElsewhere(url: string): Promise<number> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        localAddress: '127.0.0.2',
-        headers: { ...modernHeaders('tools/list'), accept: ACCEPT_BOTH, 'content-type': 'application/json' },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(modernMessage(1, 'tools/list', {}, {})));
-  });
+async function listFromElsewhere(url: string): Promise<number> {
+  return (
+    await postFrom('127.0.0.2', url, modernMessage(1, 'tools/list', {}, {}), modernHeaders('tools/list'))
+  ).status;
 }
 
 test('past the requests of the window: 429 with Retry-After until it opens again; another caller is not held', async () => {

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { test } from 'node:test';
 import { ManualClock } from '../../../test-support/manual-clock.js';
 import {
-  ACCEPT_BOTH,
   get,
   initializeRequest,
   jsonBody,
   openSession,
   post,
+  postFrom,
   SSEReader,
   toolCall,
 } from '../../../test-support/mcp-http.js';
@@ -146,58 +145,28 @@ test('at the cap a session that never spoke after initialize goes before an olde
   }
 });
 
-/** POSTs `message` from another loopback address (127.0.0.2): another anonymous client. */
-function postFromElsewhere(
-  url: string,
-  message: unknown,
-  sessionId?: string,
-): Promise<{ status: number; sessionId: string | undefined }> {
-  const target = new URL(url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        localAddress: '127.0.0.2',
-        headers: {
-          accept: ACCEPT_BOTH,
-          'content-type': 'application/json',
-          'mcp-protocol-version': '2025-11-25',
-          ...(sessionId && { 'mcp-session-id': sessionId }),
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            sessionId: res.headers['mcp-session-id'] as string | undefined,
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(message));
-  });
-}
-
 test("at the cap, a flood from one address evicts its own sessions, not another client's", async () => {
   const { handler, served } = await setup({ maxSessions: 5 });
   try {
     // A client elsewhere opens its session first, then sits quietly: the least recently active of all.
-    const opened = await postFromElsewhere(served.url, initializeRequest(1));
+    const opened = await postFrom('127.0.0.2', served.url, initializeRequest(1));
     assert.equal(opened.status, 200);
     const theirs = opened.sessionId!;
     const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
-    assert.equal((await postFromElsewhere(served.url, initialized, theirs)).status, 202);
+    assert.equal(
+      (await postFrom('127.0.0.2', served.url, initialized, { 'mcp-session-id': theirs })).status,
+      202,
+    );
     // Twenty sessions from this address, each finished and then silent: four fit, then each makes its own room.
     const flood: string[] = [];
     for (let i = 0; i < 20; i++) flood.push(await openSession(served.url));
     assert.equal(handler.sessionCount, 5);
     assert.equal(
-      (await postFromElsewhere(served.url, toolCall(2, 'echo', { text: 'x' }), theirs)).status,
+      (
+        await postFrom('127.0.0.2', served.url, toolCall(2, 'echo', { text: 'x' }), {
+          'mcp-session-id': theirs,
+        })
+      ).status,
       200,
     );
     // The flood's newest sessions are the ones left; its oldest made room.

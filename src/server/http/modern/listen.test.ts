@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { afterEach, describe, test } from 'node:test';
 import { MetaKey } from '../../../protocol/envelope.js';
 import { ManualClock } from '../../../test-support/manual-clock.js';
-import { ACCEPT_BOTH, jsonBody, type Served, SSEReader, serveOn } from '../../../test-support/mcp-http.js';
+import { jsonBody, postFrom, type Served, SSEReader, serveOn } from '../../../test-support/mcp-http.js';
 import { modernHeaders, modernMessage, postModern } from '../../../test-support/modern-http.js';
 import { Server } from '../../server.js';
 import type { StreamableHTTPOptions } from '../handler-options.js';
@@ -177,33 +176,12 @@ describe('subscriptions/listen', () => {
       /^Too Many Requests: the anonymous clients at (::ffff:)?127\.0\.0\.1 hold the maximum of 1 listen streams/,
     );
     // A second anonymous client, from another loopback address, gets its own.
-    const url = new URL(served.url);
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: 'POST',
-          localAddress: '127.0.0.2',
-          headers: {
-            ...modernHeaders('subscriptions/listen', undefined),
-            accept: ACCEPT_BOTH,
-            'content-type': 'application/json',
-          },
-        },
-        (res) => {
-          resolve(res.statusCode ?? 0);
-          res.destroy();
-        },
-      );
-      req.on('error', reject);
-      req.end(
-        JSON.stringify(
-          modernMessage(3, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, {}),
-        ),
-      );
-    });
+    const { status } = await postFrom(
+      '127.0.0.2',
+      served.url,
+      modernMessage(3, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, {}),
+      modernHeaders('subscriptions/listen'),
+    );
     assert.equal(status, 200);
     await first.reader.cancel();
   });
