@@ -12,6 +12,7 @@ import {
 import type { ElicitReply } from './call-elicitation.js';
 import type { FieldValue } from './form-field.js';
 import { parseHeaders } from './header-args.js';
+import { type MachineClient, machineClient } from './machine-client.js';
 import { UsageError } from './usage-error.js';
 
 /** What `mcpwire call` asks the server. */
@@ -64,7 +65,7 @@ export interface CallArgs {
   /** Keep an OAuth sign-in for the next runs (false with `--no-store`: each run signs in again). */
   store: boolean;
   /** `--client-id`: get tokens as this machine client (its secret from MCPWIRE_CLIENT_SECRET), no sign-in. */
-  machine: { clientId: string; clientSecret: string } | undefined;
+  machine: MachineClient | undefined;
   /** `--verbose`: say on stderr which server answered, in which era and version. */
   verbose: boolean;
   /** Declare tasks, so that a server may run a call as one (false with `--no-task`). */
@@ -391,28 +392,4 @@ function parseTimeout(text: string): number {
     throw new UsageError(`--timeout takes a positive number of milliseconds, not "${text}"`);
   }
   return ms;
-}
-
-/** `--client-id ID`: a machine client's credentials, its secret from the environment (never the command line). */
-function machineClient(
-  clientId: string | undefined,
-  target: CallTarget,
-  headers: Record<string, string>,
-): CallArgs['machine'] {
-  if (clientId === undefined) return undefined;
-  if (target.kind !== 'url')
-    throw new UsageError('--client-id gets OAuth tokens for a server at a URL, not over stdio');
-  if (Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
-    throw new UsageError(
-      '--client-id gets a token, and --header "Authorization: …" gives one: give one of them',
-    );
-  }
-  const clientSecret = process.env.MCPWIRE_CLIENT_SECRET;
-  if (!clientSecret) {
-    throw new UsageError(
-      '--client-id gets tokens with the client credentials grant: set MCPWIRE_CLIENT_SECRET to its secret ' +
-        '(kept out of the command line, where other users can read it)',
-    );
-  }
-  return { clientId, clientSecret };
 }

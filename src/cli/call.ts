@@ -26,6 +26,7 @@ import {
 import { cliSampling } from './call-sampling.js';
 import { formatSkills, skillFile } from './call-skills.js';
 import { toolView } from './call-view.js';
+import { givesAuthorization } from './header-args.js';
 import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 import { ProgressBar } from './progress-bar.js';
 import { taskReporter } from './task-status.js';
@@ -79,10 +80,7 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
       const { clientId: client_id, clientSecret: client_secret } = args.machine;
       const oauth = new OAuthClient({ grant: 'client_credentials', client: { client_id, client_secret } });
       signIn = { oauth, close: async () => {} };
-    } else if (
-      args.target.kind === 'url' &&
-      !Object.keys(args.headers).some((h) => h.toLowerCase() === 'authorization')
-    ) {
+    } else if (args.target.kind === 'url' && !givesAuthorization(args.headers)) {
       const say = (text: string) => bar.print(text);
       const saved = args.store ? new OAuthTokenFile(args.target.url, signInFolder(), say) : undefined;
       signIn = await cliSignIn(clientVersion, canAsk(terminal), say, saved);

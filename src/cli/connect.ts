@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { bridgeServer } from '../host/bridge-server.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
 import { type CliSignIn, cliSignIn } from './call-oauth.js';
-import { parseHeaders } from './header-args.js';
+import { givesAuthorization, parseHeaders } from './header-args.js';
 import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 import { UsageError } from './usage-error.js';
 
@@ -56,7 +56,7 @@ export function parseConnectArgs(argv: readonly string[]): ConnectArgs | 'help' 
 export async function connect(args: ConnectArgs, clientVersion: string): Promise<number> {
   const say = (text: string) => process.stderr.write(text);
   let signIn: CliSignIn | undefined;
-  if (!Object.keys(args.headers).some((h) => h.toLowerCase() === 'authorization')) {
+  if (!givesAuthorization(args.headers)) {
     const saved = args.store ? new OAuthTokenFile(args.url, signInFolder(), say) : undefined;
     signIn = await cliSignIn(clientVersion, true, say, saved);
   }

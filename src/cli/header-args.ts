@@ -15,3 +15,8 @@ export function parseHeaders(lines: readonly string[]): Record<string, string> {
   }
   return headers;
 }
+
+/** Whether `headers` carry a token given by hand (an Authorization header, any case): then no sign-in is made. */
+export function givesAuthorization(headers: Record<string, string>): boolean {
+  return Object.keys(headers).some((h) => h.toLowerCase() === 'authorization');
+}

@@ -119,9 +119,10 @@ function listenIn(
         await before?.then((old) => old?.close());
         return listen;
       },
+      // The listen open before stays the child's: it still tells of what it named.
       (err) => {
         failed('subscriptions/listen', report)(err);
-        return undefined;
+        return before;
       },
     );
   listens.set(session, opened);

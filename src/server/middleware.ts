@@ -83,19 +83,19 @@ function inChain(method: string, handler: MethodHandler, chain: readonly Middlew
       ctx,
       principal: ctx.transport?.principal,
     };
-    /** Errors that came out of `next`: passed on as they are, not taken for the middleware's own. */
-    const passed = new WeakSet<object>();
     const step = async (i: number): Promise<MiddlewareAnswer> => {
       if (i === chain.length) return handler(server, params, ctx);
+      /** What came out of `next`: passed on as it is, not taken for the middleware's own failure. */
+      let passed: unknown;
       const next = () =>
         step(i + 1).catch((err) => {
-          if (typeof err === 'object' && err !== null) passed.add(err);
+          passed = err;
           throw err;
         });
       try {
         return await chain[i]!(call, next);
       } catch (err) {
-        throw passed.has(err as object) || err instanceof McpError ? err : failed(server, method, err);
+        throw err === passed || err instanceof McpError ? err : failed(server, method, err);
       }
     };
     return step(0);
