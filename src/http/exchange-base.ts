@@ -4,6 +4,7 @@
  */
 export abstract class ExchangeBase {
   principal: unknown = undefined;
+  scopes: readonly string[] | undefined = undefined;
   protected wroteHead = false;
   abstract readonly target: string;
   abstract readonly closed: boolean;

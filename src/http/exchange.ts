@@ -47,6 +47,8 @@ export interface HTTPExchange extends HeaderSource {
   readonly remoteAddress: string | undefined;
   /** Set by an authentication layer to whoever made the request; transports may bind sessions to it. */
   principal: unknown;
+  /** Set with `principal` by an OAuth layer: the scopes of the request's access token. */
+  scopes: readonly string[] | undefined;
   /**
    * Every request header, as `header` gives it: lower-case names, repeated headers joined with `, `.
    * Built on first use (few callers want them all), the same frozen record afterwards.

@@ -1,4 +1,5 @@
 import { classify, type Parsed, parseMessage } from '../jsonrpc/parse.js';
+import type { RequestId } from '../jsonrpc/types.js';
 import type { Cors } from './cors.js';
 import { BodyTooLargeError, type HTTPExchange } from './exchange.js';
 import { checkContentType, checkHostAndOrigin, type HostOriginPolicy } from './guards.js';
@@ -96,6 +97,27 @@ export class HTTPIntake {
    * already (`exchange.parsedBody`) is checked as one parsed here, and refused (413) when its declared
    * Content-Length exceeds the limit: its bytes are gone, so the framework's own limit is what bounds it.
    */
+  /**
+   * Answers 403 with an `insufficient_scope` challenge a request that needs `required` beyond its token's
+   * scopes, with `refusal` (its JSON-RPC error) as the body; false, answering nothing, when the endpoint does
+   * not authorize requests (the refusal is then the request's JSON-RPC error).
+   */
+  refuseScope(
+    exchange: HTTPExchange,
+    required: readonly string[],
+    refusal: { readonly message: string; readonly code: number; readonly data?: unknown },
+    id: RequestId | null,
+  ): boolean {
+    if (this.auth === undefined) return false;
+    this.refuse(exchange, 403, `Forbidden: ${refusal.message}`, {
+      code: refusal.code,
+      id,
+      data: refusal.data,
+      headers: { 'www-authenticate': this.auth.scopeChallenge(exchange.scopes, required) },
+    });
+    return true;
+  }
+
   read(exchange: HTTPExchange): Promise<ParsedBody | undefined> {
     const wrongType = checkContentType(exchange.header('content-type'));
     if (wrongType !== undefined) {

@@ -2,7 +2,7 @@ import type { MessageInfo } from '../peer/connection.js';
 import type { HTTPExchange } from './exchange.js';
 
 /**
- * `ctx.transport` for the messages of one POST: the principal the transport names, and the POST's
+ * `ctx.transport` for the messages of one POST: the principal the transport names, the scopes of its token, and the POST's
  * request headers, built only when a handler reads them (most never do).
  */
 export class PostInfo implements MessageInfo {
@@ -10,6 +10,10 @@ export class PostInfo implements MessageInfo {
     private readonly post: HTTPExchange,
     readonly principal: string | undefined,
   ) {}
+
+  get scopes(): readonly string[] | undefined {
+    return this.post.scopes;
+  }
 
   get headers(): Readonly<Record<string, string>> {
     return this.post.headers;

@@ -123,14 +123,23 @@ export class ProtectedResource {
     }
     const missing = this.required.filter((scope) => !grant.scopes.includes(scope));
     if (missing.length > 0) {
-      const wanted = [...new Set([...grant.scopes, ...this.required])].join(' ');
+      const challenge = this.scopeChallenge(grant.scopes, this.required);
       return {
         status: 403,
-        challenge: `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${this.metadataUrl}"`,
-        message: `Forbidden: the access token lacks the scope ${missing.join(', ')}; authorize again asking for "${wanted}"`,
+        challenge,
+        message: `Forbidden: the access token lacks the scope ${missing.join(', ')}; authorize again asking for "${[...new Set([...grant.scopes, ...this.required])].join(' ')}"`,
       };
     }
     return grant;
+  }
+
+  /**
+   * The `WWW-Authenticate` challenge of a 403 for a token that holds `granted` where `required` is needed: the
+   * scopes to ask for are both (2025-11-25, authorization, scope challenge: the client keeps what it has).
+   */
+  scopeChallenge(granted: readonly string[] | undefined, required: readonly string[]): string {
+    const wanted = [...new Set([...(granted ?? []), ...required])].join(' ');
+    return `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${this.metadataUrl}"`;
   }
 
   /**
@@ -150,6 +159,7 @@ export class ProtectedResource {
       return false;
     }
     exchange.principal = checked.principal;
+    exchange.scopes = checked.scopes;
     return true;
   }
 

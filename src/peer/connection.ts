@@ -8,6 +8,8 @@ import type { Era } from '../protocol/versions.js';
 export interface MessageInfo {
   /** The authenticated principal that sent the message, when the transport knows one. */
   principal?: string;
+  /** The OAuth scopes the sender's access token holds, when the transport checked one. */
+  readonly scopes?: readonly string[];
   /** The HTTP request's headers (lower-case names, repeated ones joined with ", "), on HTTP transports. */
   readonly headers?: Readonly<Record<string, string>>;
   /**

@@ -6,6 +6,7 @@ import type {
   Resource,
   ResourceTemplate,
 } from '../protocol/types.js';
+import { callerOf } from './access.js';
 import type { ServerContext } from './context.js';
 import type { PromptEntry } from './prompts.js';
 import type { Registry } from './registry.js';
@@ -39,7 +40,7 @@ const NO_ARGUMENTS: Record<string, string> = Object.freeze({}) as Record<string,
 /**
  * Answers completion/complete: a prompt argument's completer for `ref/prompt`, a template
  * variable's for `ref/resource`. No completer means no suggestions; an unknown prompt or template
- * is -32602.
+ * (or one hidden from the caller) is -32602.
  */
 export async function complete(
   prompts: Registry<PromptEntry, Prompt>,
@@ -49,15 +50,16 @@ export async function complete(
   ctx: ServerContext,
 ): Promise<CompleteResult> {
   const { ref, argument } = params;
+  const caller = callerOf(ctx.transport);
   let completer: Completer | undefined;
   if (ref.type === 'ref/prompt') {
-    const prompt = prompts.find(ref.name);
+    const prompt = prompts.findFor(ref.name, caller);
     if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
     completer = prompt.completers?.[argument.name];
   } else {
-    const template = templates.find(ref.uri);
+    const template = templates.findFor(ref.uri, caller);
     // A reference may also name a plain resource URI, which has nothing to complete.
-    if (template === undefined && resources.find(ref.uri) === undefined) {
+    if (template === undefined && resources.findFor(ref.uri, caller) === undefined) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`);
     }
     completer = template?.completers?.[argument.name];

@@ -53,6 +53,7 @@ export type {
 } from '../tasks/task-store.js';
 export type { EventLogger } from '../telemetry/log-sink.js';
 export type { OpenTelemetryOptions, TelemetryOptions } from '../telemetry/resolve.js';
+export { type Access, type Caller, ScopeError } from './access.js';
 export { InvalidClientAnswerError } from './client-answer.js';
 export type { ClientScope } from './client-scope.js';
 export type { Completer, CompletionArguments } from './completion.js';

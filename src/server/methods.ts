@@ -12,13 +12,14 @@ import {
   type SetLevelRequestParams,
 } from '../protocol/types.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { callerOf } from './access.js';
 import { complete } from './completion.js';
 import type { ServerContext } from './context.js';
 import type { InputRequired } from './input-required.js';
 import { type Page, pageOf } from './pagination.js';
 import { getPrompt } from './prompts.js';
 import type { Entry, Registry } from './registry.js';
-import { listResources, readResource } from './resources.js';
+import { checkSubscribable, listResources, readResource } from './resources.js';
 import type { Server } from './server.js';
 import { LEGACY_TASK_METHODS, MODERN_TASK_METHODS } from './tasks/task-methods.js';
 import { callTool } from './tools.js';
@@ -46,14 +47,15 @@ export interface ExtensionMethod {
 
 const EMPTY_RESULT: Result = Object.freeze({});
 
-/** One page of a registry's enabled items, as the list method of `kind` answers it. */
+/** One page of the enabled items of a registry its caller may see, as the list method of `kind` answers it. */
 function listPage<E extends Entry<T>, T>(
   kind: 'tools' | 'resourceTemplates' | 'prompts',
   registry: Registry<E, T>,
   params: Params,
   pageSize: number,
+  ctx: ServerContext,
 ): Result {
-  const { entries, published } = registry.list();
+  const { entries, published } = registry.listFor(callerOf(ctx.transport));
   return listResult(
     kind,
     pageOf(kind, entries, published, (params as PaginatedRequestParams).cursor, pageSize),
@@ -68,12 +70,12 @@ function listResult(key: string, page: Page<unknown>): Result {
 
 /** The methods of both eras. */
 const SHARED = {
-  [Method.ToolsList](server, params) {
-    return listPage('tools', server.toolEntries, params, server.pageSize);
+  [Method.ToolsList](server, params, ctx) {
+    return listPage('tools', server.toolEntries, params, server.pageSize, ctx);
   },
   [Method.ToolsCall](server, params, ctx) {
     const { name, arguments: args } = params as unknown as CallToolRequestParams;
-    const entry = server.toolEntries.find(name);
+    const entry = server.toolEntries.findFor(name, callerOf(ctx.transport));
     if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     return callTool(entry, args, ctx);
   },
@@ -84,19 +86,19 @@ const SHARED = {
       ? page.then((p) => listResult('resources', p))
       : listResult('resources', page);
   },
-  [Method.ResourcesTemplatesList](server, params) {
-    return listPage('resourceTemplates', server.templateEntries, params, server.pageSize);
+  [Method.ResourcesTemplatesList](server, params, ctx) {
+    return listPage('resourceTemplates', server.templateEntries, params, server.pageSize, ctx);
   },
   [Method.ResourcesRead](server, params, ctx) {
     const { uri } = params as unknown as ResourceRequestParams;
     return readResource(server.resourceEntries, server.templateEntries, uri, ctx);
   },
-  [Method.PromptsList](server, params) {
-    return listPage('prompts', server.promptEntries, params, server.pageSize);
+  [Method.PromptsList](server, params, ctx) {
+    return listPage('prompts', server.promptEntries, params, server.pageSize, ctx);
   },
   [Method.PromptsGet](server, params, ctx) {
     const { name, arguments: args } = params as unknown as GetPromptRequestParams;
-    const entry = server.promptEntries.find(name);
+    const entry = server.promptEntries.findFor(name, callerOf(ctx.transport));
     if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     return getPrompt(entry, args, ctx);
   },
@@ -108,10 +110,12 @@ const SHARED = {
 
 /** What a legacy session keeps between requests: its subscriptions. */
 const LEGACY_ONLY = {
-  [Method.ResourcesSubscribe](_server, params, ctx) {
+  [Method.ResourcesSubscribe](server, params, ctx) {
     const session = ctx.session!;
+    const { uri } = params as unknown as ResourceRequestParams;
+    checkSubscribable(server.resourceEntries, server.templateEntries, uri, callerOf(ctx.transport));
     session.subscriptions ??= new Set();
-    session.subscriptions.add((params as unknown as ResourceRequestParams).uri);
+    session.subscriptions.add(uri);
     return EMPTY_RESULT;
   },
   [Method.ResourcesUnsubscribe](_server, params, ctx) {

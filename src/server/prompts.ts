@@ -1,5 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { GetPromptResult, Icon, Meta, Prompt, PromptArgument } from '../protocol/types.js';
+import { type Access, checkAccess } from './access.js';
 import type { Completer } from './completion.js';
 import type { ServerContext } from './context.js';
 import type { InputRequired } from './input-required.js';
@@ -34,6 +35,11 @@ export interface PromptDef<
   arguments?: L;
   argsSchema?: S;
   icons?: Icon[];
+  /**
+   * Who may see and use it (OAuth scopes, a rule on the caller); a caller it does not admit finds it absent.
+   * Default: every caller.
+   */
+  access?: Access;
   _meta?: Meta;
   /** Completers by argument name: an alternative to `complete` on each argument. */
   complete?: PromptCompleters<PromptArgName<L, S>>;
@@ -107,7 +113,8 @@ export function buildPrompt(def: PromptDef, get: GetPrompt<any>, seq: number): P
   }
   if (def.icons !== undefined) published.icons = def.icons;
   if (def._meta !== undefined) published._meta = def._meta;
-  return { key: def.name, seq, published, enabled: true, def, get, required, schema, completers };
+  const access = checkAccess(def.access, `Prompt "${def.name}"`);
+  return { key: def.name, seq, published, access, enabled: true, def, get, required, schema, completers };
 }
 
 /** The arguments a schema's JSON Schema describes: its properties, with their titles and descriptions. */

@@ -1,3 +1,5 @@
+import { type Access, admits, type Caller, ScopeError, shortfall } from './access.js';
+
 /** What a registry holds for one registered item: built once per registration or update. */
 export interface Entry<T> {
   /** The name or URI the item is found by; unique in its registry. */
@@ -6,6 +8,8 @@ export interface Entry<T> {
   readonly seq: number;
   /** The object clients see in the list (a Tool, Resource, ResourceTemplate or Prompt). */
   readonly published: T;
+  /** Who may see and use it; undefined: every caller. */
+  readonly access: Access | undefined;
   enabled: boolean;
 }
 
@@ -16,19 +20,33 @@ export interface Listing<E extends Entry<T>, T> {
 }
 
 /**
+ * What changed in a registry, for whom: the access of each entry the change concerned, before and after (an
+ * undefined one concerns every caller).
+ */
+export type ChangeAudience = readonly (Access | undefined)[];
+
+/**
  * The items of one kind a server offers, by key. Every change calls `onchange`, which lets the
  * server recompute its capabilities and tell sessions that the list changed; the listing of
- * enabled items is rebuilt on the first read after a change, never per request.
+ * enabled items is rebuilt on the first read after a change, never per request. Entries guarded by
+ * an `Access` are filtered per caller; a registry with none serves every caller the one listing.
  */
 export class Registry<E extends Entry<T>, T> {
   private readonly byKey = new Map<string, E>();
   private listing: Listing<E, T> | undefined;
+  /** How many registered entries have an `Access`. */
+  private guardedCount = 0;
 
   /** `label` names an item in errors, e.g. 'Tool' or 'Resource template'. */
   constructor(
     readonly label: string,
-    private readonly onchange: () => void,
+    private readonly onchange: (audience: ChangeAudience) => void,
   ) {}
+
+  /** True when some entry is not for every caller: its lists differ between callers. */
+  get guarded(): boolean {
+    return this.guardedCount > 0;
+  }
 
   get size(): number {
     return this.byKey.size;
@@ -45,6 +63,23 @@ export class Registry<E extends Entry<T>, T> {
     return entry?.enabled ? entry : undefined;
   }
 
+  /**
+   * The enabled entry under `key` that `caller` may use: undefined when there is none or it is hidden from them;
+   * throws ScopeError when their token lacks the scopes it needs.
+   */
+  findFor(key: string, caller: Caller): E | undefined {
+    const entry = this.find(key);
+    return entry === undefined ? undefined : this.usable(entry, caller);
+  }
+
+  /** `entry` when `caller` may use it, as `findFor` says. */
+  usable(entry: E, caller: Caller): E | undefined {
+    const lack = shortfall(entry.access, caller);
+    if (lack === undefined) return entry;
+    if (lack === 'hidden') return undefined;
+    throw new ScopeError(this.label, entry.key, entry.access!.scopes!, lack.scopes);
+  }
+
   values(): IterableIterator<E> {
     return this.byKey.values();
   }
@@ -57,7 +92,8 @@ export class Registry<E extends Entry<T>, T> {
   add(entry: E): void {
     this.assertFree(entry.key);
     this.byKey.set(entry.key, entry);
-    this.changed();
+    if (entry.access !== undefined) this.guardedCount++;
+    this.changed([entry.access]);
   }
 
   /** Puts `next` (an update of `current`, maybe under a new key) in its place. */
@@ -67,19 +103,21 @@ export class Registry<E extends Entry<T>, T> {
       this.byKey.delete(current.key);
     }
     this.byKey.set(next.key, next);
-    this.changed();
+    this.guardedCount += Number(next.access !== undefined) - Number(current.access !== undefined);
+    this.changed([current.access, next.access]);
   }
 
   remove(entry: E): void {
     if (!this.holds(entry)) return;
     this.byKey.delete(entry.key);
-    this.changed();
+    if (entry.access !== undefined) this.guardedCount--;
+    this.changed([entry.access]);
   }
 
   setEnabled(entry: E, enabled: boolean): void {
     if (entry.enabled === enabled) return;
     entry.enabled = enabled;
-    if (this.holds(entry)) this.changed();
+    if (this.holds(entry)) this.changed([entry.access]);
   }
 
   /** The enabled items in registration order; shared, never to be mutated. */
@@ -94,13 +132,23 @@ export class Registry<E extends Entry<T>, T> {
     return this.listing;
   }
 
+  /** The enabled items `caller` may see, in registration order; shared, never to be mutated. */
+  listFor(caller: Caller): Listing<E, T> {
+    const all = this.list();
+    if (this.guardedCount === 0) return all;
+    const entries = all.entries.filter((e) => admits(e.access, caller));
+    return entries.length === all.entries.length
+      ? all
+      : { entries, published: entries.map((e) => e.published) };
+  }
+
   private assertFree(key: string): void {
     if (this.byKey.has(key)) throw new Error(`${this.label} "${key}" is already registered`);
   }
 
-  private changed(): void {
+  private changed(audience: ChangeAudience): void {
     this.listing = undefined;
-    this.onchange();
+    this.onchange(audience);
   }
 }
 

@@ -7,6 +7,7 @@ import type {
   Resource,
   ResourceTemplate,
 } from '../protocol/types.js';
+import { type Access, type Caller, callerOf, checkAccess } from './access.js';
 import type { Completer } from './completion.js';
 import type { ServerContext } from './context.js';
 import type { InputRequired } from './input-required.js';
@@ -26,6 +27,11 @@ export interface ResourceDef {
   size?: number;
   annotations?: Annotations;
   icons?: Icon[];
+  /**
+   * Who may see and use it (OAuth scopes, a rule on the caller); a caller it does not admit finds it absent.
+   * Default: every caller.
+   */
+  access?: Access;
   _meta?: Meta;
 }
 
@@ -53,6 +59,11 @@ export interface ResourceTemplateDef {
   mimeType?: string;
   annotations?: Annotations;
   icons?: Icon[];
+  /**
+   * Who may see and use it (OAuth scopes, a rule on the caller); a caller it does not admit finds it absent.
+   * Default: every caller.
+   */
+  access?: Access;
   _meta?: Meta;
 }
 
@@ -89,7 +100,8 @@ export function buildResource(def: ResourceDef, read: ReadResource, seq: number)
   if (def.annotations !== undefined) published.annotations = def.annotations;
   if (def.icons !== undefined) published.icons = def.icons;
   if (def._meta !== undefined) published._meta = def._meta;
-  return { key: def.uri, seq, published, enabled: true, def, read };
+  const access = checkAccess(def.access, `Resource "${def.uri}"`);
+  return { key: def.uri, seq, published, access, enabled: true, def, read };
 }
 
 export function rebuildResource(current: ResourceEntry, changes: ResourceUpdate): ResourceEntry {
@@ -128,7 +140,18 @@ export function buildTemplate(
   if (def.annotations !== undefined) published.annotations = def.annotations;
   if (def.icons !== undefined) published.icons = def.icons;
   if (def._meta !== undefined) published._meta = def._meta;
-  return { key: def.uriTemplate, seq, published, enabled: true, def, template, callbacks, completers };
+  const access = checkAccess(def.access, `Resource template "${def.uriTemplate}"`);
+  return {
+    key: def.uriTemplate,
+    seq,
+    published,
+    access,
+    enabled: true,
+    def,
+    template,
+    callbacks,
+    completers,
+  };
 }
 
 export function rebuildTemplate(current: TemplateEntry, changes: ResourceTemplateUpdate): TemplateEntry {
@@ -141,28 +164,71 @@ export function rebuildTemplate(current: TemplateEntry, changes: ResourceTemplat
   return buildTemplate({ ...current.def, ...fields }, callbacks, current.seq);
 }
 
+/** What serves one URI: a static resource, or a template and the values of its variables. */
+type Source =
+  | { readonly entry: ResourceEntry }
+  | { readonly template: TemplateEntry; readonly variables: UriTemplateMatch };
+
 /**
- * Answers resources/read: the static resource with exactly this URI first, then the first enabled
- * template, in registration order, that matches it; -32002 with `data: { uri }` when none does.
+ * What serves `uri` for `caller`: the static resource with exactly this URI first, then the first enabled
+ * template, in registration order, that matches it, of those the caller may use; undefined when none
+ * does. Throws ScopeError when the first that matches needs scopes the caller lacks.
  */
+function sourceOf(
+  resources: Registry<ResourceEntry, Resource>,
+  templates: Registry<TemplateEntry, ResourceTemplate>,
+  uri: string,
+  caller: Caller,
+): Source | undefined {
+  const found = resources.find(uri);
+  const entry = found && resources.usable(found, caller);
+  if (entry !== undefined) return { entry };
+  for (const t of templates.list().entries) {
+    const variables = t.template.match(uri);
+    if (variables !== undefined && templates.usable(t, caller) !== undefined)
+      return { template: t, variables };
+  }
+  return undefined;
+}
+
+const notFound = (uri: string) =>
+  new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+
+/** Answers resources/read from what serves the URI for the caller (see `sourceOf`); -32002 with `data: { uri }` when none does. */
 export function readResource(
   resources: Registry<ResourceEntry, Resource>,
   templates: Registry<TemplateEntry, ResourceTemplate>,
   uri: string,
   ctx: ServerContext,
 ): ReadOutcome {
-  const entry = resources.find(uri);
-  if (entry !== undefined) return entry.read(uri, ctx);
-  for (const t of templates.list().entries) {
-    const variables = t.template.match(uri);
-    if (variables !== undefined) return t.callbacks.read(uri, variables, ctx);
-  }
-  throw new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+  const source = sourceOf(resources, templates, uri, callerOf(ctx.transport));
+  if (source === undefined) throw notFound(uri);
+  return 'entry' in source
+    ? source.entry.read(uri, ctx)
+    : source.template.callbacks.read(uri, source.variables, ctx);
+}
+
+/**
+ * Refuses a subscription to a URI that only entries hidden from the caller serve (-32002), or whose first
+ * server needs scopes it lacks (ScopeError); a URI nothing serves yet may be subscribed to.
+ */
+export function checkSubscribable(
+  resources: Registry<ResourceEntry, Resource>,
+  templates: Registry<TemplateEntry, ResourceTemplate>,
+  uri: string,
+  caller: Caller,
+): void {
+  if (!resources.guarded && !templates.guarded) return;
+  if (sourceOf(resources, templates, uri, caller) !== undefined) return;
+  const served =
+    resources.find(uri) !== undefined ||
+    templates.list().entries.some((t) => t.template.match(uri) !== undefined);
+  if (served) throw notFound(uri);
 }
 
 /**
  * One page of resources/list: the static resources and, where they were registered, the resources
- * each template's `list` returns. Without listing templates this is the plain cached page.
+ * each template's `list` returns, of the entries the caller may see. Without listing templates this is the plain cached page.
  */
 export function listResources(
   resources: Registry<ResourceEntry, Resource>,
@@ -171,8 +237,9 @@ export function listResources(
   pageSize: number,
   ctx: ServerContext,
 ): Page<Resource> | Promise<Page<Resource>> {
-  const statics = resources.list();
-  const listing = templates.list().entries.filter((t) => t.callbacks.list !== undefined);
+  const caller = callerOf(ctx.transport);
+  const statics = resources.listFor(caller);
+  const listing = templates.listFor(caller).entries.filter((t) => t.callbacks.list !== undefined);
   if (listing.length === 0) return pageOf('resources', statics.entries, statics.published, cursor, pageSize);
   const sources: (ResourceEntry | TemplateEntry)[] = [...statics.entries, ...listing];
   sources.sort((a, b) => a.seq - b.seq);

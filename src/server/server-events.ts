@@ -1,3 +1,5 @@
+import type { Caller } from './access.js';
+
 /** Which lists changed, as bits, so that the changes of one tick make one notification per kind. */
 export const ListKind = { Tools: 1, Resources: 2, Prompts: 4 } as const;
 
@@ -8,7 +10,16 @@ export const ListKind = { Tools: 1, Resources: 2, Prompts: 4 } as const;
  * (see src/cluster/event-bus.ts), so not to be sent to the others again.
  */
 export type ServerEvent =
-  | { readonly type: 'lists_changed'; readonly kinds: number; readonly remote?: true }
+  | {
+      readonly type: 'lists_changed';
+      readonly kinds: number;
+      /**
+       * Which of `kinds` changed for this caller, when some changes concern only some callers (entries guarded by
+       * an `Access`); absent: all of them, for everyone.
+       */
+      readonly kindsFor?: (caller: Caller) => number;
+      readonly remote?: true;
+    }
   | { readonly type: 'resource_updated'; readonly uri: string; readonly remote?: true };
 
 export type ServerEventListener = (event: ServerEvent) => void;

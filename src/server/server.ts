@@ -22,6 +22,7 @@ import type { LegacyContext } from './context.js';
 import { dispatchLegacy } from './legacy/legacy-dispatch.js';
 import { type PreinitializedState, ServerSession } from './legacy/server-session.js';
 import { toLegacySessions } from './legacy/session-events.js';
+import { ListChanges } from './list-changes.js';
 import { MethodTables } from './method-tables.js';
 import {
   type ExtensionMethod,
@@ -43,7 +44,7 @@ import {
   type PromptUpdate,
   rebuildPrompt,
 } from './prompts.js';
-import { type Handle, Registry, RegistryHandle } from './registry.js';
+import { type ChangeAudience, type Handle, Registry, RegistryHandle } from './registry.js';
 import {
   buildResource,
   buildTemplate,
@@ -140,16 +141,18 @@ export class Server {
    */
   readonly events: ServerEvents;
 
-  /** @internal */ readonly toolEntries = new Registry<ToolEntry, Tool>('Tool', () => this.changed(TOOLS));
-  /** @internal */ readonly resourceEntries = new Registry<ResourceEntry, Resource>('Resource', () =>
-    this.changed(RESOURCES),
+  /** @internal */ readonly toolEntries = new Registry<ToolEntry, Tool>('Tool', (a) =>
+    this.changed(TOOLS, a),
+  );
+  /** @internal */ readonly resourceEntries = new Registry<ResourceEntry, Resource>('Resource', (a) =>
+    this.changed(RESOURCES, a),
   );
   /** @internal */ readonly templateEntries = new Registry<TemplateEntry, ResourceTemplate>(
     'Resource template',
-    () => this.changed(RESOURCES),
+    (a) => this.changed(RESOURCES, a),
   );
-  /** @internal */ readonly promptEntries = new Registry<PromptEntry, Prompt>('Prompt', () =>
-    this.changed(PROMPTS),
+  /** @internal */ readonly promptEntries = new Registry<PromptEntry, Prompt>('Prompt', (a) =>
+    this.changed(PROMPTS, a),
   );
 
   /** @internal Seals and opens the `requestState` of modern multi-round-trip requests. */
@@ -175,7 +178,7 @@ export class Server {
   private modernCapabilitiesCache: ServerCapabilities | undefined;
   /** Registration order across all kinds; starts at 1 so that a cursor's 0 precedes everything. */
   private nextSeq = 1;
-  private pendingChanges = 0;
+  private readonly pendingChanges = new ListChanges();
 
   /** `info` is sent to clients as `serverInfo`: name and version, and optionally title, icons, websiteUrl, description. */
   constructor(
@@ -398,20 +401,18 @@ export class Server {
     return dispatchLegacy(this, request, ctx);
   }
 
-  private changed(kind: number): void {
+  private changed(kind: number, audience: ChangeAudience): void {
     this.capabilitiesCache = undefined;
     this.anonymousCapabilitiesCache = undefined;
     this.modernCapabilitiesCache = undefined;
     // Only the sessions' own listener: nobody to tell.
     if (this.sessions.size === 0 && this.events.size === 1) return;
-    if (this.pendingChanges === 0) queueMicrotask(this.flushChanges);
-    this.pendingChanges |= kind;
+    if (this.pendingChanges.empty) queueMicrotask(this.flushChanges);
+    this.pendingChanges.add(kind, audience);
   }
 
   /** Publishes the changes made since the last flush as one event. */
   private readonly flushChanges = (): void => {
-    const kinds = this.pendingChanges;
-    this.pendingChanges = 0;
-    this.events.publish({ type: 'lists_changed', kinds });
+    this.events.publish(this.pendingChanges.take());
   };
 }

@@ -4,6 +4,7 @@ import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import { TaskMethod } from '../protocol/tasks.js';
 import { Method } from '../protocol/types.js';
 import type { TaskRecord } from '../tasks/task-store.js';
+import { ANONYMOUS, type Caller } from './access.js';
 import type { Server } from './server.js';
 import { ListKind, type ServerEvent } from './server-events.js';
 import { detailedTask } from './tasks/task-wire.js';
@@ -35,8 +36,8 @@ export class Subscription {
     readonly id: RequestId,
     private readonly filter: SubscriptionFilter,
     private readonly sink: SubscriptionSink,
-    /** Whoever opened it: it hears only of that principal's tasks. */
-    private readonly principal?: string,
+    /** Whoever opened it: it hears only of that principal's tasks, and of changes to the entries it may see. */
+    private readonly caller: Caller = ANONYMOUS,
   ) {
     this.meta = { [MetaKey.SubscriptionId]: id };
     this.uris =
@@ -97,7 +98,7 @@ export class Subscription {
 
   /** SEP-2663: each change of a task it asked for, as `tasks/get` would answer it then; another's task is never named. */
   private readonly deliverTask = (task: TaskRecord): void => {
-    if (!this.taskIds!.has(task.taskId) || task.principal !== this.principal) return;
+    if (!this.taskIds!.has(task.taskId) || task.principal !== this.caller.principal) return;
     this.send(TaskMethod.Notification, { ...detailedTask(task), _meta: this.meta });
   };
 
@@ -108,7 +109,7 @@ export class Subscription {
       }
       return;
     }
-    const kinds = event.kinds & this.kinds;
+    const kinds = (event.kindsFor === undefined ? event.kinds : event.kindsFor(this.caller)) & this.kinds;
     if (kinds & ListKind.Tools) this.send(Method.ToolListChanged, { _meta: this.meta });
     if (kinds & ListKind.Prompts) this.send(Method.PromptListChanged, { _meta: this.meta });
     if (kinds & ListKind.Resources) this.send(Method.ResourceListChanged, { _meta: this.meta });

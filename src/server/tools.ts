@@ -13,6 +13,7 @@ import type {
   ToolAnnotations,
   ToolExecution,
 } from '../protocol/types.js';
+import { type Access, checkAccess } from './access.js';
 import type { ServerContext } from './context.js';
 import { InputRequired } from './input-required.js';
 import type { Entry } from './registry.js';
@@ -52,6 +53,11 @@ export interface ToolDef<S extends SchemaInput | undefined = SchemaInput | undef
    * before the task is created). Default false: a call that runs as a task is one before the handler starts.
    */
   deferTask?: boolean;
+  /**
+   * Who may see and use it (OAuth scopes, a rule on the caller); a caller it does not admit finds it absent.
+   * Default: every caller.
+   */
+  access?: Access;
   _meta?: Meta;
 }
 
@@ -112,7 +118,8 @@ export function buildTool(def: ToolDef, handler: ToolHandler<any>, seq: number):
   if (def.icons !== undefined) published.icons = def.icons;
   if (def._meta !== undefined) published._meta = def._meta;
   const headers = annotationsOf(def.name, published.inputSchema);
-  return { key: def.name, seq, published, enabled: true, def, handler, input, output, headers };
+  const access = checkAccess(def.access, `Tool "${def.name}"`);
+  return { key: def.name, seq, published, access, enabled: true, def, handler, input, output, headers };
 }
 
 /** The tool's `x-mcp-header` annotations, checked here so that a tool no client could call is never listed. */

@@ -5,6 +5,7 @@ import { OAuthClient, type OAuthClientOptions } from '../client/oauth/oauth-clie
 import { createDemoServer } from '../demo/demo-server.js';
 import { ProtectedResource } from '../http/protected-resource.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
+import type { Server } from '../server/server.js';
 import { startAuthorizationServer, type TestAuthorizationServer } from './authorization-server.js';
 import { serveOn } from './mcp-http.js';
 
@@ -24,15 +25,18 @@ export interface OAuthFixture {
   moveTo(other: TestAuthorizationServer): void;
   /** An OAuthClient whose user approves at once: the authorization URL is fetched and its redirect returned. */
   oauth(options?: Partial<OAuthClientOptions>): OAuthClient;
-  /** A session with the demo server through `auth`. */
+  /** A session with the server through `auth`. */
   connect(auth: OAuthClient): Promise<ClientSession>;
   /** Back to the start: the first authorization server, forgetful, and the resource's own metadata. */
   reset(): void;
   close(): Promise<void>;
 }
 
-/** Starts the fixture: the resource takes the tokens its authorization server issued for it, scope `mcp:tools`. */
-export async function startOAuthFixture(): Promise<OAuthFixture> {
+/**
+ * Starts the fixture: the resource (`server`, by default the demo server) takes the tokens its authorization
+ * server issued for it, scope `mcp:tools`.
+ */
+export async function startOAuthFixture(server: Server = createDemoServer()): Promise<OAuthFixture> {
   const as = await startAuthorizationServer();
   let authority = as;
   let resource: ProtectedResource | undefined;
@@ -56,7 +60,7 @@ export async function startOAuthFixture(): Promise<OAuthFixture> {
       },
     });
   resource = protectedBy(as);
-  handler = new StreamableHTTPHandler(createDemoServer(), { auth: resource });
+  handler = new StreamableHTTPHandler(server, { auth: resource });
   const fixture: OAuthFixture = {
     as,
     serverUrl,

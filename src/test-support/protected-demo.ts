@@ -1,6 +1,7 @@
 import { createDemoServer } from '../demo/demo-server.js';
 import { ProtectedResource } from '../http/protected-resource.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
+import type { Server } from '../server/server.js';
 import type { TestAuthorizationServer } from './authorization-server.js';
 import { type Served, serveOn } from './mcp-http.js';
 
@@ -13,12 +14,13 @@ export interface ProtectedDemo {
 }
 
 /**
- * Serves the demo server at /mcp on 127.0.0.1, taking the tokens `as` issued for it (their principal "ada"),
+ * Serves `server` (the demo server unless given) at /mcp on 127.0.0.1, taking the tokens `as` issued for it (their principal "ada"),
  * with its Protected Resource Metadata at the well-known path.
  */
 export async function serveProtectedDemo(
   as: TestAuthorizationServer,
   requiredScopes?: string[],
+  server: Server = createDemoServer(),
 ): Promise<ProtectedDemo> {
   let resource: ProtectedResource | undefined;
   let handler: StreamableHTTPHandler | undefined;
@@ -37,7 +39,7 @@ export async function serveProtectedDemo(
       },
     },
   });
-  handler = new StreamableHTTPHandler(createDemoServer(), { auth: resource });
+  handler = new StreamableHTTPHandler(server, { auth: resource });
   return {
     url: served.url,
     resource,

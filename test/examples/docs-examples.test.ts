@@ -5,7 +5,8 @@
 // they resolve to): a server example is started and called by mcpwire's Client over stdio, in both eras; a client
 // example is run against `mcpwire serve`, in both eras where it takes one.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,6 +15,7 @@ import { promisify } from 'node:util';
 import { Client, type ClientSession, connectStdio, connectUrl, McpError } from 'mcpwire/client';
 import { listSkills, readSkillFile } from 'mcpwire/skills';
 import { type CliRun, killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
+import { freePort } from '../../src/test-support/free-port.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BOUND = { timeout: 30_000 };
@@ -271,4 +273,55 @@ describe('the example skills client against mcpwire serve --skills', () => {
       await run.exit(15_000);
     }
   });
+});
+
+describe('the access example: who may call what', () => {
+  for (const era of ERAS) {
+    test(
+      `examples/access/server.ts: two callers, a scope-guarded tool, a limit, ${era} era`,
+      BOUND,
+      async () => {
+        const port = await freePort();
+        const child = spawn(
+          process.execPath,
+          ['--import', 'tsx', join(ROOT, 'examples/access/server.ts'), String(port)],
+          {
+            cwd: ROOT,
+            stdio: ['ignore', 'pipe', 'inherit'],
+          },
+        );
+        try {
+          const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+          const url = `http://127.0.0.1:${port}/mcp`;
+          assert.equal(String(line), `listening on ${url}\n`);
+          const as = (token: string) =>
+            connectUrl(new Client({ name: token, version: '1.0.0' }, { era }), url, {
+              headers: { authorization: `Bearer ${token}` },
+            });
+          const [ada, bob] = [await as('ada-token'), await as('bob-token')];
+          const names = async (session: ClientSession) =>
+            (await session.listTools()).tools.map((t) => t.name);
+          assert.deepEqual(await names(ada), ['read-notes', 'delete-notes']);
+          assert.deepEqual(await names(bob), ['read-notes']);
+          assert.deepEqual((await bob.callTool('read-notes')).content, [
+            { type: 'text', text: 'the notes of bob' },
+          ]);
+          assert.deepEqual((await ada.callTool('delete-notes')).content, [{ type: 'text', text: 'deleted' }]);
+          await assert.rejects(
+            bob.callTool('delete-notes'),
+            /403|Forbidden: Tool "delete-notes" needs the OAuth scope "admin"/,
+          );
+          // Bob uses up his 30 requests a minute; Ada is still served.
+          let limited: unknown;
+          for (let i = 0; i < 31 && limited === undefined; i++)
+            await bob.callTool('read-notes').catch((err) => (limited = err));
+          assert.match(String(limited), /429|Too Many Requests/);
+          assert.deepEqual(await names(ada), ['read-notes', 'delete-notes']);
+          await Promise.all([ada.close(), bob.close()]);
+        } finally {
+          child.kill('SIGTERM');
+        }
+      },
+    );
+  }
 });

@@ -16,6 +16,7 @@ import { Method } from '../../protocol/types.js';
 import { isLegacyVersion } from '../../protocol/versions.js';
 import type { GaugeSource, Telemetry } from '../../telemetry/telemetry.js';
 import { type Clock, systemClock } from '../../util/clock.js';
+import { refusedForScope } from '../scope-check.js';
 import type { Server } from '../server.js';
 import { classifyPost } from './classify.js';
 import { HTTPRejectionError } from './errors.js';
@@ -286,6 +287,7 @@ export class StreamableHTTPHandler implements ModernHost {
 
   /** A POST whose message parsed: classified once, then served by its era. */
   private posted(exchange: HTTPExchange, parsed: PostBody): void | Promise<void> {
+    if (refusedForScope(this.server, this.intake, exchange, parsed)) return;
     const version = exchange.header('mcp-protocol-version');
     const modern = this.modern;
     if (modern !== undefined) {

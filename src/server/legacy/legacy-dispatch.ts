@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { JsonRpcRequest, Params } from '../../jsonrpc/types.js';
 import { Method, type Result } from '../../protocol/types.js';
+import { callerOf } from '../access.js';
 import type { LegacyContext } from '../context.js';
 import { withInputServed } from '../fulfil-locally.js';
 import type { Server } from '../server.js';
@@ -27,7 +28,7 @@ export function dispatchLegacy(
   if (
     request.method === Method.ToolsCall &&
     server.tasks !== undefined &&
-    legacyTaskMode(server, params) === 'task'
+    legacyTaskMode(server, params, callerOf(ctx.transport)) === 'task'
   ) {
     return startLegacyTask(server, handler, params, ctx);
   }

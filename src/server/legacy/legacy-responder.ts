@@ -33,7 +33,7 @@ export class LegacyResponder implements Responder {
     ctx: HandlerContext,
   ): Promise<Record<string, unknown>> | Record<string, unknown> {
     if (request.method === Method.Initialize)
-      return this.initialize(request.params as unknown as InitializeRequestParams, ctx.transport?.principal);
+      return this.initialize(request.params as unknown as InitializeRequestParams, ctx.transport);
     if (this.session.protocolVersion === undefined) {
       throw new McpError(ErrorCode.InvalidRequest, 'Server not initialized: send "initialize" first');
     }
@@ -58,14 +58,17 @@ export class LegacyResponder implements Responder {
     this.session.server.sessions.delete(this.session);
   }
 
-  private initialize(params: InitializeRequestParams, principal: string | undefined): InitializeResult {
+  private initialize(params: InitializeRequestParams, info: MessageInfo | undefined): InitializeResult {
     const session = this.session;
     if (session.protocolVersion !== undefined) {
       throw new McpError(ErrorCode.InvalidRequest, 'Invalid request: the session is already initialized');
     }
     const server = session.server;
     const protocolVersion = negotiateVersion(params.protocolVersion);
+    const principal = info?.principal;
     const capabilities = principal === undefined ? server.anonymousCapabilities : server.capabilities;
+    // Copied: the info may hold the whole POST.
+    if (info !== undefined) session.caller = { principal, scopes: info.scopes };
     session.protocolVersion = protocolVersion;
     session.clientCapabilities = params.capabilities;
     session.clientInfo = params.clientInfo;

@@ -17,6 +17,7 @@ import {
   type ServerCapabilities,
 } from '../../protocol/types.js';
 import { negotiateVersion } from '../../protocol/versions.js';
+import { ANONYMOUS, type Caller } from '../access.js';
 import { answerOf } from '../client-answer.js';
 import { clientCallProblem } from '../client-capabilities.js';
 import { atLeast, type ClientScope } from '../client-scope.js';
@@ -51,6 +52,11 @@ export class ServerSession extends JsonRpcPeer implements ClientScope {
   logLevel: LoggingLevel | undefined;
   /** True once the client sent `notifications/initialized`. */
   initialized = false;
+  /**
+   * Who initialized it: its principal and that request's scopes, by which it hears of changes to entries guarded
+   * by an `Access` (each request is still checked with its own token's scopes).
+   */
+  caller: Caller = ANONYMOUS;
   /** URIs the client subscribed to; created on the first subscription. */
   subscriptions: Set<string> | undefined;
   /** Called when the client sends `notifications/initialized`. */

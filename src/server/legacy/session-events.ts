@@ -32,7 +32,6 @@ export function toLegacySessions(server: Server): (event: ServerEvent) => void {
       }
       return;
     }
-    const kinds = event.kinds;
     const shared = server.shared;
     for (const session of server.sessions) {
       // A session learns of a list only through the capabilities it was announced.
@@ -40,6 +39,7 @@ export function toLegacySessions(server: Server): (event: ServerEvent) => void {
       if (!session.initialized || announced === undefined) continue;
       // One process tells a shared session, of every process's changes.
       if (shared?.has(session) && !shared.tellsListChanges(session)) continue;
+      const kinds = event.kindsFor === undefined ? event.kinds : event.kindsFor(session.caller);
       if (kinds & TOOLS && announced.tools?.listChanged) session.sendShared(TOOLS_CHANGED);
       if (kinds & RESOURCES && announced.resources?.listChanged) session.sendShared(RESOURCES_CHANGED);
       if (kinds & PROMPTS && announced.prompts?.listChanged) session.sendShared(PROMPTS_CHANGED);

@@ -4,6 +4,7 @@ import { RunningRequest } from '../../peer/request-context.js';
 import type { InputRequests, InputResponses } from '../../protocol/modern-types.js';
 import { ROUND_TRIP_METHODS } from '../../protocol/modern-types.js';
 import { Method, type Result } from '../../protocol/types.js';
+import { callerOf } from '../access.js';
 import { clientCallProblem, requiredCapabilities } from '../client-capabilities.js';
 import type { ModernScope } from '../client-scope.js';
 import { InputRequired } from '../input-required.js';
@@ -86,7 +87,7 @@ export class ModernCall implements ModernRound {
         : this.completeOnly(outcome);
     }
     if (method === Method.ToolsCall && server.tasks !== undefined) {
-      const mode = modernTaskMode(server, params, this.scope);
+      const mode = modernTaskMode(server, params, this.scope, callerOf(this.outlet.transport));
       if (mode === 'task') return this.runAsTask(handler, params);
       this.mayStartTask = mode === 'deferred';
     }
@@ -275,7 +276,11 @@ export class ModernCall implements ModernRound {
     if (this.server.cacheableMethods.has(this.request.method)) {
       const hints = this.server.cacheHints;
       out.ttlMs = hints.ttlMs;
-      out.cacheScope = hints.cacheScope;
+      // A shared cache must not give one caller's list to another.
+      out.cacheScope =
+        hints.cacheScope === 'public' && dependsOnCaller(this.server, this.request.method)
+          ? 'private'
+          : hints.cacheScope;
     }
     const meta = result._meta;
     out._meta = meta === undefined ? this.server.serverInfoMeta : { ...meta, ...this.server.serverInfoMeta };
@@ -304,5 +309,21 @@ export class ModernCall implements ModernRound {
       return new McpError(ErrorCode.InvalidParams, err.message, err.data);
     }
     return err;
+  }
+}
+
+/** True when what `method` answers depends on who asks: what it lists or reads has entries guarded by an `Access`. */
+function dependsOnCaller(server: Server, method: string): boolean {
+  switch (method) {
+    case Method.ToolsList:
+      return server.toolEntries.guarded;
+    case Method.PromptsList:
+      return server.promptEntries.guarded;
+    case Method.ResourcesList:
+    case Method.ResourcesTemplatesList:
+    case Method.ResourcesRead:
+      return server.resourceEntries.guarded || server.templateEntries.guarded;
+    default:
+      return false;
   }
 }

@@ -11,6 +11,7 @@ import { randomBytesPooled } from '../../util/random-pool.js';
 import { HTTPRejectionError } from '../http/errors.js';
 import { unaskedMessage } from '../http/unasked-response.js';
 import type { ServerSession } from '../legacy/server-session.js';
+import { refusedForScope } from '../scope-check.js';
 import type { Server } from '../server.js';
 import { SSEServerConnection } from './sse-server-connection.js';
 
@@ -260,6 +261,7 @@ export class LegacySSEHandler {
       this.refuse(exchange, 400, unaskedMessage(unasked), { code: ErrorCode.InvalidRequest });
       return;
     }
+    if (refusedForScope(this.server, this.intake, exchange, parsed)) return;
     exchange.writeHead(202, ACCEPTED_HEADERS);
     exchange.end('Accepted');
     connection.receive(parsed, exchange);

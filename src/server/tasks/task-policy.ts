@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { Params } from '../../jsonrpc/types.js';
 import { declaresTasks, TASKS_EXTENSION, TASKS_REQUIRED, type TaskSupport } from '../../protocol/tasks.js';
+import type { Caller } from '../access.js';
 import type { ClientScope } from '../client-scope.js';
 import type { Server } from '../server.js';
 import type { ToolEntry } from '../tools.js';
@@ -18,10 +19,10 @@ export function taskSupportOf(entry: ToolEntry | undefined): TaskSupport {
 /**
  * 2026-07-28 (SEP-2663): the server decides, and only for a request that declared the extension in its own
  * `_meta`; a tool that must run as a task, called without it, is -32021 naming the extension. An unknown tool is
- * left to tools/call, which says so.
+ * left to tools/call, which says so; so is one hidden from the caller, and one it lacks scopes for is refused here.
  */
-export function modernTaskMode(server: Server, params: Params, scope: ClientScope): TaskMode {
-  const entry = server.toolEntries.find(params.name as string);
+export function modernTaskMode(server: Server, params: Params, scope: ClientScope, caller: Caller): TaskMode {
+  const entry = server.toolEntries.findFor(params.name as string, caller);
   const support = taskSupportOf(entry);
   if (support === 'forbidden') return 'plain';
   if (!declaresTasks(scope.clientCapabilities)) {
@@ -39,8 +40,8 @@ export function modernTaskMode(server: Server, params: Params, scope: ClientScop
  * 2025-11-25 (tasks, tool-level negotiation): the client decides, with the request's `task` param; a tool whose
  * `taskSupport` is absent or `forbidden` called as a task, and a `required` one called without, are -32601.
  */
-export function legacyTaskMode(server: Server, params: Params): 'plain' | 'task' {
-  const entry = server.toolEntries.find(params.name as string);
+export function legacyTaskMode(server: Server, params: Params, caller: Caller): 'plain' | 'task' {
+  const entry = server.toolEntries.findFor(params.name as string, caller);
   if (entry === undefined) return 'plain';
   const support = taskSupportOf(entry);
   const asked = params.task !== undefined;

@@ -109,6 +109,11 @@ export class Stream implements MessageInfo, RecordSink {
     return this.owner.principalName;
   }
 
+  /** The scopes of the access token of the POST that carried the requests. */
+  get scopes(): readonly string[] | undefined {
+    return this.post?.scopes;
+  }
+
   /** The headers of the POST that carried the requests, read only when a handler asks. */
   get headers(): Readonly<Record<string, string>> | undefined {
     return this.post?.headers;

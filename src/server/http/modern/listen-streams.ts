@@ -148,7 +148,7 @@ export class ListenStreams {
           writer.close();
         },
       },
-      typeof principal === 'string' ? principal : undefined,
+      { principal: typeof principal === 'string' ? principal : undefined, scopes: exchange.scopes },
     );
     this.streams.add(subscription);
     exchange.onClose(() => {

@@ -1,0 +1,140 @@
+// Step-up authorization (spec 2025-11-25, authorization: scope challenge) against a server whose tool `wipe`
+// needs the scope `admin`: the client signs in with what the resource asks of everyone, is answered 403
+// `insufficient_scope` when it calls `wipe` (the fixtures' tokens are ada's, who also sees `diary`), authorizes again asking for both scopes, and the call goes through.
+// With mcpwire's OAuthClient in both eras, and with the official SDK v1 client's OAuth provider.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { Client, connectUrl } from '../../src/client/index.js';
+import {
+  startAuthorizationServer,
+  type TestAuthorizationServer,
+} from '../../src/test-support/authorization-server.js';
+import { guardedServer } from '../../src/test-support/guarded-server.js';
+import { type OAuthFixture, startOAuthFixture } from '../../src/test-support/oauth-fixture.js';
+import { type ProtectedDemo, serveProtectedDemo } from '../../src/test-support/protected-demo.js';
+import { toolText } from '../../src/test-support/tool-text.js';
+
+describe("mcpwire's client steps up", { timeout: 30_000 }, () => {
+  let fixture: OAuthFixture;
+  before(async () => {
+    fixture = await startOAuthFixture(guardedServer());
+  });
+  after(() => fixture.close());
+  beforeEach(() => fixture.reset());
+
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`${era}: 403 insufficient_scope, one authorization asking for both scopes, the call retried once`, async () => {
+      const auth = fixture.oauth();
+      const client = new Client({ name: 'step-up', version: '1' }, { era, requestTimeoutMs: 10_000 });
+      const session = await connectUrl(client, fixture.serverUrl, { fetch: auth.fetch, transport: 'http' });
+      try {
+        assert.deepEqual(
+          (await session.listTools()).tools.map((t) => t.name),
+          ['echo', 'diary'],
+        );
+        assert.equal(toolText(await session.callTool('wipe')), 'wiped');
+        const scopes = fixture.as.log.authorizations.map((query) => query.get('scope'));
+        assert.deepEqual(scopes, ['mcp:tools', 'mcp:tools admin']);
+        // With the wider token, the list holds what it now may use.
+        assert.deepEqual(
+          (await session.listTools()).tools.map((t) => t.name),
+          ['echo', 'wipe', 'diary'],
+        );
+      } finally {
+        await session.close();
+      }
+    });
+  }
+});
+
+const REDIRECT = 'http://127.0.0.1:1/callback';
+
+/**
+ * The SDK's provider, in memory, whose user approves at once: the code is read off the redirect. It keeps no
+ * refresh token: given one, SDK 1.32 answers a scope challenge by refreshing, which cannot widen the scope (RFC
+ * 6749 §6), and gives up ("403 after trying upscoping", its issue #2255) without asking the user.
+ */
+class ApprovingProvider implements OAuthClientProvider {
+  code: string | undefined;
+  private info: OAuthClientInformationMixed | undefined;
+  private saved: OAuthTokens | undefined;
+  private verifier = '';
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: 'sdk-step-up', redirect_uris: [REDIRECT], grant_types: ['authorization_code'] };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens({ refresh_token: _dropped, ...tokens }: OAuthTokens) {
+    this.saved = tokens;
+  }
+  async redirectToAuthorization(url: URL) {
+    const response = await fetch(url, { redirect: 'manual' });
+    await response.body?.cancel();
+    this.code = new URL(response.headers.get('location')!).searchParams.get('code') ?? undefined;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+describe('the official SDK v1 client steps up', { timeout: 30_000 }, () => {
+  let as: TestAuthorizationServer;
+  let served: ProtectedDemo;
+
+  before(async () => {
+    as = await startAuthorizationServer();
+    served = await serveProtectedDemo(as, ['mcp'], guardedServer());
+  });
+  after(async () => {
+    await served.close();
+    await as.close();
+  });
+
+  test('our 403 challenge sends its user to authorize again for "mcp admin"; then the call goes through', async () => {
+    const provider = new ApprovingProvider();
+    const client = new SdkClient({ name: 'sdk-step-up', version: '1.0.0' });
+    const first = new StreamableHTTPClientTransport(new URL(served.url), { authProvider: provider });
+    await assert.rejects(client.connect(first));
+    await first.finishAuth(provider.code!);
+    const transport = new StreamableHTTPClientTransport(new URL(served.url), { authProvider: provider });
+    await client.connect(transport);
+    try {
+      assert.deepEqual(
+        (await client.listTools()).tools.map((t) => t.name),
+        ['echo', 'diary'],
+      );
+      // The step-up needs the user again: the SDK sends them to authorize, and the call fails until the code is
+      // redeemed; then it goes through.
+      provider.code = undefined;
+      await assert.rejects(client.callTool({ name: 'wipe', arguments: {} }));
+      assert.ok(provider.code, 'the SDK sent its user to authorize again');
+      await transport.finishAuth(provider.code!);
+      assert.equal(toolText(await client.callTool({ name: 'wipe', arguments: {} })), 'wiped');
+      const scopes = as.log.authorizations.map((query) => query.get('scope'));
+      assert.deepEqual(scopes, ['mcp', 'mcp admin']);
+    } finally {
+      await client.close();
+    }
+  });
+});
