@@ -80,9 +80,10 @@ Options:
   --oauth-resource URL
                    The server's public URL, which tokens must be for (default: the bound one)
   --rate-limit N   Requests one caller (its OAuth principal, else its address) may send per
-                   minute; past it 429 with Retry-After. Each process counts its own
+                   minute; past it 429 with Retry-After (on --stdio, a JSON-RPC error -32000
+                   naming the bound). Each process counts its own
   --max-in-flight N
-                   Requests one caller may have in flight at once; past it 429
+                   Requests one caller may have in flight at once; past it 429 (or -32000)
   --log-format F   Write an event per line to stderr: json or text (sessions opened and closed,
                    each request with its outcome and duration, refusals); default: errors only
   --children N     With CMD: start N processes of it, each request going to the least busy

@@ -89,15 +89,9 @@ function parseServeOAuth(
   return { ...common, check: { introspection: introspection!, clientId, clientSecret } };
 }
 
-/** `--rate-limit N` (requests per minute per caller) and `--max-in-flight N`, as StreamableHTTPHandler takes them. */
-function parseRateLimit(
-  perMinute: string | undefined,
-  inFlight: string | undefined,
-  stdio: boolean | undefined,
-): RateLimitOptions | undefined {
+/** `--rate-limit N` (requests per minute per caller) and `--max-in-flight N`, as the transports take them. */
+function parseRateLimit(perMinute: string | undefined, inFlight: string | undefined): RateLimitOptions | undefined {
   if (perMinute === undefined && inFlight === undefined) return undefined;
-  if (stdio)
-    throw new UsageError('--rate-limit and --max-in-flight bound HTTP callers; --stdio has one client');
   const count = (flag: string, text: string | undefined) => {
     if (text === undefined) return undefined;
     const n = Number(text);
@@ -219,7 +213,7 @@ async function main(argv: string[]): Promise<number> {
         `--isolate keeps each session's process in the server process that started it, where every request of the session must come: it does not go with ${redis === undefined ? '--workers' : '--redis'}`,
       );
     }
-    const rateLimit = parseRateLimit(values['rate-limit'], values['max-in-flight'], values.stdio);
+    const rateLimit = parseRateLimit(values['rate-limit'], values['max-in-flight']);
     const logFormat = values['log-format'] as LogFormat | undefined;
     if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat)) {
       throw new UsageError(`--log-format is json or text, not "${logFormat}"`);

@@ -187,7 +187,7 @@ async function serveOnStdio(options: ServeOptions): Promise<number> {
     requestStateKeys: requestStateKeysFromEnv(),
     ...serverOptions,
   });
-  const service = serveStdio(server, { onerror });
+  const service = serveStdio(server, { onerror, rateLimit: options.rateLimit });
   log(`serving ${options.module ?? (bridge === undefined ? 'the demo server' : label)} on stdio`);
   return new Promise((resolve) => {
     // Its end is the client's: the children of a bridge go with it.

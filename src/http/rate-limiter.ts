@@ -21,6 +21,17 @@ interface Usage {
   inFlight: number;
 }
 
+/** A caller's allowance, as `take` gave it for a request it let through. */
+export interface Allowance {
+  readonly sent: number;
+}
+
+/** Why `take` refused a request: a message naming the bound, and when to try again. */
+export interface RateRefusal {
+  readonly message: string;
+  readonly retryAfterSeconds: number;
+}
+
 const DEFAULT_WINDOW_MS = 60_000;
 const DEFAULT_MAX_CALLERS = 100_000;
 
@@ -57,39 +68,50 @@ export class RateLimiter {
 
   /** Counts `exchange` against its caller's bounds: true when it may be served, false once refused. */
   admit(exchange: HTTPExchange, refuse: Refuse): boolean {
-    const principal = exchange.principal;
-    const address = exchange.remoteAddress;
+    const post = exchange.method === 'POST';
+    const taken = this.take(exchange.principal, exchange.remoteAddress, post);
+    if ('message' in taken) {
+      refuse(exchange, 429, `Too Many Requests: ${taken.message}`, {
+        headers: { 'retry-after': String(taken.retryAfterSeconds) },
+      });
+      return false;
+    }
+    if (post) exchange.onClose(() => this.release(taken));
+    return true;
+  }
+
+  /**
+   * Counts one request of a caller (its principal, else its address) against its bounds, and in flight when
+   * `inFlight` (then `release` it when it ends): the caller's allowance, or why the request is refused.
+   */
+  take(principal: unknown, address: string | undefined, inFlight: boolean): Allowance | RateRefusal {
     const usage =
       principal === undefined
         ? this.usageOf(this.addresses, address)
         : this.usageOf(this.principals, principal);
     if (usage.sent >= this.requests) {
       const seconds = Math.max(1, Math.ceil((usage.windowStart + this.windowMs - this.clock.now()) / 1000));
-      refuse(
-        exchange,
-        429,
-        `Too Many Requests: ${callerOf(principal, address)} sent the maximum of ${this.requests} requests in ${this.windowMs / 1000} s; retry in ${seconds} s`,
-        { headers: { 'retry-after': String(seconds) } },
-      );
-      return false;
+      return {
+        message: `${callerOf(principal, address)} sent the maximum of ${this.requests} requests in ${this.windowMs / 1000} s; retry in ${seconds} s`,
+        retryAfterSeconds: seconds,
+      };
     }
-    if (exchange.method === 'POST') {
+    if (inFlight) {
       if (usage.inFlight >= this.concurrent) {
-        refuse(
-          exchange,
-          429,
-          `Too Many Requests: ${callerOf(principal, address)} has the maximum of ${this.concurrent} requests in flight; wait for one to end`,
-          { headers: { 'retry-after': '1' } },
-        );
-        return false;
+        return {
+          message: `${callerOf(principal, address)} has the maximum of ${this.concurrent} requests in flight; wait for one to end`,
+          retryAfterSeconds: 1,
+        };
       }
       usage.inFlight++;
-      exchange.onClose(() => {
-        usage.inFlight--;
-      });
     }
     usage.sent++;
-    return true;
+    return usage;
+  }
+
+  /** A request `take` counted in flight has ended. */
+  release(allowance: Allowance): void {
+    (allowance as Usage).inFlight--;
   }
 
   /** What `who` used in its window, a new window once the last one is over. */

@@ -374,6 +374,26 @@ describe('LegacySSEHandler: the SSE stream', () => {
 });
 
 describe('LegacySSEHandler: refusals, each with its status and a JSON-RPC error body', () => {
+  test('past rateLimit a caller gets 429 with Retry-After: the GET and each POST count', async () => {
+    const s = await serve({ rateLimit: { requests: 2 } });
+    try {
+      const session = await openSession(s.port);
+      const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+      assert.equal((await send(s.port, 'POST', session.uri, initialize(1))).status, 202);
+      const refused = await send(s.port, 'POST', session.uri, ping);
+      assertRefused(
+        refused,
+        429,
+        -32000,
+        /^Too Many Requests: the anonymous clients at 127\.0\.0\.1 sent the maximum of 2 requests in 60 s/,
+      );
+      assert.ok(Number(refused.headers['retry-after']) >= 1);
+      session.stream.close();
+    } finally {
+      await s.close();
+    }
+  });
+
   test('POST without sessionId → 400; unknown sessionId → 404', async () => {
     const s = await serve();
     try {

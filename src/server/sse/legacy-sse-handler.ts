@@ -5,6 +5,7 @@ import { HTTPIntake } from '../../http/intake.js';
 import { HTTP_REJECTION_CODE, type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
 import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import type { ProtectedResource } from '../../http/protected-resource.js';
+import { RateLimiter, type RateLimitOptions } from '../../http/rate-limiter.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
 import { randomBytesPooled } from '../../util/random-pool.js';
@@ -45,6 +46,11 @@ export interface LegacySSEHandlerOptions {
    * Streamable HTTP handler's `auth`; the session is bound to the token's principal.
    */
   auth?: ProtectedResource;
+  /**
+   * Bounds on each caller (its principal, else its address), as the Streamable HTTP handler's `rateLimit`: the GET
+   * and every POST count as requests; a POST is in flight until its 202. Default: none.
+   */
+  rateLimit?: RateLimitOptions;
   /** Interval of the SSE keep-alive comment; 0 turns it off. Default 15 s. */
   keepAliveMs?: number;
   /** Bytes a client that stopped reading may cost before its stream (and so its session) is dropped. */
@@ -98,6 +104,7 @@ export class LegacySSEHandler {
       options.auth,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       this.refuse,
+      options.rateLimit && new RateLimiter(options.rateLimit),
     );
     this.writerOptions = { keepAliveMs: options.keepAliveMs, maxBufferedBytes: options.maxBufferedBytes };
     this.onerror = options.onerror;

@@ -1,3 +1,4 @@
+import { RateLimiter, type RateLimitOptions } from '../../http/rate-limiter.js';
 import { ErrorCode, errorResponse, toErrorObject } from '../../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, MessageInfo, Receiver } from '../../peer/connection.js';
@@ -5,12 +6,18 @@ import { claimsModern } from '../../protocol/envelope.js';
 import type { ServerSession } from '../legacy/server-session.js';
 import { admitModern } from '../modern/admission.js';
 import type { Server } from '../server.js';
+import { rateLimited } from './rate-limited-connection.js';
 import { ModernStdio } from './stdio-modern.js';
 import { type StdioServerOptions, stdioServerConnection } from './stdio-server-connection.js';
 
 export interface StdioServeOptions extends StdioServerOptions {
   /** Hears the problems no one else answers: bad lines, failing handlers, a session's errors. */
   onerror?: (err: Error) => void;
+  /**
+   * Bounds on the client's requests: in number per window, and in flight; past either, the request is answered
+   * with a JSON-RPC error (-32000) naming the bound, with `data.retryAfterSeconds`. Default: none.
+   */
+  rateLimit?: RateLimitOptions;
 }
 
 /** One stdio connection being served, in the era its first message chose. */
@@ -38,7 +45,9 @@ export interface StdioService {
  * not JSON-RPC are answered as ever (-32700, -32600) and do not choose.
  */
 export function serveStdio(server: Server, options: StdioServeOptions = {}): StdioService {
-  return new EraChoice(server, stdioServerConnection(options), options.onerror);
+  const connection = stdioServerConnection(options);
+  const limited = options.rateLimit && rateLimited(connection, new RateLimiter(options.rateLimit));
+  return new EraChoice(server, limited || connection, options.onerror);
 }
 
 const LEGACY_ONLY =
