@@ -81,7 +81,7 @@ Options:
                    The server's public URL, which tokens must be for (default: the bound one)
   --rate-limit N   Requests one caller (its OAuth principal, else its address) may send per
                    minute; past it 429 with Retry-After (on --stdio, a JSON-RPC error -32000
-                   naming the bound). Each process counts its own
+                   naming the bound). With --redis, counted over every process
   --max-in-flight N
                    Requests one caller may have in flight at once; past it 429 (or -32000)
   --log-format F   Write an event per line to stderr: json or text (sessions opened and closed,

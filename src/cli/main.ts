@@ -90,7 +90,10 @@ function parseServeOAuth(
 }
 
 /** `--rate-limit N` (requests per minute per caller) and `--max-in-flight N`, as the transports take them. */
-function parseRateLimit(perMinute: string | undefined, inFlight: string | undefined): RateLimitOptions | undefined {
+function parseRateLimit(
+  perMinute: string | undefined,
+  inFlight: string | undefined,
+): RateLimitOptions | undefined {
   if (perMinute === undefined && inFlight === undefined) return undefined;
   const count = (flag: string, text: string | undefined) => {
     if (text === undefined) return undefined;

@@ -7,7 +7,7 @@ import {
   reconnectDelay,
 } from '../eventstore/redis-client.js';
 import { keySlot } from './key-slot.js';
-import { redisFailure } from './session-store.js';
+import { redisFailure } from './redis-failure.js';
 
 /** What the channels tell the cluster that listens through them. */
 export interface ChannelListener {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RedisClient } from '../eventstore/redis-client.js';
 import type { ListenLeases } from '../server/http/modern/listen-streams.js';
 import type { Clock } from '../util/clock.js';
-import { redisFailure } from './session-store.js';
+import { redisFailure } from './redis-failure.js';
 
 // KEYS[1]: a principal's listen streams, a sorted set of `<node>.<n>` scored by when its lease ends (Redis's
 // clock, so hosts' clocks do not matter). ARGV: the max, the member, the lease in ms. Leases past their end

@@ -24,6 +24,7 @@ import {
   type RedisClusterOptions,
 } from './redis-cluster-options.js';
 import { Replica, type ReplicaHost } from './replica.js';
+import { RedisRequestCounts } from './request-counts.js';
 import { SharedRequestStateKeys } from './request-state-keys.js';
 import { type Changed, type SessionRecord, SessionStore, sessionHash } from './session-store.js';
 import { SharedStream } from './shared-stream.js';
@@ -56,6 +57,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
   readonly keyPrefix: string;
   /** Listen streams per principal, counted over the cluster; leases of `3 × livenessMs`. */
   readonly listenLeases: RedisListenLeases;
+  readonly requestCounts: RedisRequestCounts;
   /** With the `requestStateKeys` option: the keys the processes share. */
   readonly requestStateKeys: SharedRequestStateKeys | undefined;
   /** Set by `bind`: the handler's idle timeout (see there). */
@@ -105,6 +107,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     this.requestStateKeys =
       options.requestStateKeys &&
       new SharedRequestStateKeys(this.client, this.keyPrefix, options.requestStateKeys);
+    this.requestCounts = new RedisRequestCounts(this.client, this.keyPrefix);
     this.listenLeases = new RedisListenLeases(
       this.client,
       this.keyPrefix,

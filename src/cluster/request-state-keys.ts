@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { RedisClient } from '../eventstore/redis-client.js';
 import type { RequestStateKey, RequestStateSealer } from '../server/modern/request-state.js';
 import { type Clock, systemClock } from '../util/clock.js';
-import { redisFailure } from './session-store.js';
+import { redisFailure } from './redis-failure.js';
 
 /** Default `propagationMs`: a new key opens everywhere this long before any process signs with it. */
 export const DEFAULT_KEY_PROPAGATION_MS = 30_000;

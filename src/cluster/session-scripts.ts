@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { WRITE_FUNCTION } from '../eventstore/redis-event-scripts.js';
+import { script } from './lua-script.js';
 
 // The Lua scripts of SessionStore: each operation on a session's record is one script, so Redis runs it whole, and
 // those that other processes must hear of publish in the same step.
@@ -152,12 +152,6 @@ if i < 0 then return -3 end
 return {i, meta[2]}
 `;
 
-/** A script, and the SHA-1 EVALSHA names it by. */
-export interface Script {
-  readonly lua: string;
-  readonly sha: string;
-}
-const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
 export const INDEX = script(INDEX_LUA);
 export const LOAD = script(LOAD_LUA);
 export const TOUCH = script(TOUCH_LUA);

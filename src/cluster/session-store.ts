@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '../eventstore/redis-client.js';
 import type { RedisEventStore } from '../eventstore/redis-event-store.js';
-import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types.js';
 import type { SharedSession } from '../server/http/legacy/session-directory.js';
 import { sessionHash } from '../util/session-hash.js';
 import type { StateMessage } from './cluster-messages.js';
-import { CHANGE, HOLD, INDEX, LOAD, NOTIFY, REMOVE, type Script, TOUCH } from './session-scripts.js';
+import { runScript, type Script } from './lua-script.js';
+import { redisFailure } from './redis-failure.js';
+import { CHANGE, HOLD, INDEX, LOAD, NOTIFY, REMOVE, TOUCH } from './session-scripts.js';
 
 /**
  * A session's key in Redis and in messages is `sessionHash` of its id: the keyspace and the channels never show a
@@ -216,19 +217,8 @@ export class SessionStore {
   }
 
   /** Runs script `s` on `keys`, all in one hash slot. */
-  private async run(s: Script, keys: readonly string[], ...args: string[]): Promise<unknown> {
-    try {
-      return await this.client.evalsha(s.sha, keys.length, ...keys, ...args);
-    } catch (err) {
-      if (!(err instanceof Error && err.message.startsWith('NOSCRIPT'))) throw redisFailure(err);
-    }
-    // Redis does not have the script yet (first use, after a restart, a replica that took over): EVAL sends it
-    // and caches it.
-    try {
-      return await this.client.eval(s.lua, keys.length, ...keys, ...args);
-    } catch (err) {
-      throw redisFailure(err);
-    }
+  private run(s: Script, keys: readonly string[], ...args: string[]): Promise<unknown> {
+    return runScript(this.client, s, keys, args);
   }
 }
 
@@ -242,17 +232,6 @@ const ignore = (): void => {};
 /** A URI's name in the subscriber index: Lua's `redis.sha1hex` of it. */
 function sha1(uri: string): string {
   return createHash('sha1').update(uri).digest('hex');
-}
-
-/** A failed Redis call, in the words a client and an operator need (the HTTP layer answers it with 503). */
-export function redisFailure(err: unknown): StoreUnavailableError {
-  if (err instanceof StoreUnavailableError) return err.as('shared session state');
-  const message = err instanceof Error ? err.message : String(err);
-  let detail: string;
-  if (message.startsWith("Stream isn't writeable")) detail = 'Redis is not connected';
-  else if (message === 'Command timed out') detail = 'Redis did not answer in time';
-  else detail = `Redis failed (${message})`;
-  return new StoreUnavailableError(detail, { cause: err, store: 'shared session state' });
 }
 
 /** The principal of a session created by a principal that was not a string: no request's principal equals it. */

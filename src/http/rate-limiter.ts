@@ -21,6 +21,20 @@ interface Usage {
   inFlight: number;
 }
 
+/**
+ * The requests of each caller counted over several processes (a cluster): `count` adds one request of the caller
+ * (its principal, else its address) to its current window of `windowMs`, and resolves with how many the window
+ * holds now and the milliseconds until it ends. It rejects when the count cannot be had: the limiter then counts in
+ * its own process until it can again.
+ */
+export interface SharedRequestCounts {
+  count(
+    principal: string | undefined,
+    address: string | undefined,
+    windowMs: number,
+  ): Promise<{ readonly sent: number; readonly resetMs: number }>;
+}
+
 /** A caller's allowance, as `take` gave it for a request it let through. */
 export interface Allowance {
   readonly sent: number;
@@ -36,10 +50,11 @@ const DEFAULT_WINDOW_MS = 60_000;
 const DEFAULT_MAX_CALLERS = 100_000;
 
 /**
- * Bounds each caller's requests per window and POSTs in flight, in one process (a fixed window per caller).
- * Promise: a request past a bound is refused with 429 before its body is read, with a message naming the bound
- * and, for the window, a Retry-After of when it opens again; anonymous callers are told apart by address, so one
- * of them cannot use up another's allowance.
+ * Bounds each caller's requests per window and POSTs in flight (a fixed window per caller). Promise: a request past a
+ * bound is refused with 429 before its body is read, with a message naming the bound and, for the window, a
+ * Retry-After of when it opens again; anonymous callers are told apart by address, so one of them cannot use up
+ * another's allowance. With `shared` counts the window is counted over every process that shares them (one round
+ * trip per request); requests in flight are always this process's.
  */
 export class RateLimiter {
   private readonly requests: number;
@@ -50,8 +65,15 @@ export class RateLimiter {
   /** By principal, and anonymous callers by address; each in order of the window each last began. */
   private readonly principals = new Map<unknown, Usage>();
   private readonly addresses = new Map<string | undefined, Usage>();
+  /** The shared count failed last time: told once, then quiet until it answers again. */
+  private sharedFailing = false;
 
-  constructor(options: RateLimitOptions) {
+  constructor(
+    options: RateLimitOptions,
+    private readonly shared?: SharedRequestCounts,
+    /** Hears why the shared count could not be had (requests are counted here instead), once per outage. */
+    private readonly report: (err: unknown) => void = () => {},
+  ) {
     this.requests = options.requests ?? Number.POSITIVE_INFINITY;
     this.windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
     this.concurrent = options.concurrent ?? Number.POSITIVE_INFINITY;
@@ -67,9 +89,49 @@ export class RateLimiter {
   }
 
   /** Counts `exchange` against its caller's bounds: true when it may be served, false once refused. */
-  admit(exchange: HTTPExchange, refuse: Refuse): boolean {
+  admit(exchange: HTTPExchange, refuse: Refuse): boolean | Promise<boolean> {
     const post = exchange.method === 'POST';
-    const taken = this.take(exchange.principal, exchange.remoteAddress, post);
+    const principal = exchange.principal;
+    const address = exchange.remoteAddress;
+    const shared = this.shared;
+    if (shared === undefined)
+      return this.settle(exchange, refuse, post, this.count(principal, address, post, true));
+    return shared.count(typeof principal === 'string' ? principal : undefined, address, this.windowMs).then(
+      ({ sent, resetMs }) => {
+        this.sharedFailing = false;
+        if (sent <= this.requests)
+          return this.settle(exchange, refuse, post, this.count(principal, address, post, false));
+        const seconds = Math.max(1, Math.ceil(resetMs / 1000));
+        return this.settle(exchange, refuse, post, this.overWindow(principal, address, seconds));
+      },
+      (err) => {
+        if (!this.sharedFailing) this.report(err);
+        this.sharedFailing = true;
+        return this.settle(exchange, refuse, post, this.count(principal, address, post, true));
+      },
+    );
+  }
+
+  /**
+   * Counts one request of a caller (its principal, else its address) against its bounds, and in flight when
+   * `inFlight` (then `release` it when it ends): the caller's allowance, or why the request is refused.
+   */
+  take(principal: unknown, address: string | undefined, inFlight: boolean): Allowance | RateRefusal {
+    return this.count(principal, address, inFlight, true);
+  }
+
+  /** A request `take` counted in flight has ended. */
+  release(allowance: Allowance): void {
+    (allowance as Usage).inFlight--;
+  }
+
+  /** Answers `exchange` as `take` decided: true when it goes on, in flight until it ends when it is a POST. */
+  private settle(
+    exchange: HTTPExchange,
+    refuse: Refuse,
+    post: boolean,
+    taken: Allowance | RateRefusal,
+  ): boolean {
     if ('message' in taken) {
       refuse(exchange, 429, `Too Many Requests: ${taken.message}`, {
         headers: { 'retry-after': String(taken.retryAfterSeconds) },
@@ -80,21 +142,15 @@ export class RateLimiter {
     return true;
   }
 
-  /**
-   * Counts one request of a caller (its principal, else its address) against its bounds, and in flight when
-   * `inFlight` (then `release` it when it ends): the caller's allowance, or why the request is refused.
-   */
-  take(principal: unknown, address: string | undefined, inFlight: boolean): Allowance | RateRefusal {
+  /** `take`, with the window counted here (`window`) or already counted elsewhere. */
+  private count(principal: unknown, address: string | undefined, inFlight: boolean, window: boolean) {
     const usage =
       principal === undefined
         ? this.usageOf(this.addresses, address)
         : this.usageOf(this.principals, principal);
-    if (usage.sent >= this.requests) {
+    if (window && usage.sent >= this.requests) {
       const seconds = Math.max(1, Math.ceil((usage.windowStart + this.windowMs - this.clock.now()) / 1000));
-      return {
-        message: `${callerOf(principal, address)} sent the maximum of ${this.requests} requests in ${this.windowMs / 1000} s; retry in ${seconds} s`,
-        retryAfterSeconds: seconds,
-      };
+      return this.overWindow(principal, address, seconds);
     }
     if (inFlight) {
       if (usage.inFlight >= this.concurrent) {
@@ -109,9 +165,11 @@ export class RateLimiter {
     return usage;
   }
 
-  /** A request `take` counted in flight has ended. */
-  release(allowance: Allowance): void {
-    (allowance as Usage).inFlight--;
+  private overWindow(principal: unknown, address: string | undefined, seconds: number): RateRefusal {
+    return {
+      message: `${callerOf(principal, address)} sent the maximum of ${this.requests} requests in ${this.windowMs / 1000} s; retry in ${seconds} s`,
+      retryAfterSeconds: seconds,
+    };
   }
 
   /** What `who` used in its window, a new window once the last one is over. */

@@ -47,7 +47,7 @@ export function postFrom(
   url: string,
   body: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; sessionId: string | undefined }> {
+): Promise<{ status: number; sessionId: string | undefined; retryAfter: string | undefined; text: string }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -60,11 +60,19 @@ export function postFrom(
         headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers },
       },
       (res) => {
-        res.resume();
-        const sessionId = res.headers['mcp-session-id'];
-        resolve({
-          status: res.statusCode ?? 0,
-          sessionId: typeof sessionId === 'string' ? sessionId : undefined,
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => {
+          const sessionId = res.headers['mcp-session-id'];
+          resolve({
+            status: res.statusCode ?? 0,
+            sessionId: typeof sessionId === 'string' ? sessionId : undefined,
+            retryAfter: res.headers['retry-after'],
+            text,
+          });
         });
       },
     );

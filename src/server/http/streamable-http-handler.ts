@@ -135,7 +135,8 @@ export class StreamableHTTPHandler implements ModernHost {
       options.auth,
       options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       this.refuse,
-      options.rateLimit && new RateLimiter({ clock: this.clock, ...options.rateLimit }),
+      options.rateLimit &&
+        new RateLimiter({ clock: this.clock, ...options.rateLimit }, cluster?.requestCounts, this.report),
     );
     this.onerror = options.onerror;
     this.eras = options.eras ?? 'both';

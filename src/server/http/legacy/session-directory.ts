@@ -1,4 +1,5 @@
 import type { EventStore } from '../../../eventstore/event-store.js';
+import type { SharedRequestCounts } from '../../../http/rate-limiter.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
 import type { ClientCapabilities, Implementation } from '../../../protocol/types.js';
 import type { ListenLeases } from '../modern/listen-streams.js';
@@ -35,6 +36,8 @@ export interface SessionDirectory {
   readonly eventStore: EventStore;
   /** Counts listen streams per principal over every process (optional: else each process counts its own). */
   readonly listenLeases?: ListenLeases;
+  /** Counts each caller's requests for `rateLimit` over every process (optional: else each process counts its own). */
+  readonly requestCounts?: SharedRequestCounts;
   /**
    * Called once, by the handler that uses the directory, before it serves anything, with its sessions' settings
    * (the server it serves, whose `resourceUpdated` a directory may share; the clock; the idle timeout).
