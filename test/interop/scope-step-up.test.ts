@@ -1,8 +1,12 @@
 // Step-up authorization (spec 2025-11-25, authorization: scope challenge) against a server whose tool `wipe`
 // needs the scope `admin`: the client signs in with what the resource asks of everyone, is answered 403
 // `insufficient_scope` when it calls `wipe` (the fixtures' tokens are ada's, who also sees `diary`), authorizes again asking for both scopes, and the call goes through.
-// With mcpwire's OAuthClient in both eras, and with the official SDK v1 client's OAuth provider.
+// With mcpwire's OAuthClient in both eras, `mcpwire call` as a machine client (client credentials), and the
+// official SDK v1 client's OAuth provider.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,6 +21,7 @@ import {
   startAuthorizationServer,
   type TestAuthorizationServer,
 } from '../../src/test-support/authorization-server.js';
+import { runCli } from '../../src/test-support/cli-run.js';
 import { guardedServer } from '../../src/test-support/guarded-server.js';
 import { type OAuthFixture, startOAuthFixture } from '../../src/test-support/oauth-fixture.js';
 import { type ProtectedDemo, serveProtectedDemo } from '../../src/test-support/protected-demo.js';
@@ -136,5 +141,39 @@ describe('the official SDK v1 client steps up', { timeout: 30_000 }, () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('mcpwire call steps up', { timeout: 30_000 }, () => {
+  let as: TestAuthorizationServer;
+  let served: ProtectedDemo;
+  let configHome: string;
+
+  before(async () => {
+    as = await startAuthorizationServer();
+    served = await serveProtectedDemo(as, ['mcp'], guardedServer());
+    configHome = await mkdtemp(join(tmpdir(), 'mcpwire-step-up-'));
+  });
+  after(async () => {
+    await served.close();
+    await as.close();
+    await rm(configHome, { recursive: true, force: true });
+  });
+
+  test('--client-id: a second token for "mcp admin" on the 403, and the call goes through', async () => {
+    const run = runCli(['call', served.url, '--client-id', 'robot', 'call', 'wipe'], {
+      XDG_CONFIG_HOME: configHome,
+      MCPWIRE_CLIENT_SECRET: 'robot-secret',
+    });
+    run.child.stdin.end();
+    assert.equal(await run.exit(15_000), 0, run.stderr());
+    assert.equal(run.stdout(), 'wiped\n');
+    assert.deepEqual(
+      as.log.tokenRequests.map((form) => [form.get('grant_type'), form.get('scope')]),
+      [
+        ['client_credentials', 'mcp'],
+        ['client_credentials', 'mcp admin'],
+      ],
+    );
   });
 });
