@@ -77,8 +77,7 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
   try {
     // A token given by hand is the person's choice; otherwise a server that wants OAuth gets a sign-in.
     if (args.machine !== undefined) {
-      const { clientId: client_id, clientSecret: client_secret } = args.machine;
-      const oauth = new OAuthClient({ grant: 'client_credentials', client: { client_id, client_secret } });
+      const oauth = new OAuthClient({ grant: 'client_credentials', client: args.machine });
       signIn = { oauth, close: async () => {} };
     } else if (args.target.kind === 'url' && !givesAuthorization(args.headers)) {
       const say = (text: string) => bar.print(text);

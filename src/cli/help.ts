@@ -179,7 +179,8 @@ Options:
   --timeout MS     Time allowed to connect, and for each answer (progress resets it)
   --no-store       Keep no sign-in: the next run signs in again
   --client-id ID   Get OAuth tokens as this machine client (client credentials grant), with the
-                   secret in the environment variable MCPWIRE_CLIENT_SECRET; no one signs in
+                   secret in the environment variable MCPWIRE_CLIENT_SECRET, or a private key (a
+                   JWK with its alg) in MCPWIRE_CLIENT_KEY; no one signs in
   --no-task        Do not let the server run a call as a task (a tool that needs one then fails)
   -h, --help       Show this help
 

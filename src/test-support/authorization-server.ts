@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { importJWK, type JWK, jwtVerify } from 'jose';
 import { type LoopbackServer, listenLoopback, readBody } from './http-loopback.js';
 
 /** What a test authorization server was asked, and the tokens it issued. */
@@ -31,12 +32,45 @@ export interface TestAuthorizationServer extends LoopbackServer {
   expiresIn: number;
   /** Whether a refresh token is good once (rotated: the refresh answers a new one). Default false. */
   rotateRefreshTokens: boolean;
+  /**
+   * The public keys of machine clients that authenticate with a signed JWT (private_key_jwt), by client id: their
+   * client credentials requests must carry an assertion it verifies (issuer and subject the client, audience this
+   * server's issuer, unexpired, its `jti` not seen before).
+   */
+  readonly clientKeys: Map<string, JWK>;
   /** Forgets what it was asked, the tokens and the overrides. */
   reset(): void;
 }
 
 /** The machine client it knows beforehand (client credentials grant): `robot`, secret `robot-secret`. */
 const ROBOT = 'robot:robot-secret';
+
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/** Whether the form's client assertion is good: signed by the key of its `client_id`, for `issuer`, used once. */
+async function assertedBy(
+  form: URLSearchParams,
+  keys: ReadonlyMap<string, JWK>,
+  issuer: string,
+  seen: Set<string>,
+): Promise<boolean> {
+  const client = form.get('client_id') ?? '';
+  const key = keys.get(client);
+  if (key === undefined) return false;
+  try {
+    const { payload } = await jwtVerify(form.get('client_assertion') ?? '', await importJWK(key, key.alg), {
+      issuer: client,
+      subject: client,
+      audience: issuer,
+      requiredClaims: ['jti', 'exp'],
+    });
+    if (seen.has(payload.jti!)) return false;
+    seen.add(payload.jti!);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 const send = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -46,7 +80,8 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
  * Starts a test authorization server: RFC 8414 metadata, dynamic registration (every client is
  * `registered` / `s3cret`, after `prefix`), an authorization endpoint that redirects at once with a code
  * and its `iss`, and a token endpoint that checks PKCE (S256) and the refresh tokens it issued, and gives the pre-registered
- * machine client `robot` / `robot-secret` tokens of its own (client credentials, no refresh token). Tokens
+ * machine client `robot` / `robot-secret` tokens of its own (client credentials, no refresh token), as it does
+ * the machine clients whose keys are in `clientKeys` (private_key_jwt). Tokens
  * (`token-N`, after `prefix`) get the scopes the authorization asked for, refreshed ones the same. Its
  * introspection endpoint (`/introspect`) answers the resource server `resource-server` / `rs-secret` about
  * them, with `sub` "ada" and `aud` their resource.
@@ -60,6 +95,8 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
     introspections: [],
   };
   const tokens = new Map<string, { scopes: string[]; resource: string | null }>();
+  const clientKeys = new Map<string, JWK>();
+  const seenAssertions = new Set<string>();
   /** Each code's PKCE challenge, scopes and resource. */
   const codes = new Map<string, { challenge: string; scopes: string[]; resource: string | null }>();
   const refreshTokens = new Map<string, { scopes: string[]; resource: string | null }>();
@@ -125,9 +162,11 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
       }
       const machine = form.get('grant_type') === 'client_credentials';
       if (machine) {
-        if (form.get('authorization') !== `Basic ${Buffer.from(ROBOT).toString('base64')}`) {
-          return send(res, 401, { error: 'invalid_client' });
-        }
+        const authenticated =
+          form.get('client_assertion_type') === JWT_BEARER
+            ? await assertedBy(form, clientKeys, issuer, seenAssertions)
+            : form.get('authorization') === `Basic ${Buffer.from(ROBOT).toString('base64')}`;
+        if (!authenticated) return send(res, 401, { error: 'invalid_client' });
         grant = { scopes: form.get('scope')?.split(' ') ?? [], resource: form.get('resource') };
       }
       if (grant === undefined) return send(res, 400, { error: 'invalid_grant' });
@@ -176,6 +215,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
     registrationError: undefined,
     expiresIn: 3600,
     rotateRefreshTokens: false,
+    clientKeys,
     reset() {
       log.authorizations = [];
       log.tokenRequests = [];
@@ -185,6 +225,8 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
       tokens.clear();
       codes.clear();
       refreshTokens.clear();
+      clientKeys.clear();
+      seenAssertions.clear();
       handle.metadata = {};
       handle.iss = issuer;
       handle.registrationError = undefined;

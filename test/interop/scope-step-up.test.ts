@@ -16,6 +16,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { exportJWK, generateKeyPair } from 'jose';
 import { Client, connectUrl } from '../../src/client/index.js';
 import {
   startAuthorizationServer,
@@ -173,6 +174,26 @@ describe('mcpwire call steps up', { timeout: 30_000 }, () => {
       [
         ['client_credentials', 'mcp'],
         ['client_credentials', 'mcp admin'],
+      ],
+    );
+  });
+
+  test('--client-id with MCPWIRE_CLIENT_KEY: each token request signed with the key (private_key_jwt)', async () => {
+    as.reset();
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    as.clientKeys.set('robot-jwt', { ...(await exportJWK(publicKey)), alg: 'ES256' });
+    const run = runCli(['call', served.url, '--client-id', 'robot-jwt', 'call', 'wipe'], {
+      XDG_CONFIG_HOME: configHome,
+      MCPWIRE_CLIENT_KEY: JSON.stringify({ ...(await exportJWK(privateKey)), alg: 'ES256' }),
+    });
+    run.child.stdin.end();
+    assert.equal(await run.exit(15_000), 0, run.stderr());
+    assert.equal(run.stdout(), 'wiped\n');
+    assert.deepEqual(
+      as.log.tokenRequests.map((form) => [form.get('client_assertion_type'), form.get('scope')]),
+      [
+        ['urn:ietf:params:oauth:client-assertion-type:jwt-bearer', 'mcp'],
+        ['urn:ietf:params:oauth:client-assertion-type:jwt-bearer', 'mcp admin'],
       ],
     );
   });

@@ -4,6 +4,7 @@
 // a token from going where it must not.
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
 import { ProtectedResource } from '../../http/protected-resource.js';
 import { startOAuthFixture } from '../../test-support/oauth-fixture.js';
 import { until } from '../../test-support/time-limit.js';
@@ -82,6 +83,40 @@ describe('OAuthClient', { timeout: 20_000 }, () => {
       client: { client_id: 'robot', client_secret: 'wrong' },
     });
     await assert.rejects(connect(auth), (err: Error) => {
+      assert.match(String(err.cause ?? err), /invalid_client/);
+      return true;
+    });
+  });
+
+  test('client credentials with private_key_jwt: a signed assertion for the issuer, once each, no secret', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+    as.clientKeys.set('robot-jwt', { ...(await exportJWK(publicKey)), alg: 'ES256' });
+    const key = { ...(await exportJWK(privateKey)), alg: 'ES256', kid: 'k1' };
+    const auth = new OAuthClient({
+      grant: 'client_credentials',
+      client: { client_id: 'robot-jwt', privateKey: key },
+    });
+    const session = await connect(auth);
+    assert.equal(toolText(await session.callTool('echo', { message: 'signed' })), 'Echo: signed');
+    await session.close();
+    const [request] = as.log.tokenRequests;
+    assert.equal(request.get('authorization'), '');
+    assert.equal(request.get('client_id'), 'robot-jwt');
+    assert.equal(
+      request.get('client_assertion_type'),
+      'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+    );
+    assert.equal(decodeProtectedHeader(request.get('client_assertion')!).kid, 'k1');
+    const claims = decodeJwt(request.get('client_assertion')!);
+    assert.deepEqual([claims.iss, claims.sub, claims.aud], ['robot-jwt', 'robot-jwt', as.issuer]);
+    assert.ok(claims.exp! - claims.iat! <= 60);
+    // Another client's key does not pass: the server refuses, and the client says so.
+    const { privateKey: stranger } = await generateKeyPair('ES256', { extractable: true });
+    const forged = new OAuthClient({
+      grant: 'client_credentials',
+      client: { client_id: 'robot-jwt', privateKey: { ...(await exportJWK(stranger)), alg: 'ES256' } },
+    });
+    await assert.rejects(connect(forged), (err: Error) => {
       assert.match(String(err.cause ?? err), /invalid_client/);
       return true;
     });

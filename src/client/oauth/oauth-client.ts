@@ -14,7 +14,7 @@ import type { OAuthClientInformation, OAuthState, OAuthStore, OAuthTokens } from
 import { createPkce } from './pkce.js';
 import { type ApplicationType, registerClient } from './registration.js';
 import { requestScope, union } from './scope.js';
-import { authenticate } from './token-auth.js';
+import { authenticate, type ClientKey } from './token-auth.js';
 import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
 
 export type { OAuthClientInformation, OAuthState, OAuthStore, OAuthTokens } from './oauth-state.js';
@@ -35,12 +35,17 @@ export interface SignInOptions {
 
 /**
  * The client alone, for machine-to-machine use (the OAuth client credentials extension of MCP): tokens from the
- * token endpoint with the client's own credentials, registered beforehand (`client`, with its secret), and no
- * person in the loop. A refused or expiring token is obtained again the same way.
+ * token endpoint with the client's own credentials, registered beforehand, and no person in the loop. A refused or
+ * expiring token is obtained again the same way.
  */
 export interface ClientCredentialsOptions {
   grant: 'client_credentials';
-  client: OAuthClientInformation & { client_secret: string };
+  /**
+   * The client's registration: with its secret (`client_secret_basic` or `_post`), or with the private key whose
+   * public half the authorization server holds (`privateKey`: private_key_jwt, RFC 7523), which never leaves
+   * this process and is never stored.
+   */
+  client: OAuthClientInformation & ({ client_secret: string } | { privateKey: ClientKey });
 }
 
 export interface OAuthClientCommonOptions {
@@ -366,7 +371,7 @@ export class OAuthClient {
       'content-type': 'application/x-www-form-urlencoded',
       accept: 'application/json',
     };
-    authenticate(client, issuer, headers, body);
+    await authenticate(client, issuer, headers, body);
     const answer = await postForJson(this.base, issuer.token_endpoint, 'The token request', {
       headers,
       body,
