@@ -83,7 +83,8 @@ Options:
                    minute; past it 429 with Retry-After (on --stdio, a JSON-RPC error -32000
                    naming the bound). With --redis, counted over every process
   --max-in-flight N
-                   Requests one caller may have in flight at once; past it 429 (or -32000)
+                   Requests one caller may have in flight at once; past it 429 (or -32000).
+                   With --redis, counted over every process
   --log-format F   Write an event per line to stderr: json or text (sessions opened and closed,
                    each request with its outcome and duration, refusals); default: errors only
   --children N     With CMD: start N processes of it, each request going to the least busy

@@ -15,6 +15,7 @@ import { type Channels, openChannels } from './channels.js';
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { DirectMessages } from './direct-messages.js';
 import { ClusterEvents } from './event-bus.js';
+import { HeldLeases } from './held-leases.js';
 import { RedisListenLeases } from './listen-leases.js';
 import { Liveness } from './liveness.js';
 import { Reachability } from './reachability.js';
@@ -58,6 +59,8 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
   /** Listen streams per principal, counted over the cluster; leases of `3 × livenessMs`. */
   readonly listenLeases: RedisListenLeases;
   readonly requestCounts: RedisRequestCounts;
+  /** The leases of listen streams and of requests in flight this process holds, renewed while held. */
+  private readonly leases: HeldLeases;
   /** With the `requestStateKeys` option: the keys the processes share. */
   readonly requestStateKeys: SharedRequestStateKeys | undefined;
   /** Set by `bind`: the handler's idle timeout (see there). */
@@ -107,14 +110,9 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     this.requestStateKeys =
       options.requestStateKeys &&
       new SharedRequestStateKeys(this.client, this.keyPrefix, options.requestStateKeys);
-    this.requestCounts = new RedisRequestCounts(this.client, this.keyPrefix);
-    this.listenLeases = new RedisListenLeases(
-      this.client,
-      this.keyPrefix,
-      this.nodeId,
-      3 * this.livenessMs,
-      this.report,
-    );
+    this.leases = new HeldLeases(this.client, 3 * this.livenessMs, this.report);
+    this.requestCounts = new RedisRequestCounts(this.client, this.keyPrefix, this.nodeId, this.leases);
+    this.listenLeases = new RedisListenLeases(this.client, this.keyPrefix, this.nodeId, this.leases);
     this.records = new SessionStore(this.client, this.keyPrefix, `${this.keyPrefix}:bus`, this.nodeId);
     this.acks = new ChangeAcks(this);
     this.eventStore = new RedisEventStore({
@@ -166,7 +164,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     this.channels.close();
     this.events?.close();
     this.requestStateKeys?.stop();
-    this.listenLeases.stop();
+    this.leases.stop();
     const server = this.host?.server;
     if (server?.shared === this) server.shared = undefined;
     if (!this.ownsClient) return;
@@ -195,7 +193,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     this.events = new ClusterEvents(host.server, this.nodeId, (m) => this.broadcast(m));
     this.requestStateKeys?.attach(host.server.requestStates);
     this.requestStateKeys?.start(host.clock, this.report);
-    this.listenLeases.start(host.clock);
+    this.leases.start(host.clock);
     this.clock = host.clock;
     // A session idle everywhere for this long ends. A handler whose sessions never time out still bounds what
     // abandoned ones leave in Redis: they live as long as their events do.

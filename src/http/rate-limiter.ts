@@ -21,18 +21,39 @@ interface Usage {
   inFlight: number;
 }
 
+/** The bounds a limiter puts on each caller (`Infinity`: none). */
+export interface RateBounds {
+  readonly requests: number;
+  readonly windowMs: number;
+  readonly concurrent: number;
+}
+
+/** What a shared count answered for one request (see `SharedRequestCounts`). */
+export interface SharedTake {
+  /** Requests in the caller's window, this one included. */
+  readonly sent: number;
+  /** Milliseconds until the window ends. */
+  readonly resetMs: number;
+  /** Its place among the caller's requests in flight, to let go when it ends; when one was asked and given. */
+  readonly release?: () => void;
+  /** The caller has `bounds.concurrent` requests in flight already. */
+  readonly full?: true;
+}
+
 /**
- * The requests of each caller counted over several processes (a cluster): `count` adds one request of the caller
- * (its principal, else its address) to its current window of `windowMs`, and resolves with how many the window
- * holds now and the milliseconds until it ends. It rejects when the count cannot be had: the limiter then counts in
- * its own process until it can again.
+ * Each caller's requests counted over several processes (a cluster). `take` counts one request of a caller (its
+ * principal, else its address) in its current window and, when `inFlight` and `bounds.concurrent` is finite,
+ * holds a place among its requests in flight unless it has the max already (not when the window is over its bound),
+ * in one round trip. It rejects when that cannot be had: the limiter then counts in its own process until it can
+ * again.
  */
 export interface SharedRequestCounts {
-  count(
+  take(
     principal: string | undefined,
     address: string | undefined,
-    windowMs: number,
-  ): Promise<{ readonly sent: number; readonly resetMs: number }>;
+    bounds: RateBounds,
+    inFlight: boolean,
+  ): Promise<SharedTake>;
 }
 
 /** A caller's allowance, as `take` gave it for a request it let through. */
@@ -53,13 +74,13 @@ const DEFAULT_MAX_CALLERS = 100_000;
  * Bounds each caller's requests per window and POSTs in flight (a fixed window per caller). Promise: a request past a
  * bound is refused with 429 before its body is read, with a message naming the bound and, for the window, a
  * Retry-After of when it opens again; anonymous callers are told apart by address, so one of them cannot use up
- * another's allowance. With `shared` counts the window is counted over every process that shares them (one round
- * trip per request); requests in flight are always this process's.
+ * another's allowance. With `shared` counts both bounds hold over every process that shares them (one round trip per
+ * request).
  */
-export class RateLimiter {
-  private readonly requests: number;
-  private readonly windowMs: number;
-  private readonly concurrent: number;
+export class RateLimiter implements RateBounds {
+  readonly requests: number;
+  readonly windowMs: number;
+  readonly concurrent: number;
   private readonly maxCallers: number;
   private readonly clock: Pick<Clock, 'now'>;
   /** By principal, and anonymous callers by address; each in order of the window each last began. */
@@ -94,20 +115,22 @@ export class RateLimiter {
     const principal = exchange.principal;
     const address = exchange.remoteAddress;
     const shared = this.shared;
-    if (shared === undefined)
-      return this.settle(exchange, refuse, post, this.count(principal, address, post, true));
-    return shared.count(typeof principal === 'string' ? principal : undefined, address, this.windowMs).then(
-      ({ sent, resetMs }) => {
+    if (shared === undefined) return this.settle(exchange, refuse, post, this.take(principal, address, post));
+    return shared.take(typeof principal === 'string' ? principal : undefined, address, this, post).then(
+      (taken) => {
         this.sharedFailing = false;
-        if (sent <= this.requests)
-          return this.settle(exchange, refuse, post, this.count(principal, address, post, false));
-        const seconds = Math.max(1, Math.ceil(resetMs / 1000));
-        return this.settle(exchange, refuse, post, this.overWindow(principal, address, seconds));
+        if (taken.sent > this.requests) {
+          const seconds = Math.max(1, Math.ceil(taken.resetMs / 1000));
+          return this.settle(exchange, refuse, post, this.overWindow(principal, address, seconds));
+        }
+        if (taken.full) return this.settle(exchange, refuse, post, this.tooManyInFlight(principal, address));
+        if (taken.release !== undefined) exchange.onClose(taken.release);
+        return true;
       },
       (err) => {
         if (!this.sharedFailing) this.report(err);
         this.sharedFailing = true;
-        return this.settle(exchange, refuse, post, this.count(principal, address, post, true));
+        return this.settle(exchange, refuse, post, this.take(principal, address, post));
       },
     );
   }
@@ -117,7 +140,20 @@ export class RateLimiter {
    * `inFlight` (then `release` it when it ends): the caller's allowance, or why the request is refused.
    */
   take(principal: unknown, address: string | undefined, inFlight: boolean): Allowance | RateRefusal {
-    return this.count(principal, address, inFlight, true);
+    const usage =
+      principal === undefined
+        ? this.usageOf(this.addresses, address)
+        : this.usageOf(this.principals, principal);
+    if (usage.sent >= this.requests) {
+      const seconds = Math.max(1, Math.ceil((usage.windowStart + this.windowMs - this.clock.now()) / 1000));
+      return this.overWindow(principal, address, seconds);
+    }
+    if (inFlight) {
+      if (usage.inFlight >= this.concurrent) return this.tooManyInFlight(principal, address);
+      usage.inFlight++;
+    }
+    usage.sent++;
+    return usage;
   }
 
   /** A request `take` counted in flight has ended. */
@@ -142,27 +178,11 @@ export class RateLimiter {
     return true;
   }
 
-  /** `take`, with the window counted here (`window`) or already counted elsewhere. */
-  private count(principal: unknown, address: string | undefined, inFlight: boolean, window: boolean) {
-    const usage =
-      principal === undefined
-        ? this.usageOf(this.addresses, address)
-        : this.usageOf(this.principals, principal);
-    if (window && usage.sent >= this.requests) {
-      const seconds = Math.max(1, Math.ceil((usage.windowStart + this.windowMs - this.clock.now()) / 1000));
-      return this.overWindow(principal, address, seconds);
-    }
-    if (inFlight) {
-      if (usage.inFlight >= this.concurrent) {
-        return {
-          message: `${callerOf(principal, address)} has the maximum of ${this.concurrent} requests in flight; wait for one to end`,
-          retryAfterSeconds: 1,
-        };
-      }
-      usage.inFlight++;
-    }
-    usage.sent++;
-    return usage;
+  private tooManyInFlight(principal: unknown, address: string | undefined): RateRefusal {
+    return {
+      message: `${callerOf(principal, address)} has the maximum of ${this.concurrent} requests in flight; wait for one to end`,
+      retryAfterSeconds: 1,
+    };
   }
 
   private overWindow(principal: unknown, address: string | undefined, seconds: number): RateRefusal {

@@ -47,7 +47,13 @@ export function postFrom(
   url: string,
   body: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; sessionId: string | undefined; retryAfter: string | undefined; text: string }> {
+): Promise<{
+  status: number;
+  sessionId: string | undefined;
+  retryAfter: string | undefined;
+  /** The body, once it has ended (never, for a stream that stays open). */
+  text(): Promise<string>;
+}> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -65,14 +71,13 @@ export function postFrom(
         res.on('data', (chunk: string) => {
           text += chunk;
         });
-        res.on('end', () => {
-          const sessionId = res.headers['mcp-session-id'];
-          resolve({
-            status: res.statusCode ?? 0,
-            sessionId: typeof sessionId === 'string' ? sessionId : undefined,
-            retryAfter: res.headers['retry-after'],
-            text,
-          });
+        const ended = new Promise<string>((done) => res.on('end', () => done(text)));
+        const sessionId = res.headers['mcp-session-id'];
+        resolve({
+          status: res.statusCode ?? 0,
+          sessionId: typeof sessionId === 'string' ? sessionId : undefined,
+          retryAfter: res.headers['retry-after'],
+          text: () => ended,
         });
       },
     );

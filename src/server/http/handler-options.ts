@@ -120,8 +120,8 @@ export interface StreamableHTTPOptions {
   eras?: 'both' | 'legacy' | 'modern';
   /**
    * Bounds on each caller (its principal, else its address): requests per window and POSTs in flight; past either,
-   * 429 with Retry-After. With a `cluster` a caller's requests are counted over all its processes (one Redis script
-   * per request; while Redis fails, each process counts its own), its requests in flight per process. Default: none.
+   * 429 with Retry-After. With a `cluster` both are counted over all its processes (one Redis script per request;
+   * while Redis fails, each process counts its own). Default: none.
    */
   rateLimit?: RateLimitOptions;
   /** Listen streams (`subscriptions/listen`) this handler holds at most; past it 503. Default 1,000. */
