@@ -55,3 +55,37 @@ export function modernCapabilities(legacy: ServerCapabilities, runsTasks: boolea
   };
   return Object.freeze(modern);
 }
+
+/** What a server announces, in each form, derived on the first read after a change (never per session). */
+export class AnnouncedCapabilities {
+  private legacyCache: ServerCapabilities | undefined;
+  private anonymousCache: ServerCapabilities | undefined;
+  private modernCache: ServerCapabilities | undefined;
+
+  constructor(private readonly server: Server) {}
+
+  /** What initialize announces. */
+  get legacy(): ServerCapabilities {
+    this.legacyCache ??= deriveCapabilities(this.server);
+    return this.legacyCache;
+  }
+
+  /** What initialize announces to a caller without a principal. */
+  get anonymous(): ServerCapabilities {
+    this.anonymousCache ??= anonymousCapabilities(this.legacy);
+    return this.anonymousCache;
+  }
+
+  /** What `server/discover` announces. */
+  get modern(): ServerCapabilities {
+    this.modernCache ??= modernCapabilities(this.legacy, this.server.tasks !== undefined);
+    return this.modernCache;
+  }
+
+  /** What is registered changed: each form is derived again when next read. */
+  changed(): void {
+    this.legacyCache = undefined;
+    this.anonymousCache = undefined;
+    this.modernCache = undefined;
+  }
+}

@@ -14,11 +14,11 @@ export class ListChanges {
   /** The guarded entries' accesses that changed, with their kind. */
   private guarded: { kind: number; access: Access }[] = [];
 
-  get empty(): boolean {
-    return this.kinds === 0;
-  }
+  /** `publish` hears each tick's changes as one event, at the end of the tick. */
+  constructor(private readonly publish: (event: ServerEvent) => void) {}
 
   add(kind: number, audience: ChangeAudience): void {
+    if (this.kinds === 0) queueMicrotask(this.flush);
     this.kinds |= kind;
     for (const access of audience) {
       if (access === undefined) this.everyone |= kind;
@@ -26,8 +26,12 @@ export class ListChanges {
     }
   }
 
+  private readonly flush = (): void => {
+    this.publish(this.take());
+  };
+
   /** The event that tells this tick's changes; the accumulator is empty again. */
-  take(): ServerEvent {
+  private take(): ServerEvent {
     const { kinds, everyone, guarded } = this;
     this.kinds = 0;
     this.everyone = 0;

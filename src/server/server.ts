@@ -17,7 +17,7 @@ import {
 import '../telemetry/node.js';
 import { resolveTelemetry } from '../telemetry/resolve.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
-import { anonymousCapabilities, deriveCapabilities, modernCapabilities } from './capabilities.js';
+import { AnnouncedCapabilities } from './capabilities.js';
 import type { LegacyContext } from './context.js';
 import { dispatchLegacy } from './legacy/legacy-dispatch.js';
 import { type PreinitializedState, ServerSession } from './legacy/server-session.js';
@@ -173,12 +173,11 @@ export class Server {
   readonly tasks: TaskSettings | undefined;
   /** @internal The extensions announced, by identifier, with their settings. */
   readonly extensions = new Map<string, JsonObject>();
-  private capabilitiesCache: ServerCapabilities | undefined;
-  private anonymousCapabilitiesCache: ServerCapabilities | undefined;
-  private modernCapabilitiesCache: ServerCapabilities | undefined;
   /** Registration order across all kinds; starts at 1 so that a cursor's 0 precedes everything. */
   private nextSeq = 1;
-  private readonly pendingChanges = new ListChanges();
+  /** This tick's list changes, published as one event at its end. */
+  private readonly pendingChanges = new ListChanges((event) => this.events.publish(event));
+  private readonly announced = new AnnouncedCapabilities(this);
 
   /** `info` is sent to clients as `serverInfo`: name and version, and optionally title, icons, websiteUrl, description. */
   constructor(
@@ -216,7 +215,7 @@ export class Server {
    */
   announceExtension(id: string, settings: JsonObject = {}): void {
     this.extensions.set(id, settings);
-    this.capabilitiesCache = this.anonymousCapabilitiesCache = this.modernCapabilitiesCache = undefined;
+    this.announced.changed();
   }
 
   /**
@@ -266,20 +265,17 @@ export class Server {
 
   /** What initialize announces, derived from what is registered; recomputed after a change, not per session. */
   get capabilities(): ServerCapabilities {
-    this.capabilitiesCache ??= deriveCapabilities(this);
-    return this.capabilitiesCache;
+    return this.announced.legacy;
   }
 
   /** What initialize announces to a caller without a principal (`capabilities` without `tasks.list`). */
   get anonymousCapabilities(): ServerCapabilities {
-    this.anonymousCapabilitiesCache ??= anonymousCapabilities(this.capabilities);
-    return this.anonymousCapabilitiesCache;
+    return this.announced.anonymous;
   }
 
   /** What `server/discover` announces: tasks as the 2026 extension, never 2025-11-25's `tasks` capability. */
   get modernCapabilities(): ServerCapabilities {
-    this.modernCapabilitiesCache ??= modernCapabilities(this.capabilities, this.tasks !== undefined);
-    return this.modernCapabilitiesCache;
+    return this.announced.modern;
   }
 
   /** @internal Hands an error no caller can receive to `onerror`. */
@@ -402,17 +398,9 @@ export class Server {
   }
 
   private changed(kind: number, audience: ChangeAudience): void {
-    this.capabilitiesCache = undefined;
-    this.anonymousCapabilitiesCache = undefined;
-    this.modernCapabilitiesCache = undefined;
+    this.announced.changed();
     // Only the sessions' own listener: nobody to tell.
     if (this.sessions.size === 0 && this.events.size === 1) return;
-    if (this.pendingChanges.empty) queueMicrotask(this.flushChanges);
     this.pendingChanges.add(kind, audience);
   }
-
-  /** Publishes the changes made since the last flush as one event. */
-  private readonly flushChanges = (): void => {
-    this.events.publish(this.pendingChanges.take());
-  };
 }

@@ -9,12 +9,12 @@ import {
   discoverProtectedResource,
 } from './metadata.js';
 import { OAuthError } from './oauth-error.js';
-import { postForJson } from './oauth-post.js';
 import type { OAuthClientInformation, OAuthState, OAuthStore, OAuthTokens } from './oauth-state.js';
 import { createPkce } from './pkce.js';
 import { type ApplicationType, registerClient } from './registration.js';
 import { requestScope, union } from './scope.js';
-import { authenticate, type ClientKey } from './token-auth.js';
+import type { ClientKey } from './token-auth.js';
+import { requestTokens } from './token-request.js';
 import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
 
 export type { OAuthClientInformation, OAuthState, OAuthStore, OAuthTokens } from './oauth-state.js';
@@ -358,45 +358,23 @@ export class OAuthClient {
     return client;
   }
 
-  /** A token request (RFC 6749 §4.1.3, §6) with the client's authentication; keeps what it answers. */
+  /** A token request with the client's authentication; keeps what it answers. */
   private async token(
     issuer: AuthorizationServerMetadata,
     client: OAuthClientInformation,
     target: Target,
     params: Record<string, string>,
   ): Promise<void> {
-    const body = new URLSearchParams(params);
-    if (target.resource !== undefined) body.set('resource', target.resource);
-    const headers: Record<string, string> = {
-      'content-type': 'application/x-www-form-urlencoded',
-      accept: 'application/json',
-    };
-    await authenticate(client, issuer, headers, body);
-    const answer = await postForJson(this.base, issuer.token_endpoint, 'The token request', {
-      headers,
-      body,
-    });
-    if (typeof answer.access_token !== 'string' || typeof answer.token_type !== 'string') {
-      throw new OAuthError(
-        `The token endpoint ${issuer.token_endpoint} answered no access_token and token_type`,
-      );
-    }
-    if (answer.token_type.toLowerCase() !== 'bearer') {
-      throw new OAuthError(`The token endpoint issued a ${answer.token_type} token; MCP uses Bearer tokens`);
-    }
     const previous = (await this.current()).tokens;
-    const tokens: OAuthTokens = {
-      access_token: answer.access_token,
-      token_type: answer.token_type,
-      issuer: issuer.issuer,
-    };
-    // A refresh answer without a refresh token leaves the old one in force (RFC 6749 §6).
-    const refreshToken =
-      typeof answer.refresh_token === 'string' ? answer.refresh_token : previous?.refresh_token;
-    if (refreshToken !== undefined) tokens.refresh_token = refreshToken;
-    if (typeof answer.scope === 'string') tokens.scope = answer.scope;
-    if (typeof answer.expires_in === 'number')
-      tokens.expires_at = this.clock.now() + answer.expires_in * 1000;
+    const tokens = await requestTokens(
+      this.base,
+      issuer,
+      client,
+      target.resource,
+      params,
+      previous,
+      this.clock,
+    );
     await this.update({ tokens });
   }
 
