@@ -4,9 +4,8 @@
 // room for a third on either; with Redis stopped, each process counts its own and keeps serving. Needs `npm run
 // build` and redis-server on PATH.
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { after, before, test } from 'node:test';
-import { ACCEPT_BOTH, postFrom } from '../../src/test-support/mcp-http.js';
+import { postFrom } from '../../src/test-support/mcp-http.js';
 import { modernHeaders, modernMessage } from '../../src/test-support/modern-http.js';
 import { type ProcessCluster, startProcessCluster } from '../../src/test-support/process-cluster.js';
 import { type RedisBackend, startRedisBackend } from '../../src/test-support/redis-backend.js';
@@ -52,40 +51,17 @@ test('the window is counted over both processes: the seventh request is 429 on e
 });
 
 /**
- * Starts a modern call of the demo's long_running (4 s, progress each second) from `address`; resolves
- * once its answer has begun (its first progress: the call runs), with the promise of its status when it ends.
+ * A modern call of the demo's long_running (4 s, progress each second) from `address`: resolved once its answer has
+ * begun (its first progress: the call runs); `text()` waits for its end.
  */
-function startLongCall(address: string, url: string, id: number): Promise<{ ended: Promise<number> }> {
-  const target = new URL(url);
+function startLongCall(address: string, url: string, id: number) {
   const body = modernMessage(
     id,
     'tools/call',
     { name: 'long_running', arguments: { duration: 4, steps: 4 } },
     { meta: { progressToken: `p${id}` } },
   );
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        localAddress: address,
-        headers: {
-          'content-type': 'application/json',
-          accept: ACCEPT_BOTH,
-          ...modernHeaders('tools/call', 'long_running'),
-        },
-      },
-      (res) => {
-        const ended = new Promise<number>((done) => res.on('end', () => done(res.statusCode ?? 0)));
-        res.once('data', () => resolve({ ended }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
+  return postFrom(address, url, body, modernHeaders('tools/call', 'long_running'));
 }
 
 test('requests in flight are counted over both processes: two running leave no room for a third', async () => {
@@ -99,7 +75,8 @@ test('requests in flight are counted over both processes: two running leave no r
     assert.equal(refused.status, 429);
     assert.match(refused.body.error.message, /has the maximum of 2 requests in flight/);
   }
-  assert.deepEqual(await Promise.all([first.ended, second.ended]), [200, 200]);
+  await Promise.all([first.text(), second.text()]);
+  assert.deepEqual([first.status, second.status], [200, 200]);
   assert.equal((await list('127.0.0.4', a!, 4)).status, 200);
 });
 

@@ -8,14 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { exportJWK, generateKeyPair } from 'jose';
 import { Client, connectUrl } from '../../src/client/index.js';
 import {
@@ -26,6 +20,7 @@ import { runCli } from '../../src/test-support/cli-run.js';
 import { guardedServer } from '../../src/test-support/guarded-server.js';
 import { type OAuthFixture, startOAuthFixture } from '../../src/test-support/oauth-fixture.js';
 import { type ProtectedDemo, serveProtectedDemo } from '../../src/test-support/protected-demo.js';
+import { ApprovingProvider } from '../../src/test-support/sdk-oauth-provider.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
 describe("mcpwire's client steps up", { timeout: 30_000 }, () => {
@@ -61,49 +56,6 @@ describe("mcpwire's client steps up", { timeout: 30_000 }, () => {
   }
 });
 
-const REDIRECT = 'http://127.0.0.1:1/callback';
-
-/**
- * The SDK's provider, in memory, whose user approves at once: the code is read off the redirect. It keeps no
- * refresh token: given one, SDK 1.32 answers a scope challenge by refreshing, which cannot widen the scope (RFC
- * 6749 §6), and gives up ("403 after trying upscoping", its issue #2255) without asking the user.
- */
-class ApprovingProvider implements OAuthClientProvider {
-  code: string | undefined;
-  private info: OAuthClientInformationMixed | undefined;
-  private saved: OAuthTokens | undefined;
-  private verifier = '';
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'sdk-step-up', redirect_uris: [REDIRECT], grant_types: ['authorization_code'] };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens({ refresh_token: _dropped, ...tokens }: OAuthTokens) {
-    this.saved = tokens;
-  }
-  async redirectToAuthorization(url: URL) {
-    const response = await fetch(url, { redirect: 'manual' });
-    await response.body?.cancel();
-    this.code = new URL(response.headers.get('location')!).searchParams.get('code') ?? undefined;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 describe('the official SDK v1 client steps up', { timeout: 30_000 }, () => {
   let as: TestAuthorizationServer;
   let served: ProtectedDemo;
@@ -118,7 +70,9 @@ describe('the official SDK v1 client steps up', { timeout: 30_000 }, () => {
   });
 
   test('our 403 challenge sends its user to authorize again for "mcp admin"; then the call goes through', async () => {
-    const provider = new ApprovingProvider();
+    // No refresh token kept: given one, SDK 1.32 answers a scope challenge by refreshing, which cannot widen the
+    // scope (RFC 6749 §6), and gives up ("403 after trying upscoping", its issue #2255) without asking the user.
+    const provider = new ApprovingProvider('sdk-step-up', false);
     const client = new SdkClient({ name: 'sdk-step-up', version: '1.0.0' });
     const first = new StreamableHTTPClientTransport(new URL(served.url), { authProvider: provider });
     await assert.rejects(client.connect(first));

@@ -3,60 +3,16 @@
 // our 401 challenge and metadata, signs in, and its token is what our verifier sees.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
 import {
   startAuthorizationServer,
   type TestAuthorizationServer,
 } from '../../src/test-support/authorization-server.js';
 import { type ProtectedDemo, serveProtectedDemo } from '../../src/test-support/protected-demo.js';
+import { ApprovingProvider } from '../../src/test-support/sdk-oauth-provider.js';
 import { toolText } from '../../src/test-support/tool-text.js';
-
-const REDIRECT = 'http://127.0.0.1:1/callback';
-
-/** The SDK's provider, in memory, whose user approves at once: the code is read off the redirect. */
-class ApprovingProvider implements OAuthClientProvider {
-  code: string | undefined;
-  private info: OAuthClientInformationMixed | undefined;
-  private saved: OAuthTokens | undefined;
-  private verifier = '';
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'sdk-interop', redirect_uris: [REDIRECT], grant_types: ['authorization_code'] };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  async redirectToAuthorization(url: URL) {
-    const response = await fetch(url, { redirect: 'manual' });
-    await response.body?.cancel();
-    this.code = new URL(response.headers.get('location')!).searchParams.get('code') ?? undefined;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 describe('official SDK OAuth client ↔ mcpwire ProtectedResource', { timeout: 60_000 }, () => {
   let as: TestAuthorizationServer;
@@ -72,7 +28,7 @@ describe('official SDK OAuth client ↔ mcpwire ProtectedResource', { timeout: 6
   });
 
   test('401, discovery through our challenge and metadata, sign-in, then the whole call with the token', async () => {
-    const provider = new ApprovingProvider();
+    const provider = new ApprovingProvider('sdk-interop');
     const client = new Client({ name: 'sdk-interop', version: '1.0.0' });
     const first = new StreamableHTTPClientTransport(new URL(demo.url), { authProvider: provider });
     await assert.rejects(client.connect(first), UnauthorizedError);

@@ -7,21 +7,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client, type ClientSession, connectStdio, connectUrl } from '../../src/client/index.js';
-import { ProtectedResource, type TokenGrant } from '../../src/http/protected-resource.js';
+import type { ProtectedResource } from '../../src/http/protected-resource.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
 import { createMemoryPair } from '../../src/peer/memory.js';
-import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import type { Server } from '../../src/server/server.js';
-import { LegacySSEHandler } from '../../src/server/sse/legacy-sse-handler.js';
-import { guardedServer } from '../../src/test-support/guarded-server.js';
 import {
-  initializeRequest,
-  jsonBody,
-  post,
-  type Served,
-  serveOn,
-  toolCall,
-} from '../../src/test-support/mcp-http.js';
+  GUARDED_VIEWS,
+  type GuardedEndpoint,
+  guardedServer,
+  serveGuarded,
+  shownTo,
+} from '../../src/test-support/guarded-server.js';
+import { initializeRequest, jsonBody, post, toolCall } from '../../src/test-support/mcp-http.js';
 import { postModern } from '../../src/test-support/modern-http.js';
 import { until, within } from '../../src/test-support/time-limit.js';
 
@@ -29,31 +26,7 @@ const MS = 20_000;
 const ERAS = ['legacy', 'modern'] as const;
 const STDIO_SERVER = fileURLToPath(new URL('../../src/test-support/guarded-server.ts', import.meta.url));
 
-const GRANTS: Record<string, TokenGrant> = {
-  ada: { principal: 'ada', scopes: ['mcp'] },
-  'ada-admin': { principal: 'ada', scopes: ['mcp', 'admin'] },
-  bob: { principal: 'bob', scopes: ['mcp'] },
-};
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
-
-/** Everything `session` is shown, by kind. */
-async function shown(session: ClientSession) {
-  return {
-    tools: (await session.listTools()).tools.map((t) => t.name),
-    resources: (await session.listResources()).resources.map((r) => r.uri),
-    templates: (await session.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
-    prompts: (await session.listPrompts()).prompts.map((p) => p.name),
-  };
-}
-
-const EVERYONE = { tools: ['echo'], resources: ['note://public'], templates: [], prompts: ['hello'] };
-const ADA = { ...EVERYONE, tools: ['echo', 'diary'], templates: ['diary://{day}'] };
-const ADA_ADMIN = {
-  tools: ['echo', 'wipe', 'diary'],
-  resources: ['note://public', 'note://secret'],
-  templates: ['diary://{day}'],
-  prompts: ['hello', 'review'],
-};
 
 /** Resource not found: -32002 in the 2025 era, -32602 since 2026-07-28. */
 const notFound = (session: ClientSession) => (session.era === 'legacy' ? -32002 : -32602);
@@ -71,7 +44,7 @@ async function refused(promise: Promise<unknown>, code: number, message: RegExp,
 
 /** What an anonymous caller (stdio, in-memory, no OAuth) sees and is refused, through `session`. */
 async function anonymousBehaves(session: ClientSession): Promise<void> {
-  assert.deepEqual(await shown(session), EVERYONE);
+  assert.deepEqual(await shownTo(session), GUARDED_VIEWS.anonymous);
   const needsAdmin = { requiredScopes: ['admin'] };
   await refused(session.callTool('wipe'), -32602, /Tool "wipe" needs the OAuth scope "admin"/, needsAdmin);
   await refused(session.callTool('diary'), -32602, /^Unknown tool: diary$/);
@@ -135,33 +108,17 @@ describe('access over stdio and in memory: every caller is anonymous', () => {
 });
 
 describe('access over HTTP with OAuth', () => {
-  let served: Served;
+  let endpoint: GuardedEndpoint;
+  let served: { url: string };
   let resource: ProtectedResource;
   let server: Server;
-  let handler: StreamableHTTPHandler;
-  let sse: LegacySSEHandler;
 
   before(async () => {
-    served = await serveOn((req, res) => {
-      if (req.url === resource.metadataPath) resource.node()(req, res);
-      else if (req.url?.startsWith('/sse') || req.url?.startsWith('/messages')) sse.node()(req, res);
-      else handler.node()(req, res);
-    });
-    resource = new ProtectedResource({
-      resource: served.url,
-      authorizationServers: ['https://auth.example.com'],
-      requiredScopes: ['mcp'],
-      verifier: { verify: (token) => GRANTS[token] },
-    });
-    server = guardedServer();
-    handler = new StreamableHTTPHandler(server, { auth: resource });
-    sse = new LegacySSEHandler(server, { auth: resource });
+    endpoint = await serveGuarded();
+    ({ resource, server } = endpoint);
+    served = endpoint;
   });
-  after(async () => {
-    await handler.close({ deadlineMs: 0 });
-    await sse.close();
-    await served.close();
-  });
+  after(() => endpoint.close());
 
   const connect = (era: 'legacy' | 'modern', token: string, transport?: 'sse') =>
     within(
@@ -182,9 +139,9 @@ describe('access over HTTP with OAuth', () => {
         await connect(era, 'bob'),
       ];
       try {
-        assert.deepEqual(await shown(bob), EVERYONE);
-        assert.deepEqual(await shown(ada), ADA);
-        assert.deepEqual(await shown(admin), ADA_ADMIN);
+        assert.deepEqual(await shownTo(bob), GUARDED_VIEWS.bob);
+        assert.deepEqual(await shownTo(ada), GUARDED_VIEWS.ada);
+        assert.deepEqual(await shownTo(admin), GUARDED_VIEWS['ada-admin']);
         // A rule hides: 200 and the error of an unknown tool, nothing said of the scopes.
         await refused(bob.callTool('diary'), -32602, /^Unknown tool: diary$/);
         await refused(bob.readResource('diary://monday'), notFound(bob), /Resource not found/);
@@ -265,7 +222,7 @@ describe('access over HTTP with OAuth', () => {
   test('2024-11-05 HTTP+SSE: the POST is refused 403 with the challenge, and nothing reaches the stream', async () => {
     const session = await connect('legacy', 'bob', 'sse');
     try {
-      assert.deepEqual(await shown(session), EVERYONE);
+      assert.deepEqual(await shownTo(session), GUARDED_VIEWS.bob);
       await assert.rejects(session.callTool('wipe'), /403/);
       assert.deepEqual((await session.callTool('echo', { message: 'still here' })).content, [
         { type: 'text', text: 'echo still here' },

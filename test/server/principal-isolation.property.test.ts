@@ -7,35 +7,16 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { Client, type ClientSession, connectUrl } from '../../src/client/index.js';
-import { ProtectedResource, type TokenGrant } from '../../src/http/protected-resource.js';
-import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import { fuzzRuns } from '../../src/test-support/fuzz.js';
-import { guardedServer } from '../../src/test-support/guarded-server.js';
+import {
+  GUARDED_GRANTS,
+  GUARDED_VIEWS,
+  type GuardedEndpoint,
+  serveGuarded,
+  shownTo,
+} from '../../src/test-support/guarded-server.js';
 import { ManualClock } from '../../src/test-support/manual-clock.js';
-import { type Served, serveOn } from '../../src/test-support/mcp-http.js';
 
-const GRANTS: Record<string, TokenGrant> = {
-  ada: { principal: 'ada', scopes: ['mcp'] },
-  'ada-admin': { principal: 'ada', scopes: ['mcp', 'admin'] },
-  bob: { principal: 'bob', scopes: ['mcp'] },
-};
-const EVERYONE = {
-  tools: ['echo'],
-  resources: ['note://public'],
-  templates: [] as string[],
-  prompts: ['hello'],
-};
-/** What each token's caller sees. */
-const VIEW: Record<string, typeof EVERYONE> = {
-  bob: EVERYONE,
-  ada: { ...EVERYONE, tools: ['echo', 'diary'], templates: ['diary://{day}'] },
-  'ada-admin': {
-    tools: ['echo', 'wipe', 'diary'],
-    resources: ['note://public', 'note://secret'],
-    templates: ['diary://{day}'],
-    prompts: ['hello', 'review'],
-  },
-};
 /** Requests per minute per principal: the first caller may pass it, the second never comes near. */
 const LIMIT = 24;
 
@@ -63,47 +44,19 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   fc.constant({ kind: 'flood' as const }),
 );
 
-let served: Served;
-let resource: ProtectedResource;
-let handler: StreamableHTTPHandler;
+let endpoint: GuardedEndpoint;
 const clock = new ManualClock();
 
 before(async () => {
-  served = await serveOn((req, res) => {
-    if (req.url === resource.metadataPath) resource.node()(req, res);
-    else handler.node()(req, res);
-  });
-  resource = new ProtectedResource({
-    resource: served.url,
-    authorizationServers: ['https://auth.example.com'],
-    requiredScopes: ['mcp'],
-    verifier: { verify: (token) => GRANTS[token] },
-  });
-  handler = new StreamableHTTPHandler(guardedServer(), {
-    auth: resource,
-    clock,
-    rateLimit: { requests: LIMIT, windowMs: 60_000 },
-  });
+  endpoint = await serveGuarded({ clock, rateLimit: { requests: LIMIT, windowMs: 60_000 } });
 });
-after(async () => {
-  await handler.close({ deadlineMs: 0 });
-  await served.close();
-});
+after(() => endpoint.close());
 
 const connect = (era: 'legacy' | 'modern', token: string) =>
-  connectUrl(new Client({ name: token, version: '1' }, { era, requestTimeoutMs: 10_000 }), served.url, {
+  connectUrl(new Client({ name: token, version: '1' }, { era, requestTimeoutMs: 10_000 }), endpoint.url, {
     headers: { authorization: `Bearer ${token}` },
     transport: 'http',
   });
-
-async function view(session: ClientSession) {
-  return {
-    tools: (await session.listTools()).tools.map((t) => t.name),
-    resources: (await session.listResources()).resources.map((r) => r.uri),
-    templates: (await session.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate),
-    prompts: (await session.listPrompts()).prompts.map((p) => p.name),
-  };
-}
 
 /** Does `a` as the first caller, ignoring what it is refused: only what the second sees is the property. */
 async function act(
@@ -130,7 +83,7 @@ async function act(
       await tolerate(a.complete({ type: 'ref/prompt', name: step.prompt }, { name: 'file', value: 'x' }));
       return a;
     case 'lists':
-      await tolerate(view(a));
+      await tolerate(shownTo(a));
       return a;
     case 'reconnect':
       await tolerate(a.close());
@@ -161,13 +114,13 @@ test('no sequence of calls by one principal changes what another sees', { timeou
         let a = await connect(era, first);
         try {
           for (const step of steps) a = await act(a, step, () => connect(era, first));
-          assert.deepEqual(await view(b), VIEW[second]);
+          assert.deepEqual(await shownTo(b), GUARDED_VIEWS[second]);
           assert.deepEqual((await b.callTool('echo', { message: 'b' })).content, [
             { type: 'text', text: 'echo b' },
           ]);
-          if (VIEW[second]!.tools.includes('diary')) {
+          if (GUARDED_VIEWS[second]!.tools.includes('diary')) {
             assert.deepEqual((await b.callTool('diary')).content, [
-              { type: 'text', text: `dear diary, from ${GRANTS[second]!.principal}` },
+              { type: 'text', text: `dear diary, from ${GUARDED_GRANTS[second]!.principal}` },
             ]);
           }
         } finally {
