@@ -25,7 +25,9 @@ export function guardedServer(): Server {
   );
   server.tool({ name: 'echo' }, (args) => text(`echo ${String(args.message ?? '')}`));
   server.tool({ name: 'wipe', access: ADMIN }, () => text('wiped'));
-  server.tool({ name: 'diary', access: ADA }, (_args, ctx) =>
+  // Its `day` is mirrored in a header by 2026 clients: a caller it is hidden from must not learn that either.
+  const day = { type: 'object' as const, properties: { day: { type: 'string', 'x-mcp-header': 'Day' } } };
+  server.tool({ name: 'diary', inputSchema: day, access: ADA }, (_args, ctx) =>
     text(`dear diary, from ${ctx.transport?.principal}`),
   );
   server.resource({ uri: 'note://public', name: 'public' }, (uri) => ({

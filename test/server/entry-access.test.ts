@@ -209,6 +209,24 @@ describe('access over HTTP with OAuth', () => {
     );
     assert.equal((await jsonBody(response)).error.code, -32602);
 
+    // A tool hidden from the caller is unknown to it, its mirrored headers included (a -32020 would tell it exists).
+    for (const [token, status, code] of [
+      ['bob', 200, -32602],
+      ['ada', 400, -32020],
+    ] as const) {
+      const call = await postModern(
+        served.url,
+        6,
+        'tools/call',
+        { name: 'diary', arguments: { day: 'mon' } },
+        {
+          headers: bearer(token),
+        },
+      );
+      assert.equal(call.status, status);
+      assert.equal((await jsonBody(call)).error.code, code);
+    }
+
     const list = await jsonBody(
       await postModern(served.url, 4, 'tools/list', {}, { headers: bearer('bob') }),
     );

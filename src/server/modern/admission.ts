@@ -14,6 +14,7 @@ import { declaresTasks, TASKS_EXTENSION, TASKS_REQUIRED, TaskMethod } from '../.
 import { Method, type ServerCapabilities } from '../../protocol/types.js';
 import { validateParams } from '../../protocol/validate.js';
 import { isModernVersion, MODERN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
+import { ANONYMOUS, admits, type Caller } from '../access.js';
 import { ModernScope } from '../client-scope.js';
 import type { Server } from '../server.js';
 
@@ -57,13 +58,15 @@ const mismatch = (m: HeaderMismatch): Refused =>
  * Checks a modern message in the order of spec 2026-07-28 (streamable-http §Server Validation): envelope
  * (-32602), version and method headers (-32020), served version (-32022), method known and advertised
  * (404, -32601; the methods removed in 2026 included), params (-32602), `Mcp-Name` (-32020), then the tool's
- * `Mcp-Param-*` headers (-32020). `headers` is undefined where a transport has none (stdio). Notifications
+ * `Mcp-Param-*` headers (-32020; a tool hidden from `caller` has none, as an unknown one). `headers` is undefined
+ * where a transport has none (stdio). Notifications
  * pass the envelope and header rungs only: the server answers them 202 and acts on none but cancellation.
  */
 export function admitModern(
   server: Server,
   message: JsonRpcRequest | JsonRpcNotification,
   headers: HeaderLookup | undefined,
+  caller: Caller = ANONYMOUS,
 ): Admitted | Refused {
   const params = message.params;
   const envelope = readEnvelope(params);
@@ -117,9 +120,15 @@ export function admitModern(
     const wrong =
       checkNameHeader(method, params, headers) ??
       (method === Method.ToolsCall
-        ? checkParamHeaders(params, headers, server.toolEntries.find(params!.name as string)?.headers)
+        ? checkParamHeaders(params, headers, visibleTool(server, params!.name, caller)?.headers)
         : undefined);
     if (wrong !== undefined) return mismatch(wrong);
   }
   return { scope };
+}
+
+/** The tool `name` names, when `caller` may see it: a hidden one's annotations must not tell that it exists. */
+function visibleTool(server: Server, name: unknown, caller: Caller) {
+  const entry = server.toolEntries.find(name as string);
+  return entry !== undefined && admits(entry.access, caller) ? entry : undefined;
 }

@@ -46,7 +46,11 @@ export class ModernEndpoint {
       });
       return;
     }
-    const admitted = admitModern(this.host.server, message, (name) => exchange.header(name));
+    const principal = typeof exchange.principal === 'string' ? exchange.principal : undefined;
+    const scopes = exchange.scopes;
+    // An unauthenticated request is the anonymous caller: nothing to build.
+    const caller = principal === undefined && scopes === undefined ? undefined : { principal, scopes };
+    const admitted = admitModern(this.host.server, message, (name) => exchange.header(name), caller);
     if ('error' in admitted) {
       const { error } = admitted;
       this.refused(exchange, observed, admitted.status, error.message, {
@@ -77,7 +81,6 @@ export class ModernEndpoint {
       );
       return;
     }
-    const principal = typeof exchange.principal === 'string' ? exchange.principal : undefined;
     new ModernPost(this.host, exchange, request, admitted.scope, principal, observed).serve();
   }
 
