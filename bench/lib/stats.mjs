@@ -55,9 +55,16 @@ function ticksPerSecond() {
   return clkTck;
 }
 
-/** user+system CPU seconds of a process, from /proc/PID/stat. */
+/** user+system CPU seconds of a process, from /proc/PID/stat; a process gone is said in those words. */
 function procCpuSeconds(pid) {
-  const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  let s;
+  try {
+    s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    // Most often a server that exited at start, e.g. because another run holds its port.
+    throw new Error(`the measured process ${pid} is no longer running: see its log`);
+  }
   const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / ticksPerSecond(); // utime, stime
 }
