@@ -1,3 +1,4 @@
+import type { HTTPExchange } from '../http/exchange.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { MessageInfo } from '../peer/connection.js';
 
@@ -31,6 +32,12 @@ export const ANONYMOUS: Caller = Object.freeze({});
 /** The caller of a request with this transport information (a transport's info is its caller). */
 export function callerOf(info: MessageInfo | undefined): Caller {
   return info ?? ANONYMOUS;
+}
+
+/** The caller of an HTTP request: the principal and scopes its authentication layer set (string principals only). */
+export function exchangeCaller(exchange: HTTPExchange): Caller {
+  const principal = exchange.principal;
+  return { principal: typeof principal === 'string' ? principal : undefined, scopes: exchange.scopes };
 }
 
 /** What a caller lacks to use an entry: nothing, scopes (it may step up), or the entry altogether. */

@@ -2,7 +2,7 @@ import type { HTTPExchange } from '../http/exchange.js';
 import type { HTTPIntake, ParsedBody } from '../http/intake.js';
 import type { JsonRpcMessage, Params, RequestId } from '../jsonrpc/types.js';
 import { Method } from '../protocol/types.js';
-import { type Caller, ScopeError } from './access.js';
+import { type Caller, exchangeCaller, ScopeError } from './access.js';
 import { checkSubscribable } from './resources.js';
 import type { Server } from './server.js';
 
@@ -18,11 +18,7 @@ export function refusedForScope(
   body: ParsedBody,
 ): boolean {
   if (!guardsEntries(server)) return false;
-  const principal = exchange.principal;
-  const caller: Caller = {
-    principal: typeof principal === 'string' ? principal : undefined,
-    scopes: exchange.scopes,
-  };
+  const caller = exchangeCaller(exchange);
   const messages = body.kind === 'message' ? [body.message] : body.messages;
   for (const message of messages) {
     const short = scopeShortfallOf(server, message, caller);

@@ -22,6 +22,11 @@ export type ServerEvent =
     }
   | { readonly type: 'resource_updated'; readonly uri: string; readonly remote?: true };
 
+/** The kinds of a `lists_changed` event that changed for `caller`. */
+export function kindsHeardBy(event: Extract<ServerEvent, { type: 'lists_changed' }>, caller: Caller): number {
+  return event.kindsFor === undefined ? event.kinds : event.kindsFor(caller);
+}
+
 export type ServerEventListener = (event: ServerEvent) => void;
 
 /**

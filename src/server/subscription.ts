@@ -6,7 +6,7 @@ import { Method } from '../protocol/types.js';
 import type { TaskRecord } from '../tasks/task-store.js';
 import { ANONYMOUS, type Caller } from './access.js';
 import type { Server } from './server.js';
-import { ListKind, type ServerEvent } from './server-events.js';
+import { kindsHeardBy, ListKind, type ServerEvent } from './server-events.js';
 import { detailedTask } from './tasks/task-wire.js';
 
 /** Where a subscription's messages go: an SSE stream of one POST, or the stdio channel. */
@@ -109,7 +109,7 @@ export class Subscription {
       }
       return;
     }
-    const kinds = (event.kindsFor === undefined ? event.kinds : event.kindsFor(this.caller)) & this.kinds;
+    const kinds = kindsHeardBy(event, this.caller) & this.kinds;
     if (kinds & ListKind.Tools) this.send(Method.ToolListChanged, { _meta: this.meta });
     if (kinds & ListKind.Prompts) this.send(Method.PromptListChanged, { _meta: this.meta });
     if (kinds & ListKind.Resources) this.send(Method.ResourceListChanged, { _meta: this.meta });

@@ -1,7 +1,7 @@
 import type { JsonRpcNotification } from '../../jsonrpc/types.js';
 import { Method } from '../../protocol/types.js';
 import type { Server } from '../server.js';
-import { ListKind, type ServerEvent } from '../server-events.js';
+import { kindsHeardBy, ListKind, type ServerEvent } from '../server-events.js';
 
 const { Tools: TOOLS, Resources: RESOURCES, Prompts: PROMPTS } = ListKind;
 
@@ -39,7 +39,7 @@ export function toLegacySessions(server: Server): (event: ServerEvent) => void {
       if (!session.initialized || announced === undefined) continue;
       // One process tells a shared session, of every process's changes.
       if (shared?.has(session) && !shared.tellsListChanges(session)) continue;
-      const kinds = event.kindsFor === undefined ? event.kinds : event.kindsFor(session.caller);
+      const kinds = kindsHeardBy(event, session.caller);
       if (kinds & TOOLS && announced.tools?.listChanged) session.sendShared(TOOLS_CHANGED);
       if (kinds & RESOURCES && announced.resources?.listChanged) session.sendShared(RESOURCES_CHANGED);
       if (kinds & PROMPTS && announced.prompts?.listChanged) session.sendShared(PROMPTS_CHANGED);

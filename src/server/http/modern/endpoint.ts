@@ -6,6 +6,7 @@ import type { JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types
 import { tooManyMcpHeaders } from '../../../protocol/mcp-headers.js';
 import { Method } from '../../../protocol/types.js';
 import type { RequestObservation } from '../../../telemetry/telemetry.js';
+import { exchangeCaller } from '../../access.js';
 import { admitModern } from '../../modern/admission.js';
 import { type ListenLeases, ListenStreams } from './listen-streams.js';
 import { type ModernHost, ModernPost } from './modern-post.js';
@@ -46,10 +47,8 @@ export class ModernEndpoint {
       });
       return;
     }
-    const principal = typeof exchange.principal === 'string' ? exchange.principal : undefined;
-    const scopes = exchange.scopes;
     // An unauthenticated request is the anonymous caller: nothing to build.
-    const caller = principal === undefined && scopes === undefined ? undefined : { principal, scopes };
+    const caller = exchange.principal === undefined ? undefined : exchangeCaller(exchange);
     const admitted = admitModern(this.host.server, message, (name) => exchange.header(name), caller);
     if ('error' in admitted) {
       const { error } = admitted;
@@ -81,7 +80,7 @@ export class ModernEndpoint {
       );
       return;
     }
-    new ModernPost(this.host, exchange, request, admitted.scope, principal, observed).serve();
+    new ModernPost(this.host, exchange, request, admitted.scope, caller?.principal, observed).serve();
   }
 
   /** A request refused before it ran: its observation ends with the refusal. */

@@ -8,6 +8,7 @@ import type { SubscriptionFilter } from '../../../protocol/modern-types.js';
 import { honouredFilter } from '../../../protocol/subscription-filter.js';
 import { CANCELLED } from '../../../telemetry/attributes.js';
 import type { RequestObservation } from '../../../telemetry/telemetry.js';
+import { exchangeCaller } from '../../access.js';
 import { Subscription } from '../../subscription.js';
 import type { ModernHost } from './modern-post.js';
 
@@ -133,7 +134,6 @@ export class ListenStreams {
     release: (() => void) | undefined,
     observed: RequestObservation | undefined,
   ): void {
-    const principal = exchange.principal;
     const server = this.host.server;
     const filter = (request.params as { notifications: SubscriptionFilter }).notifications;
     const writer = new SSEWriter(exchange, this.host.writerOptions);
@@ -148,7 +148,7 @@ export class ListenStreams {
           writer.close();
         },
       },
-      { principal: typeof principal === 'string' ? principal : undefined, scopes: exchange.scopes },
+      exchangeCaller(exchange),
     );
     this.streams.add(subscription);
     exchange.onClose(() => {
