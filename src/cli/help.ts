@@ -96,8 +96,9 @@ Options:
                    and its requests to clients always know their client; 2026 requests, which
                    have no session, go to the shared processes. Choose it for servers that keep
                    state per client (a client's roots, which a shared process would keep for all)
-                   or ask clients things; the shared pool for stateless tools. Not with --redis
-                   or --workers
+                   or ask clients things; the shared pool for stateless tools. With --redis or
+                   --workers a session's process lives in one server process, which serves every
+                   request of the session wherever it arrives
   --env NAME=VALUE With CMD: set a variable for it (repeatable); it inherits only PATH, HOME,
                    the locale and a few more from this process
   --cwd DIR        With CMD: the folder to start it in

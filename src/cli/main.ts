@@ -211,11 +211,6 @@ async function main(argv: string[]): Promise<number> {
       stateless: values.stateless,
       stdio: values.stdio,
     });
-    if (child?.isolate && (redis !== undefined || (workers ?? 1) > 1)) {
-      throw new UsageError(
-        `--isolate keeps each session's process in the server process that started it, where every request of the session must come: it does not go with ${redis === undefined ? '--workers' : '--redis'}`,
-      );
-    }
     const rateLimit = parseRateLimit(values['rate-limit'], values['max-in-flight']);
     const logFormat = values['log-format'] as LogFormat | undefined;
     if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat)) {

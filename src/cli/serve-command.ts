@@ -1,6 +1,7 @@
 import type { StdioClientOptions } from '../client/stdio/stdio-client-connection.js';
 import type { RedisCluster } from '../cluster/redis-cluster.js';
 import { type Bridge, bridgeServer } from '../host/bridge-server.js';
+import type { ServerSession } from '../server/legacy/server-session.js';
 import type { ServeDeployment } from '../server/serve-deployment.js';
 import { UsageError } from './usage-error.js';
 
@@ -72,6 +73,12 @@ export function parseChild(
   };
 }
 
+/** The cluster `serve --redis` joins, and where its HTTP handler finds a session by id (for `--isolate`). */
+export interface ServeCluster {
+  readonly cluster: RedisCluster;
+  sessions(id: string): Promise<ServerSession | undefined>;
+}
+
 /**
  * The stdio server `child` says, started and served through a bridge (see bridgeServer), and what to call it; its
  * stderr and life go to `log`, or with `--log-format` to the deployment's logger as `child.stderr` and `child`
@@ -81,7 +88,7 @@ export async function bridgeChild(
   child: ServeChild,
   deployment: ServeDeployment,
   log: (line: string) => void,
-  cluster?: RedisCluster,
+  cluster?: ServeCluster,
 ): Promise<{ bridge: Bridge; label: string }> {
   const { command } = child.command;
   // Tasks are the child's own business: the bridge relays no task store.
@@ -91,7 +98,8 @@ export async function bridgeChild(
     upstream: { command: child.command },
     children: child.children,
     isolate: child.isolate,
-    cluster,
+    cluster: cluster?.cluster,
+    sessions: cluster?.sessions,
     serverOptions,
     stderr:
       logger === undefined

@@ -1,6 +1,5 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RedisCluster } from '../cluster/redis-cluster.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import type { RedisAddress } from '../eventstore/redis-address.js';
 import { serveSkills } from '../extensions/skills/serve-skills.js';
@@ -21,7 +20,7 @@ import { serveStdio } from '../server/stdio/serve-stdio.js';
 import type { EventLogger } from '../telemetry/log-sink.js';
 import { Handoff } from './handoff.js';
 import { requestStateKeysFromEnv } from './request-state-key.js';
-import { bridgeChild, type ServeChild } from './serve-command.js';
+import { bridgeChild, type ServeChild, type ServeCluster } from './serve-command.js';
 import { clusterKeys, joinCluster, sharedTasks } from './serve-redis.js';
 import { type LogFormat, stderrLogger } from './stderr-logger.js';
 import { watchModule } from './watch.js';
@@ -121,7 +120,7 @@ export function serve(options: ServeOptions): Promise<number> {
 async function serverFor(
   options: ServeOptions,
   deployment: ServeDeployment,
-  cluster?: RedisCluster,
+  cluster?: ServeCluster,
 ): Promise<Served> {
   const made = await madeServer(options, deployment, cluster);
   if (options.skills !== undefined) {
@@ -144,7 +143,7 @@ interface Served {
 async function madeServer(
   options: ServeOptions,
   deployment: ServeDeployment,
-  cluster: RedisCluster | undefined,
+  cluster: ServeCluster | undefined,
 ): Promise<Served> {
   if (options.child !== undefined) {
     const { bridge, label } = await bridgeChild(options.child, deployment, log, cluster);
@@ -231,10 +230,12 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   const requestStateKeys = envKeys ?? (cluster === undefined ? undefined : await clusterKeys(cluster, log));
   // Tasks in memory by default (the demo's own store); with Redis, shared, so any process serves any task.
   const taskStore = options.redis === undefined ? undefined : await sharedTasks(options.redis, log);
+  // An isolated session's child finds its session through the handler, which is made with the server, below.
+  let handler: StreamableHTTPHandler | undefined;
   const { server, label, bridge } = await serverFor(
     options,
     { requestStateKeys, taskStore, ...serverOptions },
-    cluster,
+    cluster && { cluster, sessions: (id) => handler?.session(id) ?? Promise.resolve(undefined) },
   );
   // Listening first: the resource a token must be for names the port actually bound. No request can arrive
   // before the listener below is attached, in the same turn.
@@ -255,6 +256,7 @@ async function serveHttp(options: ServeOptions): Promise<number> {
     rateLimit: options.rateLimit,
     onerror,
   });
+  handler = streamable;
   const legacy = options.legacySse
     ? new LegacySSEHandler(server, { dnsRebindingProtection, cors, auth, onerror })
     : undefined;

@@ -1,3 +1,4 @@
+import type { Claims } from './claims.js';
 import type { DirectMessage } from './cluster-messages.js';
 
 /** What a layer above the cluster does with the messages of its topic sent to this process. */
@@ -40,4 +41,6 @@ export interface ClusterMessaging {
   tell(node: string, topic: string, body: unknown): Promise<boolean>;
   /** Whether each of `nodes` is alive. */
   living(nodes: readonly string[]): Promise<boolean[]>;
+  /** Which process holds what lives in one process at a time. */
+  readonly claims: Claims;
 }

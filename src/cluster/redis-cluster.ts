@@ -12,6 +12,7 @@ import type { SharedSessions } from '../server/server.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { type AckHost, ChangeAcks } from './change-acks.js';
 import { type Channels, openChannels } from './channels.js';
+import { RedisClaims } from './claims.js';
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { DirectMessages } from './direct-messages.js';
 import { ClusterEvents } from './event-bus.js';
@@ -59,6 +60,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
   /** Listen streams per principal, counted over the cluster; leases of `3 × livenessMs`. */
   readonly listenLeases: RedisListenLeases;
   readonly requestCounts: RedisRequestCounts;
+  readonly claims: RedisClaims;
   /** The leases of listen streams and of requests in flight this process holds, renewed while held. */
   private readonly leases: HeldLeases;
   /** With the `requestStateKeys` option: the keys the processes share. */
@@ -112,6 +114,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
       new SharedRequestStateKeys(this.client, this.keyPrefix, options.requestStateKeys);
     this.leases = new HeldLeases(this.client, 3 * this.livenessMs, this.report);
     this.requestCounts = new RedisRequestCounts(this.client, this.keyPrefix, this.nodeId, this.leases);
+    this.claims = new RedisClaims(this.client, this.keyPrefix, this.nodeId);
     this.listenLeases = new RedisListenLeases(this.client, this.keyPrefix, this.nodeId, this.leases);
     this.records = new SessionStore(this.client, this.keyPrefix, `${this.keyPrefix}:bus`, this.nodeId);
     this.acks = new ChangeAcks(this);

@@ -11,15 +11,17 @@ import {
   type ServerCapabilities,
 } from '../protocol/types.js';
 import type { ServerContext } from '../server/context.js';
+import type { ServerSession } from '../server/legacy/server-session.js';
 import { type MethodHandler, REGISTRY_METHODS } from '../server/methods.js';
 import { Server } from '../server/server.js';
 import type { ServerOptions } from '../server/server-options.js';
 import { everyClient, relayEvents, subscribeIn } from './child-events.js';
 import { ChildPool, type InFlight } from './child-pool.js';
+import { ClusterIsolation } from './cluster-isolation.js';
 import { ClusterRounds } from './cluster-rounds.js';
-import { forward, relayToClient } from './forward.js';
+import { type Elsewhere, forward, relayToClient } from './forward.js';
 import { HeldExchanges } from './held-exchange.js';
-import { IsolatedChildren, type Owners } from './isolated-children.js';
+import { IsolatedChildren, type Isolation, type Owners } from './isolated-children.js';
 import type { ChildSettings } from './upstream.js';
 
 /** Which capability each method the bridge forwards needs of the child. */
@@ -69,9 +71,12 @@ export interface BridgeOptions {
   /**
    * The cluster this process serves in (`serve --redis`, `--workers`): a 2026 client's retry of a request whose
    * child asked it something may reach any process, and is served by the one holding the request (see
-   * ClusterRounds). Not with `isolate`: a session's child lives in one process.
+   * ClusterRounds). With `isolate`, a session's child lives in one process, and `sessions` finds the sessions there
+   * (see ClusterIsolation).
    */
   cluster?: ClusterMessaging;
+  /** The 2025 session of an id as this process holds it: the HTTP handler's `session`. Needed with a cluster and `isolate`. */
+  sessions?: (id: string) => Promise<ServerSession | undefined>;
 }
 
 /** A stdio server served as a `Server`, ready for any transport; `close` ends its children. */
@@ -103,10 +108,10 @@ function bridged(child: ServerCapabilities): ServerCapabilities {
  */
 export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   const requestTimeoutMs = options.requestTimeoutMs ?? 60 * 60 * 1000;
-  if (options.isolate && options.cluster !== undefined) {
-    throw new Error("isolate keeps each session's child in one process: it cannot be used in a cluster");
-  }
   const { cluster } = options;
+  if (options.isolate && cluster !== undefined && options.sessions === undefined) {
+    throw new Error('isolate in a cluster needs `sessions`, where the sessions of this process are found');
+  }
   const rounds = cluster === undefined ? undefined : new ClusterRounds(cluster, options.report);
   const exchanges = new HeldExchanges(
     options.holdMs ?? 5 * 60 * 1000,
@@ -138,10 +143,10 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   });
   const made = server;
   const isolated = options.isolate
-    ? new IsolatedChildren(settings, options.maxIsolated ?? 100, inFlight, owners)
+    ? isolation(options, settings, inFlight, owners, { cluster, rounds, exchanges, requestTimeoutMs })
     : undefined;
-  const poolFor = (ctx: ServerContext): ChildPool | Promise<ChildPool> =>
-    isolated === undefined || ctx.session === undefined ? pool : isolated.poolOf(ctx.session);
+  const poolFor = (ctx: ServerContext): ChildPool | Promise<ChildPool | Elsewhere> =>
+    isolated === undefined || ctx.session === undefined ? pool : isolated.homeOf(ctx.session);
   const shared: Record<string, MethodHandler> = {};
   for (const method of REGISTRY_METHODS) {
     if (capabilities[NEEDS[method]!] === undefined) continue;
@@ -164,11 +169,7 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
       const uri = (params as { uri: string }).uri;
       const owner = await poolFor(ctx);
       if (owner === pool) watch([uri]);
-      else {
-        for (const child of owner.sessions()) {
-          subscribeIn(child, [uri], ctx.session?.subscriptions ?? new Set(), options.report);
-        }
-      }
+      else isolated!.subscribe(ctx.session!, uri);
       return ownSubscribe(s, params, ctx);
     };
   }
@@ -185,6 +186,36 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
   };
 }
 
+/** Each 2025 session's own child: in this process, or in the one of the cluster holding it. */
+function isolation(
+  options: BridgeOptions,
+  settings: ChildSettings,
+  inFlight: InFlight,
+  owners: Owners,
+  shared: {
+    cluster?: ClusterMessaging;
+    rounds?: ClusterRounds;
+    exchanges: HeldExchanges;
+    requestTimeoutMs: number;
+  },
+): Isolation {
+  const max = options.maxIsolated ?? 100;
+  const { cluster, rounds, exchanges } = shared;
+  if (cluster === undefined || rounds === undefined)
+    return new IsolatedChildren(settings, max, inFlight, owners);
+  const made = new ClusterIsolation(
+    cluster,
+    rounds,
+    exchanges,
+    options.sessions!,
+    (home) => new IsolatedChildren(settings, max, inFlight, owners, home),
+    shared.requestTimeoutMs,
+    options.report,
+  );
+  rounds.serve(exchanges, made);
+  return made;
+}
+
 /** How every upstream of the bridge is reached and watched, and how its requests to a client are relayed. */
 function childSettings(
   options: BridgeOptions,
@@ -193,7 +224,7 @@ function childSettings(
   requestTimeoutMs: number,
 ): ChildSettings {
   const relay = (method: string) => (params: object, ctx: ClientContext) =>
-    relayToClient(inFlight.get(ctx.session), method, { ...params }, owners.get(ctx.session));
+    relayToClient(inFlight.get(ctx.session), method, { ...params }, owners.get(ctx.session)?.session);
   const elicit = relay(Method.ElicitationCreate) as (
     params: object,
     ctx: ClientContext,

@@ -4,7 +4,7 @@ import { type LoggingLevel, Method } from '../protocol/types.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
 import type { Server } from '../server/server.js';
 import { ListKind } from '../server/server-events.js';
-import { type InFlight, soleRequest } from './child-pool.js';
+import type { InFlight } from './child-pool.js';
 
 /** Who hears what a child tells: every client of the server, or the one 2025 session an isolated child serves. */
 export interface Audience {
@@ -17,35 +17,38 @@ export interface Audience {
 const noop = () => {};
 
 /**
- * Every client: the server's events (2025 sessions and 2026 listen streams). A log message goes with the request
- * it was made for when one client request alone is in flight in that child (a 2025 stdio server's message says
- * nothing of its request); otherwise to every 2025 session, each at its level.
+ * Every client: the server's events (2025 sessions and 2026 listen streams). A log message goes with the client
+ * requests in flight in that child, each at its client's level: the one it was made for when it is alone there;
+ * with several, each of them, since a stdio server's message says nothing of its request (a 2025 one names none,
+ * a 2026 one relates only progress, by token). Made while none is, it is the server's own: to every 2025 session.
  */
 export function everyClient(server: Server, inFlight: InFlight): Audience {
   return {
     listsChanged: (kinds) => server.events.publish({ type: 'lists_changed', kinds }),
     resourceUpdated: (uri) => server.resourceUpdated(uri),
     log: (level, data, logger, from) => {
-      const exchange = soleRequest(inFlight.get(from));
-      if (exchange !== undefined) exchange.ctx.log(level, data, logger).catch(noop);
-      else server.log(level, data, logger);
+      const serving = inFlight.get(from);
+      if (serving === undefined || serving.size === 0) server.log(level, data, logger);
+      else for (const exchange of serving) exchange.ctx.log(level, data, logger).catch(noop);
     },
   };
 }
 
-/** One 2025 session, the only client of its isolated child. */
-export function oneSession(session: ServerSession): Audience {
+/** One 2025 session, the only client of its isolated child (as this process holds it now: `owner.session`). */
+export function oneSession(owner: { readonly session: ServerSession }): Audience {
   return {
     listsChanged: (kinds) => {
+      const { session } = owner;
       if (kinds & ListKind.Tools) session.notifySafely(Method.ToolListChanged);
       if (kinds & ListKind.Resources) session.notifySafely(Method.ResourceListChanged);
       if (kinds & ListKind.Prompts) session.notifySafely(Method.PromptListChanged);
     },
     resourceUpdated: (uri) => {
+      const { session } = owner;
       if (session.subscriptions?.has(uri)) session.notifySafely(Method.ResourceUpdated, { uri });
     },
     log: (level, data, logger) => {
-      session.log(level, data, logger);
+      owner.session.log(level, data, logger);
     },
   };
 }

@@ -1,12 +1,13 @@
 import type { ClusterMessaging } from '../cluster/direct-messages.js';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import type { Params } from '../jsonrpc/types.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import type { ClientCapabilities, LoggingLevel, Result } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
 import type { ServerContext } from '../server/context.js';
 import { type InputRequired, inputRequired } from '../server/input-required.js';
 import { randomBytesPooled } from '../util/random-pool.js';
-import { notHeld, serveRound } from './forward.js';
+import { HolderGone, notHeld, serveRound } from './forward.js';
 import type { HeldExchange, HeldExchanges, RemoteRounds, RoundClient } from './held-exchange.js';
 
 const TOPIC = 'mcpwire.bridge.round';
@@ -19,19 +20,25 @@ type WireOutcome =
   | { inputRequests: InputRequests; state: string }
   | { error: WireError };
 
-/** What the processes say to each other about rounds (`r` names the round asked for, on the asking process). */
+/** What the client of a round or call declared, as the holder needs it. */
+interface Asker {
+  r: string;
+  by: string;
+  method: string;
+  era: Era;
+  caps: ClientCapabilities;
+}
+
+/**
+ * What the processes say to each other about bridged requests (`r` names the round or call asked for, on the asking
+ * process): a round of a held exchange (`id`), a whole request of an isolated session (`sid`) whose child another
+ * process holds, and what such a session did (its roots changed, a subscription).
+ */
 type Wire =
-  | {
-      op: 'round';
-      id: string;
-      r: string;
-      by: string;
-      method: string;
-      era: Era;
-      caps: ClientCapabilities;
-      responses?: InputResponses;
-    }
-  | { op: 'release'; id: string; why: string }
+  | ({ op: 'round'; id: string; responses?: InputResponses } & Asker)
+  | ({ op: 'call'; sid: string; params: Params; progress: boolean } & Asker)
+  | { op: 'session'; sid: string; change: SessionChange }
+  | { op: 'release'; r: string; id?: string; why: string }
   | { op: 'progress'; r: string; p: [number, number | undefined, string | undefined] }
   | { op: 'log'; r: string; l: [LoggingLevel, unknown, string | undefined] }
   | { op: 'done'; r: string; o: WireOutcome };
@@ -41,22 +48,40 @@ interface Waiting {
   done(outcome: WireOutcome): void;
 }
 
+/** What an isolated session did on a process that does not hold its child. */
+export type SessionChange = { roots: true } | { subscribe: string };
+
+/** The isolated sessions whose children this process holds, as ClusterRounds serves them for the others. */
+export interface IsolatedHere {
+  /** Sends `method` to the child of session `sid`; rejects when it has none here and cannot start one. */
+  begin(
+    sid: string,
+    method: string,
+    params: Params,
+    client: RoundClient,
+    progress: boolean,
+  ): Promise<HeldExchange>;
+  changed(sid: string, change: SessionChange): void;
+}
+
 const noop = () => {};
 
 /**
- * The processes of a cluster serving each other's held exchanges. The child a forwarded request waits in lives in
+ * The processes of a cluster serving each other's bridged requests. The child a forwarded request waits in lives in
  * one process, but a 2026 client's retry may reach any: the process it reaches asks the holder (named by the
- * exchange's id) to serve the round with the retry's answers and the client's declared capabilities, hears the
- * child's progress and log messages as they come (and gives them to the retry's context), and answers the retry
- * with the round's outcome. A retry whose client goes away releases the exchange in the holder; a holder that is
- * gone fails the retry, saying to send the request anew.
+ * exchange's id) to serve the round with the retry's answers and the client's declared capabilities. Likewise a
+ * request of an isolated 2025 session (ClusterIsolation) whose child another process holds is sent there whole
+ * (`call`). The asking process hears the child's progress and log messages as they come (and gives them to its
+ * request's context), and answers its request with the outcome. A request whose client goes away releases the
+ * exchange in the holder; a holder that is gone fails the request, saying to send it anew.
  */
 export class ClusterRounds implements RemoteRounds {
   private exchanges: HeldExchanges | undefined;
-  /** Rounds this process asked another for, by `r`. */
+  private isolated: IsolatedHere | undefined;
+  /** Rounds and calls this process asked another for, by `r`. */
   private readonly waiting = new Map<string, Waiting>();
-  /** Exchanges held here whose round another process asked for, by id (its client may cancel meanwhile). */
-  private readonly serving = new Map<string, HeldExchange>();
+  /** What this process serves for another, by `r` (its client may cancel meanwhile). */
+  private readonly serving = new Map<string, { exchange?: HeldExchange; released?: string }>();
 
   constructor(
     private readonly cluster: ClusterMessaging,
@@ -65,19 +90,79 @@ export class ClusterRounds implements RemoteRounds {
     cluster.direct.on(TOPIC, (body) => this.heard(body as Wire));
   }
 
-  /** The exchanges this process holds, whose rounds it serves for the others. */
-  serve(exchanges: HeldExchanges): void {
+  /** What this process serves for the others: the exchanges it holds, and the isolated sessions whose child it has. */
+  serve(exchanges: HeldExchanges, isolated?: IsolatedHere): void {
     this.exchanges = exchanges;
+    this.isolated = isolated;
   }
 
   round(node: string, id: string, method: string, ctx: ServerContext): Promise<Result | InputRequired> {
+    return this.ask(
+      node,
+      ctx,
+      (r) => ({ op: 'round', id, ...this.asker(r, method, ctx), responses: ctx.inputResponses }),
+      () =>
+        new McpError(
+          ErrorCode.InvalidParams,
+          `This retry continues a ${method} held by another server process, which is gone: send the request anew, ` +
+            'without requestState',
+        ),
+    );
+  }
+
+  /**
+   * Sends `method` of isolated session `sid` to process `node`, which holds its child. Rejects with HolderGone when
+   * that process does not listen.
+   */
+  call(
+    node: string,
+    sid: string,
+    method: string,
+    params: Params,
+    ctx: ServerContext,
+  ): Promise<Result | InputRequired> {
+    const progress = ctx.meta?.progressToken !== undefined;
+    return this.ask(
+      node,
+      ctx,
+      (r) => ({ op: 'call', sid, ...this.asker(r, method, ctx), params, progress }),
+      () => new HolderGone(node),
+      () =>
+        new McpError(
+          ErrorCode.InternalError,
+          `The server process ended while answering ${method}: the process of this bridge holding it is gone; send the request again`,
+        ),
+    );
+  }
+
+  /** Tells process `node`, which holds isolated session `sid`'s child, what the session did here. */
+  changed(node: string, sid: string, change: SessionChange): void {
+    this.send(node, { op: 'session', sid, change });
+  }
+
+  private asker(r: string, method: string, ctx: ServerContext): Asker {
+    return {
+      r,
+      by: this.cluster.nodeId,
+      method,
+      era: ctx.scope.era,
+      caps: ctx.scope.clientCapabilities ?? {},
+    };
+  }
+
+  /**
+   * Asks `node` for what `wire` says, and waits for its outcome: `unheard` when it does not listen, `died` (by
+   * default the same) when it is found gone meanwhile.
+   */
+  private ask(
+    node: string,
+    ctx: ServerContext,
+    wire: (r: string) => Wire & { r: string; method: string },
+    unheard: () => Error,
+    died: () => Error = unheard,
+  ): Promise<Result | InputRequired> {
     const r = randomBytesPooled(12).toString('base64url');
-    const gone = () =>
-      new McpError(
-        ErrorCode.InvalidParams,
-        `This retry continues a ${method} held by another server process, which is gone: send the request anew, ` +
-          'without requestState',
-      );
+    const asked = wire(r);
     return new Promise((resolve, reject) => {
       const finish = () => {
         this.waiting.delete(r);
@@ -86,14 +171,15 @@ export class ClusterRounds implements RemoteRounds {
       };
       const onabort = () => {
         finish();
-        this.send(node, { op: 'release', id, why: `the client cancelled ${method}` });
+        const id = asked.op === 'round' ? asked.id : undefined;
+        this.send(node, { op: 'release', r, id, why: `the client cancelled ${asked.method}` });
         reject(ctx.signal.reason);
       };
       const watch = setInterval(() => {
         this.cluster.living([node]).then(([alive]) => {
           if (alive || !this.waiting.has(r)) return;
           finish();
-          reject(gone());
+          reject(died());
         }, noop);
       }, LIVENESS_CHECK_MS);
       this.waiting.set(r, {
@@ -107,21 +193,11 @@ export class ClusterRounds implements RemoteRounds {
         },
       });
       ctx.signal.addEventListener('abort', onabort, { once: true });
-      const asked: Wire = {
-        op: 'round',
-        id,
-        r,
-        by: this.cluster.nodeId,
-        method,
-        era: ctx.scope.era,
-        caps: ctx.scope.clientCapabilities ?? {},
-        responses: ctx.inputResponses,
-      };
       this.cluster.tell(node, TOPIC, asked).then(
         (delivered) => {
           if (delivered || !this.waiting.has(r)) return;
           finish();
-          reject(gone());
+          reject(unheard());
         },
         (err: Error) => {
           finish();
@@ -134,11 +210,32 @@ export class ClusterRounds implements RemoteRounds {
   private heard(m: Wire): void {
     switch (m.op) {
       case 'round':
-        this.serveFor(m);
+        this.serveFor(m, () => {
+          const exchange = this.exchanges?.take(m.id);
+          if (exchange === undefined) throw notHeld(m.method);
+          exchange.ctx = this.relayTo(m.by, m.r);
+          exchange.answer(m.responses);
+          return exchange;
+        });
         return;
-      case 'release':
-        (this.serving.get(m.id) ?? this.exchanges?.take(m.id))?.release(m.why);
+      case 'call':
+        this.serveFor(m, () => {
+          if (this.isolated === undefined)
+            throw new McpError(ErrorCode.InternalError, 'This process isolates no session');
+          return this.isolated.begin(m.sid, m.method, m.params, this.relayTo(m.by, m.r), m.progress);
+        });
         return;
+      case 'session':
+        this.isolated?.changed(m.sid, m.change);
+        return;
+      case 'release': {
+        const served = this.serving.get(m.r);
+        if (served !== undefined) {
+          served.released = m.why;
+          served.exchange?.release(m.why);
+        } else if (m.id !== undefined) this.exchanges?.take(m.id)?.release(m.why);
+        return;
+      }
       case 'progress':
         this.waiting
           .get(m.r)
@@ -157,28 +254,24 @@ export class ClusterRounds implements RemoteRounds {
     }
   }
 
-  /** Serves a round of an exchange held here for process `m.by`, which answers the retry. */
-  private async serveFor(m: Extract<Wire, { op: 'round' }>): Promise<void> {
-    const exchanges = this.exchanges;
-    const exchange = exchanges?.take(m.id);
-    if (exchanges === undefined || exchange === undefined) {
-      this.send(m.by, { op: 'done', r: m.r, o: { error: wireError(notHeld(m.method)) } });
-      return;
-    }
-    this.serving.set(m.id, exchange);
-    exchange.ctx = this.relayTo(m.by, m.r);
-    exchange.answer(m.responses);
+  /** Serves, for process `m.by`, a round of the exchange `exchange` gives, and answers it with the round's outcome. */
+  private async serveFor(m: Asker, exchange: () => HeldExchange | Promise<HeldExchange>): Promise<void> {
+    const served: { exchange?: HeldExchange; released?: string } = {};
+    this.serving.set(m.r, served);
     let o: WireOutcome;
     try {
-      const outcome = await serveRound(exchange, exchanges, m.method, {
+      const held = await exchange();
+      served.exchange = held;
+      if (served.released !== undefined) held.release(served.released);
+      const outcome = await serveRound(held, this.exchanges!, m.method, {
         era: m.era,
         clientCapabilities: m.caps,
       });
-      o = 'result' in outcome ? outcome : { inputRequests: outcome.inputRequests, state: exchange.id };
+      o = 'result' in outcome ? outcome : { inputRequests: outcome.inputRequests, state: held.id };
     } catch (err) {
       o = { error: wireError(err) };
     } finally {
-      this.serving.delete(m.id);
+      this.serving.delete(m.r);
     }
     this.send(m.by, { op: 'done', r: m.r, o });
   }

@@ -8,8 +8,23 @@ import type { ClientScope } from '../server/client-scope.js';
 import type { ServerContext } from '../server/context.js';
 import { type InputRequired, inputRequired } from '../server/input-required.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
-import { type ChildPool, soleRequest } from './child-pool.js';
-import { HeldExchange, type HeldExchanges, type RoundOutcome } from './held-exchange.js';
+import { ChildPool, soleRequest } from './child-pool.js';
+import { HeldExchange, type HeldExchanges, type RoundClient, type RoundOutcome } from './held-exchange.js';
+
+/** A session whose child another process of a cluster holds: its requests are served there (ClusterIsolation). */
+export interface Elsewhere {
+  /** Serves the request in that process; rejects with HolderGone when it does not listen. */
+  call(method: string, params: Params, ctx: ServerContext): Promise<Result | InputRequired>;
+  /** Where the session is served once the holder was found gone: here, by a child started anew, or elsewhere. */
+  takeOver(): Promise<ChildPool | Elsewhere>;
+}
+
+/** The process holding a session's child no longer listens (it died, or lost Redis). */
+export class HolderGone extends Error {
+  constructor(readonly node: string) {
+    super(`process ${node} no longer listens`);
+  }
+}
 
 const noop = () => {};
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
@@ -43,7 +58,7 @@ export function childParams(params: Params): Params {
  * request with an error naming how it ended and its last stderr lines.
  */
 export async function forward(
-  pool: ChildPool | Promise<ChildPool>,
+  home: ChildPool | Promise<ChildPool | Elsewhere>,
   exchanges: HeldExchanges,
   method: string,
   params: Params,
@@ -53,10 +68,21 @@ export async function forward(
   const state = ctx.requestState;
   const holder = typeof state === 'string' ? exchanges.holderOf(state) : undefined;
   if (holder !== undefined) return exchanges.remote!.round(holder, state as string, method, ctx);
-  const exchange =
-    typeof state === 'string'
-      ? resumed(exchanges, method, ctx)
-      : begun(await pool, exchanges.idPrefix, method, params, ctx, timeoutMs);
+  let exchange: HeldExchange;
+  if (typeof state === 'string') exchange = resumed(exchanges, method, ctx);
+  else {
+    let pool = await home;
+    while (!(pool instanceof ChildPool)) {
+      try {
+        return await pool.call(method, params, ctx);
+      } catch (err) {
+        if (!(err instanceof HolderGone)) throw err;
+        pool = await pool.takeOver();
+      }
+    }
+    const progress = ctx.meta?.progressToken !== undefined;
+    exchange = begin(pool, exchanges.idPrefix, method, params, ctx, progress, timeoutMs);
+  }
   const onabort = () => exchange.release(`the client cancelled ${method}`);
   ctx.signal.addEventListener('abort', onabort, { once: true });
   try {
@@ -116,13 +142,17 @@ function resumed(exchanges: HeldExchanges, method: string, ctx: ServerContext): 
   return exchange;
 }
 
-/** A new exchange: the request sent to the least busy child that is up. */
-function begun(
+/**
+ * A new exchange: the request sent to the least busy child of `pool` that is up, its progress (when `progress`) and
+ * log messages to `client`.
+ */
+export function begin(
   pool: ChildPool,
   idPrefix: string,
   method: string,
   params: Params,
-  ctx: ServerContext,
+  client: RoundClient,
+  progress: boolean,
   timeoutMs: number,
 ): HeldExchange {
   const picked = pool.pick();
@@ -133,8 +163,7 @@ function begun(
       `The server behind this bridge is restarting: retry ${method} in ${wait} s`,
     );
   }
-  const progress = ctx.meta?.progressToken !== undefined;
-  return new HeldExchange(ctx, idPrefix, async (exchange, signal) => {
+  return new HeldExchange(client, idPrefix, async (exchange, signal) => {
     picked.inFlight.add(exchange);
     try {
       return await picked.session.request<Result>(method, childParams(params), {

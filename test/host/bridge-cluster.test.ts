@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, connectUrl } from '../../src/client/index.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
-import { type CliRun, killCliRuns, runCli, serveDemo } from '../../src/test-support/cli-run.js';
+import { type CliRun, killCliRuns, serveDemo } from '../../src/test-support/cli-run.js';
 import { type RedisServer, startRedisServer } from '../../src/test-support/redis-server.js';
 import { bridgeChild } from '../../src/test-support/served-bridge.js';
 import { within } from '../../src/test-support/time-limit.js';
@@ -92,20 +92,6 @@ describe('serve -- CMD on two processes sharing Redis', () => {
       );
     } finally {
       await stop(one.run, two.run);
-    }
-  });
-
-  test('--isolate does not go with --redis or --workers', async () => {
-    for (const flags of [
-      ['--redis', redis.url],
-      ['--workers', '2', '--redis', redis.url],
-    ]) {
-      const run = runCli(['serve', ...flags, '--isolate', '--', command, ...args]);
-      assert.equal(await run.exit(MS), 2, run.stderr());
-      assert.match(
-        run.stderr(),
-        /--isolate keeps each session's process in the server process that started it/,
-      );
     }
   });
 });

@@ -133,6 +133,53 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
     });
   }
 
+  test('a log message made while several requests are in flight goes with each of them, and to no other client', async () => {
+    let asked!: () => void;
+    const inFlight = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    // The waiter's request is in flight in the child while the child's question waits for its answer.
+    const elicitation = {
+      form: async () => {
+        asked();
+        await answered;
+        return { action: 'accept' as const, content: { name: 'Ada' } };
+      },
+    };
+    const connect = (client = new Client({ name: 'c', version: '1' }, { era: 'legacy' })) =>
+      within(connectUrl(client, url), MS, 'connect');
+    const [waiter, logger, idle] = await Promise.all([
+      connect(new Client({ name: 'w', version: '1' }, { era: 'legacy', elicitation })),
+      connect(),
+      connect(),
+    ]);
+    const heard = new Map<ClientSession, number>([
+      [waiter, 0],
+      [logger, 0],
+      [idle, 0],
+    ]);
+    for (const client of heard.keys()) client.on('log', () => heard.set(client, heard.get(client)! + 1));
+    try {
+      const waiting = waiter.callTool('ask');
+      await within(inFlight, MS, "the child's question");
+      assert.equal(toolText(await logger.callTool('log')), 'logged');
+      assert.equal(heard.get(logger), 1, 'the client whose request made it');
+      await until(() => heard.get(waiter) === 1, MS, 'the other client with a request in flight to hear it');
+      answer();
+      assert.equal(toolText(await waiting), 'hello Ada');
+      // The idle client's own log is the only one it hears (a message to every session would have come first).
+      assert.equal(toolText(await idle.callTool('log')), 'logged');
+      assert.equal(heard.get(idle), 1);
+    } finally {
+      answer();
+      await Promise.all([waiter.close(), logger.close(), idle.close()]);
+    }
+  });
+
   test('a child that never answers its handshake: a timeout error naming the bound', async () => {
     await assert.rejects(
       bridgeServer({

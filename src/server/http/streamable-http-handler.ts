@@ -1,12 +1,10 @@
 import type { EventStore } from '../../eventstore/event-store.js';
 import { MemoryEventStore } from '../../eventstore/memory-event-store.js';
-import { StoreUnavailableError } from '../../eventstore/store-unavailable-error.js';
 import { Cors } from '../../http/cors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy } from '../../http/guards.js';
 import { HTTPIntake } from '../../http/intake.js';
 import type { JsonErrorOptions } from '../../http/json-error.js';
-import { writeJsonError } from '../../http/json-error.js';
 import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import { RateLimiter } from '../../http/rate-limiter.js';
 import type { SSEWriterOptions } from '../../http/sse-writer.js';
@@ -16,10 +14,10 @@ import { Method } from '../../protocol/types.js';
 import { isLegacyVersion } from '../../protocol/versions.js';
 import type { GaugeSource, Telemetry } from '../../telemetry/telemetry.js';
 import { type Clock, systemClock } from '../../util/clock.js';
+import type { ServerSession } from '../legacy/server-session.js';
 import { refusedForScope } from '../scope-check.js';
 import type { Server } from '../server.js';
 import { classifyPost } from './classify.js';
-import { HTTPRejectionError } from './errors.js';
 import {
   DEFAULT_INITIALIZE_TIMEOUT_MS,
   DEFAULT_MAX_SESSIONS,
@@ -38,7 +36,7 @@ import {
   DEFAULT_MAX_LISTEN_STREAMS_PER_PRINCIPAL,
 } from './modern/listen-streams.js';
 import type { ModernHost } from './modern/modern-post.js';
-import { reject } from './reject.js';
+import { answerFailure, reject } from './reject.js';
 import { badVersion, legacyRefused, noSessions } from './session-refusals.js';
 
 const POST_ACCEPT = ['application/json', 'text/event-stream'] as const;
@@ -172,6 +170,15 @@ export class StreamableHTTPHandler implements ModernHost {
   /** 2026-07-28 listen streams (`subscriptions/listen`) open now. */
   get listenStreamCount(): number {
     return this.modern?.listens.size ?? 0;
+  }
+
+  /**
+   * The 2025 session `id` as this process holds it (a replica loaded here when a cluster shares the sessions), marked
+   * active; undefined when there is none. For what serves a session on behalf of another process (a bridge's
+   * isolated child): no principal is checked, so never with an id a request gave.
+   */
+  session(id: string): Promise<ServerSession | undefined> {
+    return this.sessions.held(id);
   }
 
   /** Serves one request. Never rejects: every failure is answered and reported to `onerror`. */
@@ -388,20 +395,6 @@ export class StreamableHTTPHandler implements ModernHost {
 
   private fail(exchange: HTTPExchange, err: unknown): void {
     this.report(err);
-    if (err instanceof StoreUnavailableError) {
-      this.sessions.storeLost(err.message);
-      writeJsonError(exchange, 503, `Service Unavailable: ${err.message}`, { code: ErrorCode.InternalError });
-      return;
-    }
-    if (err instanceof HTTPRejectionError) {
-      writeJsonError(exchange, err.status, err.message);
-      return;
-    }
-    writeJsonError(
-      exchange,
-      500,
-      `Internal error: ${(err as Error)?.message ?? String(err)}; the server reported the details to its error log`,
-      { code: ErrorCode.InternalError },
-    );
+    answerFailure(exchange, err, (why) => this.sessions.storeLost(why));
   }
 }

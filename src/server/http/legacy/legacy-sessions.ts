@@ -1,6 +1,7 @@
 import type { HTTPExchange } from '../../../http/exchange.js';
 import type { JsonRpcMessage } from '../../../jsonrpc/types.js';
 import { randomBytesPooled } from '../../../util/random-pool.js';
+import type { ServerSession } from '../../legacy/server-session.js';
 import { HTTPRejectionError } from '../errors.js';
 import { IDLE_SWEEP_MS } from '../handler-options.js';
 import { reject } from '../reject.js';
@@ -13,6 +14,9 @@ import { type PostBody, StreamableServerTransport, type TransportHost } from './
  * only stateless mode needs it: a session knows the version it negotiated.
  */
 const VERSION_WITHOUT_HEADER = '2025-03-26';
+
+/** Loads a replica whoever the session's principal is (`held`: not for a client's request). */
+const ANY_PRINCIPAL = Symbol('any principal');
 
 /**
  * The 2025 sessions of one Streamable HTTP endpoint: it opens them (initialize, or a stateless POST's session
@@ -157,6 +161,16 @@ export class LegacySessions implements TransportHost {
     return this.allowed(exchange, transport);
   }
 
+  /** The session `id` held here, a replica loaded when shared, marked active (see StreamableHTTPHandler.session). */
+  async held(sessionId: string): Promise<ServerSession | undefined> {
+    const transport =
+      this.table.get(sessionId) ??
+      (this.settings.directory === undefined ? undefined : await this.replicate(sessionId, ANY_PRINCIPAL));
+    if (transport === undefined || transport.isClosed) return undefined;
+    this.table.touched(transport);
+    return transport.session;
+  }
+
   /**
    * True once refused (503): the directory's shared state, where the sessions are, cannot be reached. Cheap: the
    * directory says what it last found.
@@ -236,7 +250,8 @@ export class LegacySessions implements TransportHost {
     const directory = this.settings.directory!;
     const shared = await directory.load(sessionId);
     // Another principal's request makes no replica (it gets the 404 of a missing session).
-    if (shared === undefined || shared.principal !== principal || this.stopping) return undefined;
+    if (shared === undefined || this.stopping) return undefined;
+    if (principal !== ANY_PRINCIPAL && shared.principal !== principal) return undefined;
     const transport = new StreamableServerTransport(this, sessionId, shared.principal, shared.streamPrefix);
     transport.session = this.settings.server.connect(transport.conn, {
       preinitialized: {
