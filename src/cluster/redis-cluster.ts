@@ -277,22 +277,15 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
 
   /**
    * `notifications/resources/updated` for `uri`, once to each session of the cluster subscribed to it, whichever
-   * process serves it, and whether or not any holds a replica of it: the subscriber index in Redis names the
-   * sessions; for each, one script records the message in its GET stream (which every process can resume) and
-   * tells the process holding that stream, which writes it to its response. Costs one command, and one script
-   * per subscribed session; failures go to `onerror`.
+   * process serves it (see SessionStore.notifySubscribers); failures go to `onerror`.
    */
   resourceUpdated(uri: string): void {
     const data = serialize({ jsonrpc: '2.0', method: Method.ResourceUpdated, params: { uri } });
-    this.records.subscribers(uri).then((members) => {
-      for (const member of members) {
-        this.records.notify(member, uri, data, this.eventStore).then((done) => {
-          if (typeof done === 'number') return;
-          const h = member.slice(0, member.indexOf(':'));
-          return this.sendTo(done.holder, { k: 'append', s: h, x: done.stream, i: done.index });
-        }, this.report);
-      }
-    }, this.report);
+    this.records
+      .notifySubscribers(uri, data, this.eventStore, (holder, append) =>
+        this.sendTo(holder, { k: 'append', ...append }),
+      )
+      .catch(this.report);
   }
 
   has(session: ServerSession): boolean {
@@ -332,7 +325,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     if (this.replicas.get(replica.hash) !== replica) return;
     this.replicas.delete(replica.hash);
     // Changes stop waiting for this process (if this fails, it acknowledges them anyway: it holds no replica).
-    this.records.unregister(replica.hash).catch(ignore);
+    this.records.unregister(replica.hash).catch(() => {});
   }
 
   follow(stream: SharedStream, writer: string): void {
@@ -408,5 +401,3 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     this.timer = this.clock.setTimeout(this.sweep, this.touchEveryMs);
   };
 }
-
-const ignore = (): void => {};

@@ -191,6 +191,29 @@ export class SessionStore {
     return Array.isArray(reply) ? { index: reply[0], stream, holder: reply[1] } : reply;
   }
 
+  /**
+   * `notify` for every session the subscriber index lists for `uri`: whichever process serves it, and whether or not
+   * any holds a replica of it, each session subscribed gets `data` recorded in its GET stream (which every process
+   * can resume), and `tell` hears which process holds that stream's response, to tell it (it writes the event to its
+   * response). Costs one command, and one script per listed session. Rejects when the index cannot be read; a
+   * failure for one session does not stop the others, and rejects once they are done.
+   */
+  async notifySubscribers(
+    uri: string,
+    data: string,
+    events: RedisEventStore,
+    tell: (holder: string, append: { s: string; x: string; i: number }) => Promise<unknown>,
+  ): Promise<void> {
+    const members = await this.subscribers(uri);
+    const told = members.map(async (member) => {
+      const done = await this.notify(member, uri, data, events);
+      if (typeof done !== 'number')
+        await tell(done.holder, { s: member.slice(0, member.indexOf(':')), x: done.stream, i: done.index });
+    });
+    for (const outcome of await Promise.allSettled(told))
+      if (outcome.status === 'rejected') throw outcome.reason;
+  }
+
   /** Records and announces that `nodeId` holds the response of stream `streamId`; false when the record is gone. */
   async hold(h: string, streamId: string, nodeId: string): Promise<boolean> {
     return (await this.run(HOLD, [this.key(h)], streamId, nodeId, h, this.bus)) === 1;
