@@ -129,12 +129,23 @@ function slowSink() {
 }
 
 describe('LineWriter', () => {
-  test('writes each message as one line with one write', async () => {
-    const sink = slowSink();
-    const writer = new LineWriter(sink.stream, () => {});
+  test('writes each message as one line with one write, the lines of one turn together at its end', async () => {
+    const chunks: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        chunks.push(String(chunk));
+        done();
+      },
+    });
+    const writer = new LineWriter(stream, () => {});
     await writer.write(note(1));
-    assert.deepEqual(sink.chunks, [line(note(1))]);
-    assert.equal(sink.writes(), 1);
+    await writer.write(note(2));
+    assert.deepEqual(chunks, [], 'held (corked) until the turn ends');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(chunks, [line(note(1)), line(note(2))]);
+    await writer.write(note(3));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(chunks, [line(note(1)), line(note(2)), line(note(3))], 'a later turn gathers its own');
   });
 
   test('under backpressure, waits for drain and keeps the order', async () => {

@@ -130,7 +130,7 @@ export interface WriteBound {
 
 /**
  * Writes JSON-RPC messages as lines: each serialized once and written with one `write`, in call
- * order. While the stream's buffer is
+ * order; the lines of one turn of the event loop leave together at its end (or at `close`). While the stream's buffer is
  * full (`write` returned false) further lines wait in order for 'drain' instead of piling into the
  * stream. `write` resolves when the line has been handed to the stream, and rejects once the writer
  * has failed, or, with a `bound`, when the line would take what waits past it (that line alone fails).
@@ -141,6 +141,7 @@ export class LineWriter {
   /** Characters of the lines in `queue` from `head`. */
   private queued = 0;
   private blocked = false;
+  private corked = false;
   private closing?: 'end' | 'detach';
   private failure?: Error;
 
@@ -163,6 +164,7 @@ export class LineWriter {
       return Promise.reject(err);
     }
     if (!this.blocked && this.head === this.queue.length) {
+      this.gather();
       if (!this.stream.write(line)) this.blocked = true;
       return RESOLVED;
     }
@@ -184,6 +186,8 @@ export class LineWriter {
    * watching it for 'drain' (when it is shared, like process.stdout).
    */
   close(endStream: boolean): void {
+    // What this turn gathered goes now: whoever closes may exit before the turn ends.
+    if (this.corked) this.release();
     this.closing = endStream ? 'end' : 'detach';
     if (this.head === this.queue.length) this.finishClose();
   }
@@ -199,6 +203,23 @@ export class LineWriter {
     this.stream.off('drain', this.flush);
     for (const entry of waiting) entry.reject(err);
   }
+
+  /**
+   * Holds the lines written in this turn of the event loop, to go out together at its end (one system call for the
+   * answers to many requests that arrived together, where each used to cost one).
+   */
+  private gather(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.stream.cork();
+    setImmediate(this.release);
+  }
+
+  private readonly release = (): void => {
+    if (!this.corked) return;
+    this.corked = false;
+    this.stream.uncork();
+  };
 
   private readonly flush = (): void => {
     this.blocked = false;
