@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createRedisClient, whenRedisReady } from '../eventstore/redis-client.js';
-import { startRedisServer } from '../test-support/redis-server.js';
+import { redisForFile } from '../test-support/redis-server.js';
 import { RedisClaims } from './claims.js';
 
-const redis = await startRedisServer();
-const client = createRedisClient(redis.url);
-await whenRedisReady(client, 5000);
-after(async () => {
-  await client.quit();
-  await redis.stop();
-});
+const { client } = await redisForFile();
 
 /** Processes `ids` claiming on one fresh prefix. */
 const processes = (...ids: string[]) => {

@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, test } from 'node:test';
-import { createRedisClient, whenRedisReady } from '../eventstore/redis-client.js';
+import { test } from 'node:test';
 import { RequestStateSealer } from '../server/modern/request-state.js';
 import { ManualClock } from '../test-support/manual-clock.js';
-import { startRedisServer } from '../test-support/redis-server.js';
+import { redisForFile } from '../test-support/redis-server.js';
 import { SharedRequestStateKeys } from './request-state-keys.js';
 
-const redis = await startRedisServer();
-const client = createRedisClient(redis.url);
-await whenRedisReady(client, 5000);
-after(async () => {
-  await client.quit();
-  await redis.stop();
-});
+const { client } = await redisForFile();
 
 const PROPAGATION_MS = 30_000;
 const TTL_MS = 300_000;

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
+import { createRedisClient, type RedisClient, whenRedisReady } from '../eventstore/redis-client.js';
 import { freePort } from './free-port.js';
 
 /** A redis-server process of the tests' own, on 127.0.0.1. */
@@ -44,6 +46,21 @@ export async function startRedisServer(): Promise<RedisServer> {
       running = await launch(port);
     },
   };
+}
+
+/**
+ * A redis-server of the test file's own and a ready client of it, both ended when the file's tests end (call it at
+ * the top level of a test file).
+ */
+export async function redisForFile(): Promise<{ redis: RedisServer; client: RedisClient }> {
+  const redis = await startRedisServer();
+  const client = createRedisClient(redis.url);
+  await whenRedisReady(client, READY_TIMEOUT_MS);
+  after(async () => {
+    await client.quit();
+    await redis.stop();
+  });
+  return { redis, client };
 }
 
 /** A redis-server this module started. */
