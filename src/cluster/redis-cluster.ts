@@ -8,7 +8,7 @@ import type { LegacySettings } from '../server/http/legacy/legacy-settings.js';
 import type { SessionDirectory, SharedSession } from '../server/http/legacy/session-directory.js';
 import type { StreamableServerTransport } from '../server/http/legacy/session-transport.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
-import type { SharedSessions } from '../server/server.js';
+import type { SharedSessions } from '../server/shared-sessions.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { type AckHost, ChangeAcks } from './change-acks.js';
 import { type Channels, openChannels } from './channels.js';

@@ -98,11 +98,11 @@ export {
   type ResourceTemplateHandle,
   Server,
   type ServerConnectOptions,
-  type SharedSessions,
   type ToolHandle,
 } from './server.js';
 export type { ServerEvent, ServerEventListener } from './server-events.js';
 export type { CacheHints, ServerOptions } from './server-options.js';
+export type { SharedSessions } from './shared-sessions.js';
 export { LegacySSEHandler, type LegacySSEHandlerOptions } from './sse/legacy-sse-handler.js';
 export { type StdioServeOptions, type StdioService, serveStdio } from './stdio/serve-stdio.js';
 export type { TaskOptions } from './tasks/task-options.js';

@@ -70,6 +70,7 @@ import {
 } from './sdk-registration.js';
 import { ListKind, ServerEvents } from './server-events.js';
 import { type CacheHints, DEFAULT_CACHE_HINTS, type ServerOptions } from './server-options.js';
+import type { SharedSessions } from './shared-sessions.js';
 import { type TaskSettings, taskSettings } from './tasks/task-options.js';
 import {
   buildTool,
@@ -97,16 +98,6 @@ export type PromptHandle = Handle<PromptUpdate>;
 const { Tools: TOOLS, Resources: RESOURCES, Prompts: PROMPTS } = ListKind;
 
 const DEFAULT_PAGE_SIZE = 100;
-
-/** Sessions of a server that several processes serve (see `Server.shared`). */
-export interface SharedSessions {
-  /** Notifies each shared session subscribed to `uri` once, in whichever process serves it; never throws. */
-  resourceUpdated(uri: string): void;
-  /** True when `session` is one of them: `resourceUpdated` leaves it to this. */
-  has(session: ServerSession): boolean;
-  /** Whether this process tells shared `session` of list changes (its own and other processes'). */
-  tellsListChanges(session: ServerSession): boolean;
-}
 
 /**
  * An MCP server's definition: its identity, options, and the tools, resources, resource templates
