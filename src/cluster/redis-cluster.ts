@@ -12,7 +12,6 @@ import type { SharedSessions } from '../server/shared-sessions.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { type AckHost, ChangeAcks } from './change-acks.js';
 import { type Channels, openChannels } from './channels.js';
-import { RedisClaims } from './claims.js';
 import { type BusMessage, type ClusterMessage, parseClusterMessage } from './cluster-messages.js';
 import { DirectMessages } from './direct-messages.js';
 import { ClusterEvents } from './event-bus.js';
@@ -20,6 +19,7 @@ import { HeldLeases } from './held-leases.js';
 import { RedisListenLeases } from './listen-leases.js';
 import { Liveness } from './liveness.js';
 import { Reachability } from './reachability.js';
+import { RedisClaims } from './redis-claims.js';
 import {
   DEFAULT_LIVENESS_MS,
   DEFAULT_READY_TIMEOUT_MS,

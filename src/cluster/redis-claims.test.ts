@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { redisForFile } from '../test-support/redis-server.js';
-import { RedisClaims } from './claims.js';
+import { RedisClaims } from './redis-claims.js';
 
 const { client } = await redisForFile();
 
