@@ -6,7 +6,7 @@ import type { ChildPool } from './child-pool.js';
 import type { ClusterRounds, IsolatedHere, SessionChange } from './cluster-rounds.js';
 import { begin, type Elsewhere } from './forward.js';
 import type { HeldExchange, HeldExchanges, RoundClient } from './held-exchange.js';
-import type { IsolatedChildren, Isolation, SessionHome } from './isolated-children.js';
+import { alsoOn, type IsolatedChildren, type Isolation, type SessionHome } from './isolated-children.js';
 
 /** How long a process's claim of a session lasts unrenewed; it renews its claims three times as often. */
 const CLAIM_TTL_MS = 60_000;
@@ -135,17 +135,11 @@ export class ClusterIsolation implements Isolation, IsolatedHere, SessionHome {
   private watch(session: ServerSession, id: string): void {
     if (this.watched.has(session)) return;
     this.watched.add(session);
-    const rootsChanged = session.onrootschanged;
-    session.onrootschanged = () => {
-      rootsChanged?.();
+    alsoOn(session, 'onrootschanged', () => {
       const holder = this.elsewhere.get(id);
       if (holder !== undefined) this.rounds.changed(holder, id, { roots: true });
-    };
-    const closed = session.onclose;
-    session.onclose = (cause) => {
-      closed?.(cause);
-      this.elsewhere.delete(id);
-    };
+    });
+    alsoOn(session, 'onclose', () => this.elsewhere.delete(id));
   }
 
   /** Renews the claims of the children here; a child whose session another process now holds is given up. */

@@ -61,11 +61,6 @@ export class IsolatedChildren implements Isolation {
     private readonly home?: SessionHome,
   ) {}
 
-  /** Sessions with a child of their own now. */
-  get size(): number {
-    return this.held.size;
-  }
-
   /** Whether session `id` has its child here. */
   has(id: string): boolean {
     return this.held.has(id);
@@ -151,16 +146,8 @@ export class IsolatedChildren implements Isolation {
   private bind(held: Held, session: ServerSession): void {
     held.session = session;
     const key = keyOf(session);
-    const closed = session.onclose;
-    session.onclose = (cause) => {
-      closed?.(cause);
-      this.lost(key, held, session);
-    };
-    const rootsChanged = session.onrootschanged;
-    session.onrootschanged = () => {
-      rootsChanged?.();
-      this.rootsChanged(key);
-    };
+    alsoOn(session, 'onclose', () => this.lost(key, held, session));
+    alsoOn(session, 'onrootschanged', () => this.rootsChanged(key));
   }
 
   /** `session` closed here: the child ends, unless the session goes on elsewhere (then it serves the copy found). */
@@ -184,6 +171,15 @@ export class IsolatedChildren implements Isolation {
       },
     );
   }
+}
+
+/** Has `session` run `then` after what its `hook` did until now (each hook is one property). */
+export function alsoOn(session: ServerSession, hook: 'onclose' | 'onrootschanged', then: () => void): void {
+  const before = session[hook];
+  session[hook] = (cause?: Error) => {
+    before?.(cause);
+    then();
+  };
 }
 
 /** The sessions of `held`'s child that are up (none when it did not start: that was answered already). */
