@@ -2,6 +2,8 @@ import type { HTTPExchange } from '../../../http/exchange.js';
 import { writeJsonError } from '../../../http/json-error.js';
 import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { RequestId } from '../../../jsonrpc/types.js';
+import type { Clock } from '../../../util/clock.js';
+import { afterRelayed, type RelayStream } from './relay-order.js';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
 
@@ -14,6 +16,11 @@ export class JsonBody {
   private exchange: HTTPExchange | undefined;
   private headers: Readonly<Record<string, string>> | undefined;
   private parts: string[] | undefined;
+  /**
+   * The GET stream that carried messages sent while these requests ran: the body waits for them to leave
+   * (relay-order.ts). Undefined in the common case, where none were.
+   */
+  relay: RelayStream | undefined;
 
   constructor(private readonly batch: boolean) {}
 
@@ -32,6 +39,13 @@ export class JsonBody {
   begin(exchange: HTTPExchange, headers: Readonly<Record<string, string>> | undefined): void {
     this.exchange = exchange;
     this.headers = headers === undefined ? JSON_HEADERS : { ...headers, ...JSON_HEADERS };
+  }
+
+  /** Calls `write` one turn after the messages relayed on `relay` have left (relay-order.ts says what that orders). */
+  afterRelay(clock: Clock, write: () => void): void {
+    const relay = this.relay!;
+    this.relay = undefined;
+    afterRelayed(relay, clock, () => setImmediate(write));
   }
 
   /** Writes the body; nothing when the response is not waiting (not begun, or already answered). */

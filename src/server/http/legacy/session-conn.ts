@@ -45,7 +45,7 @@ export interface ConnOwner {
  * stream. A response goes to the stream that carried its request; a request or notification sent while
  * handling a request (`related`) goes to that request's stream; everything else goes to the standalone
  * GET stream. In JSON-response mode a request's answer is its one JSON body, so related requests and
- * notifications go to the GET stream too, and that answer waits until they have left (`Stream.relay`), for
+ * notifications go to the GET stream too, and that answer waits until they have left (`Stream.relayedOn`), for
  * `RELAY_WAIT_MS` at most.
  *
  * When no stream can carry a message, a request rejects at once with `StreamUnavailableError` (it must
@@ -121,7 +121,7 @@ export class StreamableServerConn implements Connection, StreamOwner {
       // Without a store, a GET stream with no response attached cannot keep a message for later.
       if (stream !== undefined && owner.store === undefined && !stream.held) stream = undefined;
       // The JSON answer of the request must not overtake what was sent while it ran.
-      if (origin !== undefined && stream !== undefined) origin.relay = stream;
+      if (origin !== undefined && stream !== undefined) origin.relayedOn(stream);
     }
     if (stream === undefined) {
       const err = new StreamUnavailableError(message.method, 'no-get-stream', owner.settings.jsonResponse);

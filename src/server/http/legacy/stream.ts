@@ -11,7 +11,6 @@ import type { MessageInfo } from '../../../peer/connection.js';
 import { systemClock } from '../../../util/clock.js';
 import { eventFrame, primeFrame, sseFrame } from './event-frames.js';
 import { JsonBody } from './json-body.js';
-import { afterRelayed } from './relay-order.js';
 import { StoreSteps } from './store-steps.js';
 import type { StreamKind, StreamOwner } from './stream-owner.js';
 import { type RecordSink, StreamRecord } from './stream-record.js';
@@ -40,11 +39,6 @@ export class Stream implements MessageInfo, RecordSink {
   owed = 0;
   /** The request of a single-request POST, to name in an error if the session ends first. */
   requestId: RequestId | undefined;
-  /**
-   * JSON-response mode: the GET stream that carried messages sent while this stream's requests ran. The
-   * JSON answer waits for them to leave (relay-order.ts); undefined in the common case, where none were.
-   */
-  relay: Stream | undefined;
   /**
    * The GET stream in JSON-response mode: an answer waited `RELAY_WAIT_MS` for its reader, whose buffered bytes
    * have not all left since. Answers then do not wait for it at all.
@@ -150,6 +144,11 @@ export class Stream implements MessageInfo, RecordSink {
     }
     this.send(data);
     if (--this.owed === 0) this.finishInOrder();
+  }
+
+  /** JSON-response mode: messages sent while this stream's requests ran went on `relay` (the GET stream). */
+  relayedOn(relay: Stream): void {
+    this.json!.relay = relay;
   }
 
   /** A request the stream owed was cancelled by the client: no response will come for it. */
@@ -280,8 +279,7 @@ export class Stream implements MessageInfo, RecordSink {
     this.emit(sseFrame(data));
   }
 
-  /** Writes event `index`, recorded here (the priming event when `priming`), unless the response got it by replay. */
-  /** @internal */
+  /** @internal Writes event `index`, recorded here (the priming event when `priming`), unless the response got it by replay. */
   deliver(index: number, data: string, priming: boolean): void {
     const id = formatEventId(this.id, index);
     if (priming) this.emit(primeFrame(id, this.owner.settings.retryMs));
@@ -382,15 +380,9 @@ export class Stream implements MessageInfo, RecordSink {
 
   /** Writes the JSON answer, after the messages relayed to the GET stream for these requests (relay-order.ts). */
   private answer(): void {
-    const relay = this.relay;
-    if (relay === undefined) {
-      this.writeJson();
-      return;
-    }
-    this.relay = undefined;
-    const clock = this.owner.settings.writerOptions.clock ?? systemClock;
-    // Written one turn after the relayed messages left: see relay-order.ts for what that guarantees.
-    afterRelayed(relay, clock, () => setImmediate(() => this.writeJson()));
+    const json = this.json!;
+    if (json.relay === undefined) this.writeJson();
+    else json.afterRelay(this.owner.settings.writerOptions.clock ?? systemClock, () => this.writeJson());
   }
 
   private writeJson(): void {
@@ -402,5 +394,3 @@ export class Stream implements MessageInfo, RecordSink {
     json.write();
   }
 }
-
-const _ignore = (): void => {};
