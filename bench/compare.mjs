@@ -7,7 +7,13 @@
 //   node compare.mjs --scenario calls --reps 5 \
 //     --server 'ceiling=node ceiling.mjs --port {port}' \
 //     --server 'sdk=node ../sdk-server.mjs --port {port}' \
-//     [--baseline ceiling] [--out results.jsonl] [--md table.md] [--no-pin] -- --duration 10 --sessions 32
+//     [--baseline ceiling] [--out results.jsonl] [--md table.md] [--no-pin] [--paired] -- --duration 10 --sessions 32
+//
+// --paired: each server runs at the same time as a twin of the baseline (both servers on the server core, both
+// loads on the client core), and its ratios are each run's own, median [min-max]: on a machine whose speed drifts
+// from minute to minute, both sides of a ratio then see the same machine. Each server gets half of each core, so
+// absolute figures are about half of a run alone (and other_cpu_pct counts the twin); ratios are what such a run
+// is for.
 import { spawn } from 'node:child_process';
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -29,6 +35,7 @@ const { values: a, positionals: benchArgs } = parseArgs({
     'port-base': { type: 'string', default: '3900' },
     path: { type: 'string', default: '/mcp' },
     'no-pin': { type: 'boolean', default: false },
+    paired: { type: 'boolean', default: false },
     'server-cpus': { type: 'string', default: '1' },
     'client-cpus': { type: 'string', default: '0' },
     metrics: { type: 'string' },
@@ -152,8 +159,9 @@ function runBench(url, pid, label) {
   });
 }
 
-async function runOne(s, rep) {
-  const log = `${a['log-dir']}/${a.scenario}-${s.name}-${rep}.log`;
+/** Starts one server, its output to a log of log-dir named for `label`. */
+async function start(s, rep, label) {
+  const log = `${a['log-dir']}/${a.scenario}-${label}-${rep}.log`;
   const fd = openSync(log, 'w');
   const cmd = s.cmd.replaceAll('{port}', String(s.port));
   const child = spawn('sh', ['-c', `exec ${pin ? `taskset -c ${a['server-cpus']} ` : ''}${cmd}`], {
@@ -161,37 +169,74 @@ async function runOne(s, rep) {
     env: { ...process.env, PORT: String(s.port) },
   });
   closeSync(fd);
-  let result;
+  return { s, label, log, child };
+}
+
+/** Runs the servers at the same time (one, or two with --paired), each under its own load, and stops them. */
+async function runTogether(list, rep) {
+  const started = await Promise.all(list.map(({ s, label }) => start(s, rep, label)));
+  let results;
   try {
-    await waitForPort(s.port, child);
+    await Promise.all(started.map(({ s, child }) => waitForPort(s.port, child)));
     await sleep(300);
-    result = await runBench(`http://127.0.0.1:${s.port}${a.path}`, child.pid, s.name);
+    results = await Promise.all(
+      started.map(({ s, label, child }) => runBench(`http://127.0.0.1:${s.port}${a.path}`, child.pid, label)),
+    );
   } catch (e) {
-    result = { error: e.message };
+    results = started.map(() => ({ error: e.message }));
   } finally {
-    await stop(child);
+    await Promise.all(started.map(({ child }) => stop(child)));
   }
-  const logText = readFileSync(log, 'utf8');
-  const perCall = cpuUsPerCall(result);
-  if (perCall !== undefined) result.cpu_us_per_call = round(perCall, 2);
-  result.server_log_error_lines = logText.split('\n').filter((l) => /error|warn|exception/i.test(l)).length;
-  return { server: s.name, rep, pinned: pin, ...result, server_log: log };
+  return started.map(({ s, log }, i) => {
+    const result = results[i];
+    const logText = readFileSync(log, 'utf8');
+    const perCall = cpuUsPerCall(result);
+    if (perCall !== undefined) result.cpu_us_per_call = round(perCall, 2);
+    result.server_log_error_lines = logText.split('\n').filter((l) => /error|warn|exception/i.test(l)).length;
+    return { server: s.name, rep, pinned: pin, paired: a.paired, ...result, server_log: log };
+  });
+}
+
+const base = a.baseline ?? servers[0].name;
+const baseServer = servers.find((s) => s.name === base);
+if (baseServer === undefined) throw new Error(`--baseline ${base} names no --server`);
+// With --paired, the baseline's twin runs beside each other server, on a port of its own.
+const twin = { ...baseServer, port: Number(a['port-base']) + servers.length };
+
+/**
+ * One repetition of one server: alone, or with --paired beside the baseline, each figure's ratio to the
+ * baseline's in that run kept (`<metric>_paired_ratio`). Both results are returned: the server's first.
+ */
+async function runOne(s, rep) {
+  if (!a.paired) return runTogether([{ s, label: s.name }], rep);
+  const [r, b] = await runTogether(
+    [
+      { s, label: s.name },
+      { s: twin, label: `${base}-beside-${s.name}` },
+    ],
+    rep,
+  );
+  for (const m of metrics) if (typeof r[m] === 'number' && b[m]) r[`${m}_paired_ratio`] = r[m] / b[m];
+  if (b.error && !r.error) r.error = `the baseline beside it: ${b.error}`;
+  return [r, b];
 }
 
 const results = [];
 for (let rep = 1; rep <= reps; rep++) {
   const order = rep % 2 ? servers : [...servers].reverse();
   for (const s of order) {
-    const r = await runOne(s, rep);
-    results.push(r);
-    if (a.out) appendFileSync(a.out, JSON.stringify(r) + '\n');
+    if (a.paired && s === baseServer) continue;
+    const [r, ...beside] = await runOne(s, rep);
+    results.push(r, ...beside);
+    if (a.out) for (const x of [r, ...beside]) appendFileSync(a.out, JSON.stringify(x) + '\n');
     const brief = metrics.map((m) => `${m}=${r[m] ?? '-'}`).join(' ');
     console.error(`[${a.scenario} rep ${rep}/${reps}] ${s.name}: ${r.error ? 'ERROR ' + r.error : brief}`);
     await sleep(500);
   }
 }
 
-// ---- summary: median [min-max] per server, ratio of medians to the baseline ----
+// ---- summary: median [min-max] per server; ratio of medians to the baseline, or with --paired the median
+// [min-max] of each run's ratio to the baseline beside it ----
 const median = (xs) => {
   const v = xs.filter((x) => typeof x === 'number' && !Number.isNaN(x)).sort((x, y) => x - y);
   if (!v.length) return null;
@@ -200,21 +245,25 @@ const median = (xs) => {
 };
 const fmt = (x) =>
   x === null ? '-' : Math.abs(x) >= 100 ? x.toFixed(0) : Math.abs(x) >= 10 ? x.toFixed(1) : x.toFixed(2);
-const base = a.baseline ?? servers[0].name;
+const spread = (rs, key) => {
+  const xs = rs.map((r) => r[key]).filter((x) => typeof x === 'number');
+  return {
+    med: median(xs),
+    min: xs.length ? Math.min(...xs) : null,
+    max: xs.length ? Math.max(...xs) : null,
+  };
+};
+const cell = (x) => `${fmt(x.med)} [${fmt(x.min)}–${fmt(x.max)}]`;
 const med = {};
+const paired = {};
 for (const s of servers) {
   const rs = results.filter((r) => r.server === s.name && !r.error);
-  med[s.name] = Object.fromEntries(
-    metrics.map((m) => {
-      const xs = rs.map((r) => r[m]).filter((x) => typeof x === 'number');
-      return [
-        m,
-        { med: median(xs), min: xs.length ? Math.min(...xs) : null, max: xs.length ? Math.max(...xs) : null },
-      ];
-    }),
-  );
+  med[s.name] = Object.fromEntries(metrics.map((m) => [m, spread(rs, m)]));
   med[s.name].ok = rs.length;
+  paired[s.name] = Object.fromEntries(metrics.map((m) => [m, spread(rs, `${m}_paired_ratio`)]));
 }
+// Runs each server was meant to have: with --paired the baseline ran beside every other server.
+const runsOf = (s) => (a.paired && s === baseServer ? reps * (servers.length - 1) : reps);
 const lines = [];
 lines.push(
   `### ${a.scenario} — ${reps} reps, ${pin ? `server pinned to cpu ${a['server-cpus']}, load generator to cpu ${a['client-cpus']}` : 'unpinned'}; bench args: ${benchArgs.join(' ') || '(defaults)'}`,
@@ -223,18 +272,19 @@ lines.push('');
 lines.push(
   `| server | runs ok | ${metrics.map((m) => `${m} median [min–max]`).join(' | ')} | ${metrics
     .slice(0, 3)
-    .map((m) => `${m} ÷ ${base}`)
+    .map((m) => `${m} ÷ ${base}${a.paired ? ' (each run beside it)' : ''}`)
     .join(' | ')} |`,
 );
 lines.push(`|${'---|'.repeat(2 + metrics.length + Math.min(3, metrics.length))}`);
 for (const s of servers) {
   const m = med[s.name];
-  const cells = metrics.map((k) => `${fmt(m[k].med)} [${fmt(m[k].min)}–${fmt(m[k].max)}]`);
+  const cells = metrics.map((k) => cell(m[k]));
   const ratios = metrics.slice(0, 3).map((k) => {
+    if (a.paired) return s === baseServer ? '1.00' : cell(paired[s.name][k]);
     const b = med[base]?.[k]?.med;
     return b && m[k].med !== null ? (m[k].med / b).toFixed(2) : '-';
   });
-  lines.push(`| ${s.name} | ${m.ok}/${reps} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`);
+  lines.push(`| ${s.name} | ${m.ok}/${runsOf(s)} | ${cells.join(' | ')} | ${ratios.join(' | ')} |`);
 }
 const errs = results.filter((r) => r.error);
 if (errs.length) lines.push('', ...errs.map((r) => `- ${r.server} rep ${r.rep}: ERROR ${r.error}`));

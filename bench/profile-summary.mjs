@@ -37,10 +37,11 @@ function layerOf(url) {
   const rules = [
     [/\/ajv\/|\/ajv-formats\/|\/fast-uri\/|json-schema-traverse/, 'validation (ajv)'],
     [/\/server\/schema\.js/, 'validation (ajv)'],
-    [/\/http\/(sse-writer|sse-event)\.js/, 'SSE write (http/sse-writer, sse-event)'],
-    [/\/http\//, 'http adapter + guards (http/)'],
+    [/\/(dist|src)\/http\/(sse-writer|sse-event)\.[jt]s/, 'SSE write (http/sse-writer, sse-event)'],
+    // http/ of the library only: server/http/ is the endpoint's, below
+    [/\/(dist|src)\/http\//, 'http adapter + guards (http/)'],
     [/\/jsonrpc\/parse\.js/, 'parse (jsonrpc/parse)'],
-    [/\/jsonrpc\//, 'jsonrpc errors (McpError objects)'],
+    [/\/jsonrpc\//, 'jsonrpc serialize and errors (jsonrpc/)'],
     [/\/protocol\//, 'protocol checks (protocol/validate)'],
     [/\/peer\//, 'JSON-RPC peer dispatch (peer/)'],
     [/\/server\/http\/legacy\/stream\.js/, 'streams (server/http/legacy/stream)'],

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Every benchmark of bench/ once, at its shortest, as CI runs it: `npm run bench -- --smoke` (every scenario of the
-// table, which fails unless the run is whole), the Redis benchmarks (cluster.mjs in both eras, redis-sizing.mjs),
+// table, which fails unless the run is whole), compare.mjs --paired, the Redis benchmarks (cluster.mjs in both eras, redis-sizing.mjs),
 // and the tools of bench/README.md's "Profiling" (a profiled bench server under load, profile-summary.mjs,
 // alloc-sampler.mjs, heap-per-session.mjs, retention.mjs, alloc-ab.mjs). Each must exit 0 and print its figures,
 // none NaN or undefined. No speed is asserted: the figures of runs this short mean nothing.
@@ -103,6 +103,21 @@ const steps = [
   [
     'npm run bench -- --smoke: every scenario of the table, whole',
     () => check([...tool('run.mjs', '--smoke --out'), join(dir, 'run')], /^\| resume, /m, 10),
+  ],
+  [
+    'compare.mjs --paired: mcpwire beside a twin of the ceiling, each run its own ratio',
+    () =>
+      check(
+        [
+          ...tool('compare.mjs', '--paired --scenario calls --reps 1 --baseline ceiling --port-base 3950'),
+          '--server',
+          `ceiling=node ${bench('ceiling.mjs')} --port {port}`,
+          '--server',
+          `mcpwire=node ${bench('server.mjs')} --port {port}`,
+          ...'-- --duration 1 --warmup 0 --sessions 4'.split(' '),
+        ],
+        /^\| mcpwire \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|$/m,
+      ),
   ],
   [
     'cluster.mjs: legacy calls in memory and through Redis, 1 and 2 processes',
