@@ -160,7 +160,7 @@ function runBench(url, pid, label) {
 }
 
 /** Starts one server, its output to a log of log-dir named for `label`. */
-async function start(s, rep, label) {
+function start(s, rep, label) {
   const log = `${a['log-dir']}/${a.scenario}-${label}-${rep}.log`;
   const fd = openSync(log, 'w');
   const cmd = s.cmd.replaceAll('{port}', String(s.port));
@@ -174,7 +174,7 @@ async function start(s, rep, label) {
 
 /** Runs the servers at the same time (one, or two with --paired), each under its own load, and stops them. */
 async function runTogether(list, rep) {
-  const started = await Promise.all(list.map(({ s, label }) => start(s, rep, label)));
+  const started = list.map(({ s, label }) => start(s, rep, label));
   let results;
   try {
     await Promise.all(started.map(({ s, child }) => waitForPort(s.port, child)));

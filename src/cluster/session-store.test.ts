@@ -4,19 +4,15 @@ import { after, describe, test } from 'node:test';
 import { createRedisClient, whenRedisReady } from '../eventstore/redis-client.js';
 import { RedisEventStore } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
-import { startRedisServer } from '../test-support/redis-server.js';
+import { redisForFile } from '../test-support/redis-server.js';
 import { parseClusterMessage } from './cluster-messages.js';
 import { SessionStore, sessionHash } from './session-store.js';
 
-const redis = await startRedisServer();
-const client = createRedisClient(redis.url);
+const { redis, client } = await redisForFile();
 const listener = createRedisClient(redis.url);
-await Promise.all([whenRedisReady(client, 5000), whenRedisReady(listener, 5000)]);
-after(async () => {
-  await client.quit();
-  await listener.quit();
-  await redis.stop();
-});
+await whenRedisReady(listener, 5000);
+// After redisForFile's own: the server may be gone, and disconnecting needs none.
+after(() => listener.disconnect());
 
 const session = {
   protocolVersion: '2025-11-25',

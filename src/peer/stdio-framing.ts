@@ -129,9 +129,9 @@ export interface WriteBound {
 }
 
 /**
- * Writes JSON-RPC messages as lines: each serialized once and written with one `write`, in call
- * order; the lines of one turn of the event loop leave together at its end (or at `close`). While the stream's buffer is
- * full (`write` returned false) further lines wait in order for 'drain' instead of piling into the
+ * Writes JSON-RPC messages as lines: each serialized once and written with one `write`, in call order; the
+ * lines of one turn of the event loop leave together at its end (or at `close`). While the stream's buffer
+ * is full (`write` returned false) further lines wait in order for 'drain' instead of piling into the
  * stream. `write` resolves when the line has been handed to the stream, and rejects once the writer
  * has failed, or, with a `bound`, when the line would take what waits past it (that line alone fails).
  */
