@@ -36,3 +36,20 @@ export interface RedisClusterOptions {
    */
   requestStateKeys?: SharedRequestStateKeysOptions;
 }
+
+/**
+ * How long a session idle everywhere lives in Redis: the handler's idle timeout, or when its sessions never time
+ * out, as long as their events (that still bounds what abandoned ones leave). Throws when the event store would
+ * forget a stream before its idle session ends.
+ */
+export function sessionTtlMs(idleTimeoutMs: number, eventsTtlSeconds: number): number {
+  const eventsTtlMs = eventsTtlSeconds * 1000;
+  const ttlMs = idleTimeoutMs > 0 ? idleTimeoutMs : eventsTtlMs;
+  if (ttlMs > eventsTtlMs) {
+    throw new Error(
+      `The event store keeps a stream ${eventsTtlSeconds} s after its last event, less than an idle session lives ` +
+        `(${ttlMs} ms): raise the cluster's eventStore.ttlSeconds, or lower sessionIdleTimeoutMs`,
+    );
+  }
+  return ttlMs;
+}

@@ -24,6 +24,7 @@ import {
   DEFAULT_LIVENESS_MS,
   DEFAULT_READY_TIMEOUT_MS,
   type RedisClusterOptions,
+  sessionTtlMs,
 } from './redis-cluster-options.js';
 import { Replica, type ReplicaHost } from './replica.js';
 import { RedisRequestCounts } from './request-counts.js';
@@ -198,16 +199,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     this.requestStateKeys?.start(host.clock, this.report);
     this.leases.start(host.clock);
     this.clock = host.clock;
-    // A session idle everywhere for this long ends. A handler whose sessions never time out still bounds what
-    // abandoned ones leave in Redis: they live as long as their events do.
-    const eventsTtlMs = this.eventStore.ttlSeconds * 1000;
-    this.ttlMs = host.idleTimeoutMs > 0 ? host.idleTimeoutMs : eventsTtlMs;
-    if (this.ttlMs > eventsTtlMs) {
-      throw new Error(
-        `The event store keeps a stream ${this.eventStore.ttlSeconds} s after its last event, less than an idle ` +
-          `session lives (${this.ttlMs} ms): raise the cluster's eventStore.ttlSeconds, or lower sessionIdleTimeoutMs`,
-      );
-    }
+    this.ttlMs = sessionTtlMs(host.idleTimeoutMs, this.eventStore.ttlSeconds);
     this.touchEveryMs = Math.max(1, Math.floor(this.ttlMs / 10));
     this.timer = this.clock.setTimeout(this.sweep, this.touchEveryMs);
     this.liveness.start(this.clock);
