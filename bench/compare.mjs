@@ -221,6 +221,28 @@ async function runOne(s, rep) {
   return [r, b];
 }
 
+/** Whether something already answers on `port`. */
+function answers(port) {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+}
+
+// A server left over from an earlier run would be measured in place of the one started (it answers first).
+const ports = [...servers.map((s) => s.port), ...(a.paired ? [twin.port] : [])];
+const busy = (await Promise.all(ports.map(answers))).flatMap((taken, i) => (taken ? [ports[i]] : []));
+if (busy.length > 0) {
+  console.error(
+    `port ${busy.join(', ')} already answers on 127.0.0.1: stop what listens there, or give another --port-base`,
+  );
+  process.exit(1);
+}
+
 const results = [];
 for (let rep = 1; rep <= reps; rep++) {
   const order = rep % 2 ? servers : [...servers].reverse();
