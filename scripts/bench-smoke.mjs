@@ -2,7 +2,7 @@
 // Every benchmark of bench/ once, at its shortest, as CI runs it: `npm run bench -- --smoke` (every scenario of the
 // table, which fails unless the run is whole), compare.mjs --paired, the Redis benchmarks (cluster.mjs in both eras, redis-sizing.mjs),
 // and the tools of bench/README.md's "Profiling" (a profiled bench server under load, profile-summary.mjs,
-// alloc-sampler.mjs, heap-per-session.mjs, retention.mjs, alloc-ab.mjs). Each must exit 0 and print its figures,
+// alloc-sampler.mjs, heap-per-session.mjs, retention.mjs, store-window.mjs, alloc-ab.mjs). Each must exit 0 and print its figures,
 // none NaN or undefined. No speed is asserted: the figures of runs this short mean nothing.
 //
 //   npm run build && npm ci --prefix bench && npm ci --prefix bench/baselines && node scripts/bench-smoke.mjs
@@ -166,6 +166,14 @@ const steps = [
       check(
         tool('retention.mjs', `--count 100 --warm 20 --rounds 1 --idle 0 --port ${await freePort()}`),
         /retained after 0 s idle: -?\d/,
+      ),
+  ],
+  [
+    'store-window.mjs',
+    () =>
+      check(
+        tool('store-window.mjs', '--calls 2000 --windows 65536'),
+        /^\| 65536 \| 2000 \| [\d.]+ \| [\d.]+ \| \d+ \| \d+ \|$/m,
       ),
   ],
   [
