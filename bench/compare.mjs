@@ -105,25 +105,26 @@ const KEY_METRICS = {
 };
 const metrics = a.metrics ? a.metrics.split(',') : (KEY_METRICS[a.scenario] ?? ['calls_per_s']);
 
-function waitForPort(port, child, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const attempt = () => {
-      if (child.exitCode !== null)
-        return reject(new Error(`server exited with ${child.exitCode} before listening`));
-      const sock = net.connect(port, '127.0.0.1');
-      sock.once('connect', () => {
-        sock.destroy();
-        resolve();
-      });
-      sock.once('error', () => {
-        sock.destroy();
-        if (Date.now() > deadline) reject(new Error(`port ${port} not open after ${timeoutMs} ms`));
-        else setTimeout(attempt, 50);
-      });
-    };
-    attempt();
+/** Whether something answers on `port`. */
+function answers(port) {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
   });
+}
+
+async function waitForPort(port, child, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before listening`);
+    if (await answers(port)) return;
+    if (Date.now() > deadline) throw new Error(`port ${port} not open after ${timeoutMs} ms`);
+    await sleep(50);
+  }
 }
 
 async function stop(child) {
@@ -219,18 +220,6 @@ async function runOne(s, rep) {
   for (const m of metrics) if (typeof r[m] === 'number' && b[m]) r[`${m}_paired_ratio`] = r[m] / b[m];
   if (b.error && !r.error) r.error = `the baseline beside it: ${b.error}`;
   return [r, b];
-}
-
-/** Whether something already answers on `port`. */
-function answers(port) {
-  return new Promise((resolve) => {
-    const sock = net.connect(port, '127.0.0.1');
-    sock.once('connect', () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once('error', () => resolve(false));
-  });
 }
 
 // A server left over from an earlier run would be measured in place of the one started (it answers first).

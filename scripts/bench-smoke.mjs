@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Every benchmark of bench/ once, at its shortest, as CI runs it: `npm run bench -- --smoke` (every scenario of the
-// table, which fails unless the run is whole), compare.mjs --paired, the Redis benchmarks (cluster.mjs in both eras, redis-sizing.mjs),
-// and the tools of bench/README.md's "Profiling" (a profiled bench server under load, profile-summary.mjs,
-// alloc-sampler.mjs, heap-per-session.mjs, retention.mjs, store-window.mjs, alloc-ab.mjs). Each must exit 0 and print its figures,
-// none NaN or undefined. No speed is asserted: the figures of runs this short mean nothing.
+// table, which fails unless the run is whole), compare.mjs --paired, the Redis benchmarks (cluster.mjs in both
+// eras, redis-sizing.mjs), and the tools of bench/README.md's "Profiling" (a profiled bench server under load,
+// profile-summary.mjs, alloc-sampler.mjs, heap-per-session.mjs, retention.mjs, store-window.mjs, alloc-ab.mjs).
+// Each must exit 0 and print its figures, none NaN or undefined. No speed is asserted: the figures of runs this
+// short mean nothing.
 //
 //   npm run build && npm ci --prefix bench && npm ci --prefix bench/baselines && node scripts/bench-smoke.mjs
 //   (redis-server on PATH; about 3 minutes)
