@@ -37,7 +37,7 @@ function layerOf(url) {
   const rules = [
     [/\/ajv\/|\/ajv-formats\/|\/fast-uri\/|json-schema-traverse/, 'validation (ajv)'],
     [/\/server\/schema\.js/, 'validation (ajv)'],
-    [/\/(dist|src)\/http\/(sse-writer|sse-event)\.[jt]s/, 'SSE write (http/sse-writer, sse-event)'],
+    [/\/(dist|src)\/http\/(sse-writer|sse-event)\.js/, 'SSE write (http/sse-writer, sse-event)'],
     // http/ of the library only: server/http/ is the endpoint's, below
     [/\/(dist|src)\/http\//, 'http adapter + guards (http/)'],
     [/\/jsonrpc\/parse\.js/, 'parse (jsonrpc/parse)'],
@@ -48,7 +48,6 @@ function layerOf(url) {
     [/\/server\/(http|sse|stdio)\//, 'server transports (server/http: handler, transport, conn)'],
     [/\/server\//, 'server tools/call (server/)'],
     [/\/eventstore\//, 'event store (eventstore/)'],
-    [/\/bench\/server\.mjs/, 'app (bench tools)'],
     [/\/bench\/|\/baselines\//, 'app (bench tools)'],
   ];
   for (const [re, name] of rules) if (re.test(url)) return name;
