@@ -231,6 +231,76 @@ describe('fromNode: response', () => {
     }
   });
 
+  test('the head: headers from writeHead, setResponseHeader and the node response itself all go out once', async () => {
+    const server = await listenLoopback((req, res) => {
+      res.setHeader('x-powered-by', 'a framework'); // as express does before any route runs
+      const ex = fromNode(req, res);
+      if (req.headers['x-cors'] !== undefined)
+        ex.setResponseHeader('access-control-allow-origin', 'https://app.example');
+      // A caller's constant: the adapter must not write Content-Length into it.
+      ex.writeHead(200, Object.freeze({ 'content-type': 'application/json' }));
+      ex.setResponseHeader('vary', 'origin');
+      ex.end('{}');
+      ex.setResponseHeader('x-late', 'ignored');
+    });
+    try {
+      const plain = await rawRequest(server.port, 'POST', {}, '');
+      assert.equal(plain.headers['content-length'], '2');
+      assert.equal(plain.headers['access-control-allow-origin'], undefined);
+      const r = await rawRequest(server.port, 'POST', { 'x-cors': '1' }, '');
+      assert.equal(r.status, 200);
+      assert.equal(r.headers['x-powered-by'], 'a framework');
+      assert.equal(r.headers['access-control-allow-origin'], 'https://app.example');
+      assert.equal(r.headers['content-type'], 'application/json');
+      assert.equal(r.headers.vary, 'origin');
+      assert.equal(r.headers['content-length'], '2');
+      assert.equal(r.headers['x-late'], undefined);
+      assert.equal(r.body, '{}');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('an empty answer says Content-Length 0 (202), or nothing when its status has no body (204, 304)', async () => {
+    const server = await listenLoopback((req, res) => {
+      const ex = fromNode(req, res);
+      ex.writeHead(Number(req.headers['x-status']));
+      ex.end();
+    });
+    try {
+      const accepted = await rawRequest(server.port, 'POST', { 'x-status': '202' }, '');
+      assert.equal(accepted.status, 202);
+      assert.equal(accepted.headers['content-length'], '0');
+      assert.equal(accepted.headers['transfer-encoding'], undefined);
+      for (const status of [204, 304]) {
+        const empty = await rawRequest(server.port, 'POST', { 'x-status': String(status) }, '');
+        assert.equal(empty.status, status);
+        assert.equal(empty.headers['content-length'], undefined);
+        assert.equal(empty.headers['transfer-encoding'], undefined);
+        assert.equal(empty.body, '');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a large body (sent as one buffer) has its length in bytes, multi-byte characters counted', async () => {
+    const body = `"${'é'.repeat(70_000)}"`;
+    const server = await listenLoopback((req, res) => {
+      const ex = fromNode(req, res);
+      ex.writeHead(200, { 'content-type': 'application/json' });
+      ex.end(body);
+    });
+    try {
+      const r = await rawRequest(server.port, 'POST', {}, '');
+      assert.equal(r.headers['content-length'], String(Buffer.byteLength(body)));
+      assert.equal(r.headers['transfer-encoding'], undefined);
+      assert.equal(r.body, body);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('when the client goes away, onClose runs once, closed turns true and writes are ignored', async () => {
     let closes = 0;
     let closedResolve!: () => void;

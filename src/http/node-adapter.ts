@@ -13,6 +13,9 @@ import { type AbsoluteTarget, splitAbsoluteTarget } from './request-target.js';
 const LARGE_BODY = 64 * 1024;
 const SLASH = 0x2f;
 
+/** Statuses whose responses never have a body (RFC 9110 §6.4.1), so they carry no Content-Length. */
+const hasNoBody = (status: number) => status < 200 || status === 204 || status === 304;
+
 const ALREADY_READ =
   'the request body was already read by something before the MCP handler, which left no body for it: ' +
   'mount the handler before that body parser, or pass the body it parsed (handler.node()(req, res, body))';
@@ -57,6 +60,9 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
   private answered = false;
   /** The target split once, when it is not in origin form (null: not in absolute form either). */
   private absolute: AbsoluteTarget | null | undefined;
+  /** The status and headers set so far, given to node:http in one `writeHead` when the head is sent (`sendHead`). */
+  private status = 200;
+  private head: Record<string, string> | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -216,18 +222,33 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
   }
 
   writeHead(status: number, headers?: Readonly<Record<string, string>>): void {
-    const res = this.res;
-    res.statusCode = status;
-    if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]);
+    this.status = status;
+    if (headers !== undefined)
+      this.head = this.head === undefined ? { ...headers } : Object.assign(this.head, headers);
     this.wroteHead = true;
   }
 
   setResponseHeader(name: string, value: string): void {
-    if (!this.res.headersSent) this.res.setHeader(name, value);
+    if (this.res.headersSent) return;
+    if (this.head === undefined) this.head = { [name]: value };
+    else this.head[name] = value;
+  }
+
+  /**
+   * Gives node:http the status and every header at once, with `length` as Content-Length when the body is known
+   * whole. Headers handed over in one object take its fast path; set one by one, each is stored, then read back.
+   */
+  private sendHead(length?: number): void {
+    const res = this.res;
+    if (res.headersSent) return;
+    const head = this.head ?? {};
+    if (length !== undefined) head['content-length'] = String(length);
+    res.writeHead(this.status, head);
   }
 
   flushHeaders(): void {
     this.wroteHead = true;
+    this.sendHead();
     this.res.flushHeaders();
     this.streaming();
   }
@@ -235,7 +256,10 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
   write(chunk: string): boolean {
     if (this.closed) return false;
     this.wroteHead = true;
-    if (!this.res.headersSent) this.streaming();
+    if (!this.res.headersSent) {
+      this.sendHead();
+      this.streaming();
+    }
     return this.res.write(chunk);
   }
 
@@ -271,17 +295,28 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
       // Ended now, the response would have node:http destroy the socket with the body's rest unread; so it goes
       // out whole, its length told, and ends when the drain does.
       const bytes = Buffer.from(body ?? '');
-      this.res.setHeader('content-length', bytes.length);
+      this.sendHead(bytes.length);
       if (bytes.length > 0) this.res.write(bytes);
       else this.res.flushHeaders();
       this.answered = true;
       this.notifyClosed();
       return;
     }
-    if (body === undefined) this.res.end();
-    // A large body is encoded once, into a buffer the socket sends as is: given the string, node would
-    // flatten it once to measure it and again when it joins the head to it, before encoding it.
-    else this.res.end(body.length >= LARGE_BODY ? Buffer.from(body) : body);
+    if (body === undefined) {
+      // Told no length, node:http would send an empty body chunked; a status that has no body has no length.
+      this.sendHead(hasNoBody(this.status) ? undefined : 0);
+      this.res.end();
+    } else if (this.res.headersSent) this.res.end(body);
+    else if (body.length >= LARGE_BODY) {
+      // A large body is encoded once, into a buffer the socket sends as is: given the string, node would
+      // flatten it once to measure it and again when it joins the head to it, before encoding it.
+      const bytes = Buffer.from(body);
+      this.sendHead(bytes.length);
+      this.res.end(bytes);
+    } else {
+      this.sendHead(Buffer.byteLength(body));
+      this.res.end(body);
+    }
     this.notifyClosed();
   }
 
