@@ -95,7 +95,6 @@ export function formatPromptResult(result: GetPromptResult): string {
   return out;
 }
 
-/** One content block: text as it is, binary content as `[image: mime, N bytes]`. */
 /** The suggested values, one a line, and how many more the server has when it says so. */
 export function formatCompletion(result: CompleteResult): string {
   const { values, total, hasMore } = result.completion;
@@ -105,6 +104,7 @@ export function formatCompletion(result: CompleteResult): string {
   return out;
 }
 
+/** One content block: text as it is, binary content as `[image: mime, N bytes]`. */
 export function formatContent(block: ContentBlock): string {
   switch (block.type) {
     case 'text':

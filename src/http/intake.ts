@@ -93,11 +93,6 @@ export class HTTPIntake {
   }
 
   /**
-   * The request's message, read and parsed once; undefined once it was refused. A body a framework parsed
-   * already (`exchange.parsedBody`) is checked as one parsed here, and refused (413) when its declared
-   * Content-Length exceeds the limit: its bytes are gone, so the framework's own limit is what bounds it.
-   */
-  /**
    * Answers 403 with an `insufficient_scope` challenge a request that needs `required` beyond its token's
    * scopes, with `refusal` (its JSON-RPC error) as the body; false, answering nothing, when the endpoint does
    * not authorize requests (the refusal is then the request's JSON-RPC error).
@@ -118,6 +113,11 @@ export class HTTPIntake {
     return true;
   }
 
+  /**
+   * The request's message, read and parsed once; undefined once it was refused. A body a framework parsed
+   * already (`exchange.parsedBody`) is checked as one parsed here, and refused (413) when its declared
+   * Content-Length exceeds the limit: its bytes are gone, so the framework's own limit is what bounds it.
+   */
   read(exchange: HTTPExchange): Promise<ParsedBody | undefined> {
     const wrongType = checkContentType(exchange.header('content-type'));
     if (wrongType !== undefined) {
