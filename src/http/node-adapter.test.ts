@@ -233,13 +233,16 @@ describe('fromNode: response', () => {
 
   test('the head: headers from writeHead, setResponseHeader and the node response itself all go out once', async () => {
     const server = await listenLoopback((req, res) => {
-      res.setHeader('x-powered-by', 'a framework'); // as express does before any route runs
+      const framework = req.headers['x-framework'] !== undefined;
+      if (framework) res.setHeader('x-powered-by', 'a framework'); // as express does before any route runs
       const ex = fromNode(req, res);
-      if (req.headers['x-cors'] !== undefined)
-        ex.setResponseHeader('access-control-allow-origin', 'https://app.example');
+      if (framework) ex.setResponseHeader('access-control-allow-origin', 'https://app.example');
       // A caller's constant: the adapter must not write Content-Length into it.
       ex.writeHead(200, Object.freeze({ 'content-type': 'application/json' }));
       ex.setResponseHeader('vary', 'origin');
+      ex.writeHead(200, { 'x-set': 'by writeHead', 'x-reset': 'by writeHead' });
+      // One header each, the last value set, whatever the case of its name.
+      ex.setResponseHeader('X-Reset', 'by setResponseHeader');
       ex.end('{}');
       ex.setResponseHeader('x-late', 'ignored');
     });
@@ -247,12 +250,15 @@ describe('fromNode: response', () => {
       const plain = await rawRequest(server.port, 'POST', {}, '');
       assert.equal(plain.headers['content-length'], '2');
       assert.equal(plain.headers['access-control-allow-origin'], undefined);
-      const r = await rawRequest(server.port, 'POST', { 'x-cors': '1' }, '');
+      assert.equal(plain.headers['x-reset'], 'by setResponseHeader');
+      const r = await rawRequest(server.port, 'POST', { 'x-framework': '1' }, '');
       assert.equal(r.status, 200);
       assert.equal(r.headers['x-powered-by'], 'a framework');
       assert.equal(r.headers['access-control-allow-origin'], 'https://app.example');
       assert.equal(r.headers['content-type'], 'application/json');
       assert.equal(r.headers.vary, 'origin');
+      assert.equal(r.headers['x-set'], 'by writeHead');
+      assert.equal(r.headers['x-reset'], 'by setResponseHeader');
       assert.equal(r.headers['content-length'], '2');
       assert.equal(r.headers['x-late'], undefined);
       assert.equal(r.body, '{}');

@@ -60,9 +60,9 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
   private answered = false;
   /** The target split once, when it is not in origin form (null: not in absolute form either). */
   private absolute: AbsoluteTarget | null | undefined;
-  /** The status and headers set so far, given to node:http in one `writeHead` when the head is sent (`sendHead`). */
+  /** The status, and the headers set so far as name, value, name, value…: given to node:http's writeHead as is. */
   private status = 200;
-  private head: Record<string, string> | undefined;
+  private head: string[] | undefined;
 
   constructor(
     private readonly req: IncomingMessage,
@@ -223,26 +223,39 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
 
   writeHead(status: number, headers?: Readonly<Record<string, string>>): void {
     this.status = status;
-    if (headers !== undefined)
-      this.head = this.head === undefined ? { ...headers } : Object.assign(this.head, headers);
+    if (headers !== undefined) for (const name in headers) this.setHead(name, headers[name]);
     this.wroteHead = true;
   }
 
   setResponseHeader(name: string, value: string): void {
-    if (this.res.headersSent) return;
-    if (this.head === undefined) this.head = { [name]: value };
-    else this.head[name] = value;
+    if (!this.res.headersSent) this.setHead(name.toLowerCase(), value);
+  }
+
+  /** Sets header `name` (lower case), replacing a value set before. */
+  private setHead(name: string, value: string): void {
+    const head = this.head;
+    if (head === undefined) {
+      this.head = [name, value];
+      return;
+    }
+    for (let i = 0; i < head.length; i += 2) {
+      if (head[i] === name) {
+        head[i + 1] = value;
+        return;
+      }
+    }
+    head.push(name, value);
   }
 
   /**
    * Gives node:http the status and every header at once, with `length` as Content-Length when the body is known
-   * whole. Headers handed over in one object take its fast path; set one by one, each is stored, then read back.
+   * whole. Headers handed over in one array take its fast path; set one by one, each is stored, then read back.
    */
   private sendHead(length?: number): void {
     const res = this.res;
     if (res.headersSent) return;
-    const head = this.head ?? {};
-    if (length !== undefined) head['content-length'] = String(length);
+    const head = this.head ?? [];
+    if (length !== undefined) head.push('content-length', String(length));
     res.writeHead(this.status, head);
   }
 
