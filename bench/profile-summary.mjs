@@ -11,6 +11,8 @@
 //   --inclusive: also list library functions by inclusive time (self + callees)
 //   --within NAME[@FILE]: only samples whose stack holds that function (e.g. a tool handler); GC and
 //   idle samples are left out then, since they have no stack
+//   --against OTHER.cpuprofile --against-calls M (with --calls N): each layer's µs per call beside another
+//   profile's, and the difference: two servers profiled side by side (compare.mjs --paired), e.g. the ceiling
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
@@ -23,13 +25,19 @@ const { values: a, positionals } = parseArgs({
     'to-ms': { type: 'string' },
     within: { type: 'string' },
     inclusive: { type: 'boolean', default: false },
+    against: { type: 'string' },
+    'against-calls': { type: 'string' },
   },
 });
-if (!positionals[0]) {
-  console.error('usage: node bench/profile-summary.mjs PROFILE.cpuprofile [--calls N] [--top 30]');
+if (
+  !positionals[0] ||
+  (a.against !== undefined && (a.calls === undefined || a['against-calls'] === undefined))
+) {
+  console.error(
+    'usage: node bench/profile-summary.mjs PROFILE.cpuprofile [--calls N] [--top 30] [--against OTHER --against-calls M]',
+  );
   process.exit(1);
 }
-const profile = JSON.parse(readFileSync(positionals[0], 'utf8'));
 
 /** Layer of a frame by its script URL; undefined for node core and V8 builtins (charged to the caller). */
 function layerOf(url) {
@@ -43,6 +51,7 @@ function layerOf(url) {
     [/\/jsonrpc\/parse\.js/, 'parse (jsonrpc/parse)'],
     [/\/jsonrpc\//, 'jsonrpc serialize and errors (jsonrpc/)'],
     [/\/protocol\//, 'protocol checks (protocol/validate)'],
+    [/\/(dist|src)\/util\//, 'utilities (util/)'],
     [/\/peer\//, 'JSON-RPC peer dispatch (peer/)'],
     [/\/server\/http\/legacy\/stream\.js/, 'streams (server/http/legacy/stream)'],
     [/\/server\/(http|sse|stdio)\//, 'server transports (server/http: handler, transport, conn)'],
@@ -63,108 +72,116 @@ const SOCKET_WRITE = new Set([
   'writeAsciiString',
   'writeUcs2String',
 ]);
-const byId = new Map();
-const parent = new Map();
-for (const n of profile.nodes) {
-  byId.set(n.id, n);
-  for (const c of n.children ?? []) parent.set(c, n.id);
-}
-
-/** The layer a sample of this node is charged to (memoized per node). */
-const layerMemo = new Map();
-function chargeOf(id) {
-  if (layerMemo.has(id)) return layerMemo.get(id);
-  const n = byId.get(id);
-  const { functionName: fn, url } = n.callFrame;
-  let layer;
-  if (fn === '(garbage collector)') layer = 'GC';
-  else if (fn === '(program)') layer = '(program)';
-  else if (fn === '(idle)') layer = '(idle)';
-  else if (fn === '(root)') layer = 'node core, no JS caller (HTTP parser, event loop, microtasks)';
-  else if (SOCKET_WRITE.has(fn) && !url) layer = 'socket write syscalls';
-  else layer = layerOf(url);
-  if (layer === undefined) {
-    const p = parent.get(id);
-    layer = p === undefined ? 'node core, no JS caller (HTTP parser, event loop, microtasks)' : chargeOf(p);
-  }
-  layerMemo.set(id, layer);
-  return layer;
-}
-
-/** Whether a node's stack holds the function named by --within (memoized per node). */
 const [withinName, withinFile] = (a.within ?? '').split('@');
-const withinMemo = new Map();
-function isWithin(id) {
-  if (!a.within) return true;
-  if (withinMemo.has(id)) return withinMemo.get(id);
-  const f = byId.get(id).callFrame;
-  const p = parent.get(id);
-  const hit =
-    (f.functionName === withinName && (!withinFile || f.url.includes(withinFile))) ||
-    (p !== undefined && isWithin(p));
-  withinMemo.set(id, hit);
-  return hit;
-}
-
-// Sample times: startTime + cumulative timeDeltas (µs).
-const samples = profile.samples;
-const deltas = profile.timeDeltas;
-const from = a['from-ms'] === undefined ? -Infinity : Number(a['from-ms']) * 1000;
-const to = a['to-ms'] === undefined ? Infinity : Number(a['to-ms']) * 1000;
-const layerUs = new Map();
-const selfUs = new Map();
-const writeCallerUs = new Map();
-const inclusiveUs = new Map();
-const chargedUs = new Map();
 const label = (f) =>
   `${f.functionName || '(anonymous)'} [${(f.url || '').replace(/^.*\/(node_modules|dist|bench)\//, '$1/').replace(/^file:\/\//, '')}:${f.lineNumber + 1}]`;
-/** The innermost frame of a sample that is not node core: who caused the work. */
-function userCaller(id) {
-  for (let p = id; p !== undefined; p = parent.get(p)) {
-    const f = byId.get(p).callFrame;
-    if (f.url && !f.url.startsWith('node:')) return label(f);
+
+/** A profile's samples charged as the header says: busy and idle µs, by layer, by function, by caller. */
+function tally(profile) {
+  const byId = new Map();
+  const parent = new Map();
+  for (const n of profile.nodes) {
+    byId.set(n.id, n);
+    for (const c of n.children ?? []) parent.set(c, n.id);
   }
-  return '(no JS caller)';
-}
-let t = 0;
-let busy = 0;
-let idle = 0;
-for (let i = 0; i < samples.length; i++) {
-  t += deltas[i];
-  if (t < from || t > to) continue;
-  // the time until the next sample belongs to this one
-  const dt = i + 1 < deltas.length ? deltas[i + 1] : 0;
-  const id = samples[i];
-  if (!isWithin(id)) continue;
-  const layer = chargeOf(id);
-  if (layer === '(idle)') {
-    idle += dt;
-    continue;
+
+  /** The layer a sample of this node is charged to (memoized per node). */
+  const layerMemo = new Map();
+  function chargeOf(id) {
+    if (layerMemo.has(id)) return layerMemo.get(id);
+    const n = byId.get(id);
+    const { functionName: fn, url } = n.callFrame;
+    let layer;
+    if (fn === '(garbage collector)') layer = 'GC';
+    else if (fn === '(program)') layer = '(program)';
+    else if (fn === '(idle)') layer = '(idle)';
+    else if (fn === '(root)') layer = 'node core, no JS caller (HTTP parser, event loop, microtasks)';
+    else if (SOCKET_WRITE.has(fn) && !url) layer = 'socket write syscalls';
+    else layer = layerOf(url);
+    if (layer === undefined) {
+      const p = parent.get(id);
+      layer = p === undefined ? 'node core, no JS caller (HTTP parser, event loop, microtasks)' : chargeOf(p);
+    }
+    layerMemo.set(id, layer);
+    return layer;
   }
-  busy += dt;
-  layerUs.set(layer, (layerUs.get(layer) ?? 0) + dt);
-  const caller =
-    layer.startsWith('node core') || layer === 'GC' || layer.startsWith('(') ? layer : userCaller(id);
-  chargedUs.set(caller, (chargedUs.get(caller) ?? 0) + dt);
-  const key = label(byId.get(id).callFrame);
-  selfUs.set(key, (selfUs.get(key) ?? 0) + dt);
-  if (a.inclusive) {
-    const seen = new Set();
+
+  /** Whether a node's stack holds the function named by --within (memoized per node). */
+  const withinMemo = new Map();
+  function isWithin(id) {
+    if (!a.within) return true;
+    if (withinMemo.has(id)) return withinMemo.get(id);
+    const f = byId.get(id).callFrame;
+    const p = parent.get(id);
+    const hit =
+      (f.functionName === withinName && (!withinFile || f.url.includes(withinFile))) ||
+      (p !== undefined && isWithin(p));
+    withinMemo.set(id, hit);
+    return hit;
+  }
+
+  // Sample times: startTime + cumulative timeDeltas (µs).
+  const samples = profile.samples;
+  const deltas = profile.timeDeltas;
+  const from = a['from-ms'] === undefined ? -Infinity : Number(a['from-ms']) * 1000;
+  const to = a['to-ms'] === undefined ? Infinity : Number(a['to-ms']) * 1000;
+  const layerUs = new Map();
+  const selfUs = new Map();
+  const writeCallerUs = new Map();
+  const inclusiveUs = new Map();
+  const chargedUs = new Map();
+  /** The innermost frame of a sample that is not node core: who caused the work. */
+  function userCaller(id) {
     for (let p = id; p !== undefined; p = parent.get(p)) {
       const f = byId.get(p).callFrame;
-      if (!f.url || f.url.startsWith('node:') || f.url.includes('/node_modules/')) continue;
-      const k = label(f);
-      if (seen.has(k)) continue; // recursion counts once
-      seen.add(k);
-      inclusiveUs.set(k, (inclusiveUs.get(k) ?? 0) + dt);
+      if (f.url && !f.url.startsWith('node:')) return label(f);
+    }
+    return '(no JS caller)';
+  }
+  let t = 0;
+  let busy = 0;
+  let idle = 0;
+  for (let i = 0; i < samples.length; i++) {
+    t += deltas[i];
+    if (t < from || t > to) continue;
+    // the time until the next sample belongs to this one
+    const dt = i + 1 < deltas.length ? deltas[i + 1] : 0;
+    const id = samples[i];
+    if (!isWithin(id)) continue;
+    const layer = chargeOf(id);
+    if (layer === '(idle)') {
+      idle += dt;
+      continue;
+    }
+    busy += dt;
+    layerUs.set(layer, (layerUs.get(layer) ?? 0) + dt);
+    const caller =
+      layer.startsWith('node core') || layer === 'GC' || layer.startsWith('(') ? layer : userCaller(id);
+    chargedUs.set(caller, (chargedUs.get(caller) ?? 0) + dt);
+    const key = label(byId.get(id).callFrame);
+    selfUs.set(key, (selfUs.get(key) ?? 0) + dt);
+    if (a.inclusive) {
+      const seen = new Set();
+      for (let p = id; p !== undefined; p = parent.get(p)) {
+        const f = byId.get(p).callFrame;
+        if (!f.url || f.url.startsWith('node:') || f.url.includes('/node_modules/')) continue;
+        const k = label(f);
+        if (seen.has(k)) continue; // recursion counts once
+        seen.add(k);
+        inclusiveUs.set(k, (inclusiveUs.get(k) ?? 0) + dt);
+      }
+    }
+    if (layer === 'socket write syscalls') {
+      const c = userCaller(id);
+      writeCallerUs.set(c, (writeCallerUs.get(c) ?? 0) + dt);
     }
   }
-  if (layer === 'socket write syscalls') {
-    const c = userCaller(id);
-    writeCallerUs.set(c, (writeCallerUs.get(c) ?? 0) + dt);
-  }
+  return { busy, idle, layerUs, selfUs, chargedUs, writeCallerUs, inclusiveUs };
 }
 
+const { busy, idle, layerUs, selfUs, chargedUs, writeCallerUs, inclusiveUs } = tally(
+  JSON.parse(readFileSync(positionals[0], 'utf8')),
+);
 const calls = a.calls ? Number(a.calls) : undefined;
 const pct = (us) => ((100 * us) / busy).toFixed(1).padStart(5);
 const perCall = (us) => (calls ? `  ${(us / calls).toFixed(1).padStart(6)} µs/call` : '');
@@ -187,3 +204,23 @@ if (a.inclusive) {
 console.log(`\ntop ${a.top} functions by self time:`);
 for (const [k, v] of [...selfUs].sort((x, y) => y[1] - x[1]).slice(0, Number(a.top)))
   console.log(`${pct(v)} %  ${k}`);
+
+if (a.against !== undefined) {
+  // Both servers' work by layer: the ceiling's app layer is its whole request path, mcpwire's is only its tools.
+  const other = tally(JSON.parse(readFileSync(a.against, 'utf8')));
+  const otherCalls = Number(a['against-calls']);
+  const us = (v, n) => (v / n).toFixed(2).padStart(7);
+  const rows = [...new Set([...layerUs.keys(), ...other.layerUs.keys()])].map((k) => {
+    const mine = (layerUs.get(k) ?? 0) / calls;
+    const theirs = (other.layerUs.get(k) ?? 0) / otherCalls;
+    return [k, mine, theirs];
+  });
+  console.log(`\nby layer, µs per call: this profile, ${a.against}, the difference`);
+  for (const [k, mine, theirs] of rows.sort((x, y) => y[1] - y[2] - (x[1] - x[2])))
+    console.log(`${us(mine, 1)} ${us(theirs, 1)} ${us(mine - theirs, 1)}  ${k}`);
+  console.log(
+    `${us(busy, calls)} ${us(other.busy, otherCalls)} ${us(busy / calls - other.busy / otherCalls, 1)}  all (${(
+      (busy / calls / (other.busy / otherCalls)) * 100
+    ).toFixed(0)} % of the other's)`,
+  );
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Every benchmark of bench/ once, at its shortest, as CI runs it: `npm run bench -- --smoke` (every scenario of the
-// table, which fails unless the run is whole), compare.mjs --paired, the Redis benchmarks (cluster.mjs in both
-// eras, redis-sizing.mjs), and the tools of bench/README.md's "Profiling" (a profiled bench server under load,
-// profile-summary.mjs, alloc-sampler.mjs, heap-per-session.mjs, retention.mjs, store-window.mjs, alloc-ab.mjs).
+// table, which fails unless the run is whole), compare.mjs --paired (mcpwire, then the ceiling with mcpwire resident,
+// each beside the ceiling), the Redis benchmarks (cluster.mjs in both eras, redis-sizing.mjs), and the tools of
+// bench/README.md's "Profiling" (a profiled bench server under load, profile-summary.mjs alone and --against a
+// second profile, alloc-sampler.mjs, heap-per-session.mjs, retention.mjs, store-window.mjs, alloc-ab.mjs).
 // Each must exit 0 and print its figures, none NaN or undefined. No speed is asserted: the figures of runs this
 // short mean nothing.
 //
@@ -96,7 +97,21 @@ async function profiled() {
   }
   const profile = readdirSync(prof).find((f) => f.endsWith('.cpuprofile'));
   if (profile === undefined) return `no CPU profile in ${prof}`;
-  return check([bench('profile-summary.mjs'), join(prof, profile), '--top', '5'], /^by layer/m);
+  const summary = check([bench('profile-summary.mjs'), join(prof, profile), '--top', '5'], /^by layer/m);
+  if (summary) return summary;
+  const side = [
+    join(prof, profile),
+    '--calls',
+    '1000',
+    '--against',
+    join(prof, profile),
+    '--against-calls',
+    '1000',
+  ];
+  return check(
+    [bench('profile-summary.mjs'), ...side],
+    /^ *[\d.]+ +[\d.]+ +0\.00 {2}all \(100 % of the other's\)$/m,
+  );
 }
 
 /** [what, how]: `how` answers why the step failed, or null. */
@@ -118,6 +133,21 @@ const steps = [
           ...'-- --duration 1 --warmup 0 --sessions 4'.split(' '),
         ],
         /^\| mcpwire \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|$/m,
+      ),
+  ],
+  [
+    'lib/resident-library.mjs: the ceiling with mcpwire resident, beside a twin of it',
+    () =>
+      check(
+        [
+          ...tool('compare.mjs', '--paired --scenario calls --reps 1 --baseline ceiling --port-base 3960'),
+          '--server',
+          `ceiling=node ${bench('ceiling.mjs')} --port {port}`,
+          '--server',
+          `resident=env RESIDENT_SECONDS=1 node --import ${bench('lib/resident-library.mjs')} ${bench('ceiling.mjs')} --port {port}`,
+          ...'-- --duration 1 --warmup 0 --sessions 4'.split(' '),
+        ],
+        /^\| resident \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|$/m,
       ),
   ],
   [
