@@ -121,7 +121,7 @@ const steps = [
     () => check([...tool('run.mjs', '--smoke --out'), join(dir, 'run')], /^\| resume, /m, 10),
   ],
   [
-    'compare.mjs --paired: mcpwire beside a twin of the ceiling, each run its own ratio',
+    'compare.mjs --paired: mcpwire, and the ceiling with mcpwire resident (lib/resident-library.mjs), each beside a twin of the ceiling',
     () =>
       check(
         [
@@ -130,24 +130,11 @@ const steps = [
           `ceiling=node ${bench('ceiling.mjs')} --port {port}`,
           '--server',
           `mcpwire=node ${bench('server.mjs')} --port {port}`,
-          ...'-- --duration 1 --warmup 0 --sessions 4'.split(' '),
-        ],
-        /^\| mcpwire \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|$/m,
-      ),
-  ],
-  [
-    'lib/resident-library.mjs: the ceiling with mcpwire resident, beside a twin of it',
-    () =>
-      check(
-        [
-          ...tool('compare.mjs', '--paired --scenario calls --reps 1 --baseline ceiling --port-base 3960'),
-          '--server',
-          `ceiling=node ${bench('ceiling.mjs')} --port {port}`,
           '--server',
           `resident=env RESIDENT_SECONDS=1 node --import ${bench('lib/resident-library.mjs')} ${bench('ceiling.mjs')} --port {port}`,
           ...'-- --duration 1 --warmup 0 --sessions 4'.split(' '),
         ],
-        /^\| resident \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|$/m,
+        /^\| mcpwire \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|\n\| resident \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|$/m,
       ),
   ],
   [
