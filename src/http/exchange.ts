@@ -75,7 +75,10 @@ export interface HTTPExchange extends HeaderSource {
    */
   readBody(limitBytes: number): Promise<string>;
 
-  /** Sets the status and headers. Nothing is sent yet: a body given to `end` goes out with them. */
+  /**
+   * Sets the status and headers (names in lower case; one set again replaces it). Nothing is sent yet: a body given
+   * to `end` goes out with them.
+   */
   writeHead(status: number, headers?: Readonly<Record<string, string>>): void;
   /**
    * Sets a response header before anyone answers, kept beside those `writeHead` sets later: for a header every
