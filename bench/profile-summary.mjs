@@ -209,18 +209,17 @@ if (a.against !== undefined) {
   // Both servers' work by layer: the ceiling's app layer is its whole request path, mcpwire's is only its tools.
   const other = tally(JSON.parse(readFileSync(a.against, 'utf8')));
   const otherCalls = Number(a['against-calls']);
-  const us = (v, n) => (v / n).toFixed(2).padStart(7);
-  const rows = [...new Set([...layerUs.keys(), ...other.layerUs.keys()])].map((k) => {
-    const mine = (layerUs.get(k) ?? 0) / calls;
-    const theirs = (other.layerUs.get(k) ?? 0) / otherCalls;
-    return [k, mine, theirs];
-  });
+  const us = (v) => v.toFixed(2).padStart(7);
+  const rows = [...new Set([...layerUs.keys(), ...other.layerUs.keys()])].map((k) => [
+    k,
+    (layerUs.get(k) ?? 0) / calls,
+    (other.layerUs.get(k) ?? 0) / otherCalls,
+  ]);
   console.log(`\nby layer, µs per call: this profile, ${a.against}, the difference`);
   for (const [k, mine, theirs] of rows.sort((x, y) => y[1] - y[2] - (x[1] - x[2])))
-    console.log(`${us(mine, 1)} ${us(theirs, 1)} ${us(mine - theirs, 1)}  ${k}`);
+    console.log(`${us(mine)} ${us(theirs)} ${us(mine - theirs)}  ${k}`);
+  const [mine, theirs] = [busy / calls, other.busy / otherCalls];
   console.log(
-    `${us(busy, calls)} ${us(other.busy, otherCalls)} ${us(busy / calls - other.busy / otherCalls, 1)}  all (${(
-      (busy / calls / (other.busy / otherCalls)) * 100
-    ).toFixed(0)} % of the other's)`,
+    `${us(mine)} ${us(theirs)} ${us(mine - theirs)}  all (${((mine / theirs) * 100).toFixed(0)} % of the other's)`,
   );
 }
