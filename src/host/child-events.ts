@@ -29,7 +29,7 @@ export function everyClient(server: Server, inFlight: InFlight): Audience {
     log: (level, data, logger, from) => {
       const serving = inFlight.get(from);
       if (serving === undefined || serving.size === 0) server.log(level, data, logger);
-      else for (const exchange of serving) exchange.ctx.log(level, data, logger).catch(noop);
+      else for (const exchange of serving) exchange.log(level, data, logger).catch(noop);
     },
   };
 }

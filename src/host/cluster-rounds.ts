@@ -213,8 +213,7 @@ export class ClusterRounds implements RemoteRounds {
         this.serveFor(m, () => {
           const exchange = this.exchanges?.take(m.id);
           if (exchange === undefined) throw notHeld(m.method);
-          exchange.ctx = this.relayTo(m.by, m.r);
-          exchange.answer(m.responses);
+          exchange.resume(this.relayTo(m.by, m.r), m.responses);
           return exchange;
         });
         return;
@@ -263,10 +262,9 @@ export class ClusterRounds implements RemoteRounds {
       const held = await exchange();
       served.exchange = held;
       if (served.released !== undefined) held.release(served.released);
-      const outcome = await serveRound(held, this.exchanges!, m.method, {
-        era: m.era,
-        clientCapabilities: m.caps,
-      });
+      // The relay to the asking process ends with the round, whatever the era.
+      const asker = { era: m.era, clientCapabilities: m.caps };
+      const outcome = await serveRound(held, this.exchanges!, m.method, asker, true);
       o = 'result' in outcome ? outcome : { inputRequests: outcome.inputRequests, state: held.id };
     } catch (err) {
       o = { error: wireError(err) };

@@ -86,7 +86,9 @@ export async function forward(
   const onabort = () => exchange.release(`the client cancelled ${method}`);
   ctx.signal.addEventListener('abort', onabort, { once: true });
   try {
-    const outcome = await serveRound(exchange, exchanges, method, ctx.scope);
+    // A legacy request asks its client itself (fulfilLocally): its context hears the child between rounds too.
+    const ends = ctx.scope.era !== 'legacy';
+    const outcome = await serveRound(exchange, exchanges, method, ctx.scope, ends);
     if ('result' in outcome) return outcome.result;
     return inputRequired({ inputRequests: outcome.inputRequests, state: exchange.id });
   } finally {
@@ -98,13 +100,16 @@ export async function forward(
  * Runs `exchange` until the child answers (its error thrown) or asks what `asker` may be asked, holding it then
  * (its id is the state of the round's `input_required`). Only what the client declared is asked of it, in a
  * request that may ask; the child hears why the rest is refused. (A 2025 stdio server's request made at another
- * time may look like this request's: see soleRequest.)
+ * time may look like this request's: see soleRequest.) `ends`: the round's client hears nothing more once the
+ * round ends with what the child asks (its response carried the asks), so what the child tells until the next
+ * round waits for it.
  */
 export async function serveRound(
   exchange: HeldExchange,
   exchanges: HeldExchanges,
   method: string,
   asker: Pick<ClientScope, 'era' | 'clientCapabilities'>,
+  ends: boolean,
 ): Promise<RoundOutcome> {
   const rounds = asker.era === 'legacy' || ROUND_TRIP_METHODS.has(method);
   for (;;) {
@@ -120,6 +125,7 @@ export async function serveRound(
     }
     if (Object.keys(outcome.inputRequests).length === 0) continue;
     exchanges.hold(exchange);
+    if (ends) exchange.roundEnded();
     return outcome;
   }
 }
@@ -137,8 +143,7 @@ export function notHeld(method: string): McpError {
 function resumed(exchanges: HeldExchanges, method: string, ctx: ServerContext): HeldExchange {
   const exchange = exchanges.take(ctx.requestState as string);
   if (exchange === undefined) throw notHeld(method);
-  exchange.ctx = ctx;
-  exchange.answer(ctx.inputResponses);
+  exchange.resume(ctx, ctx.inputResponses);
   return exchange;
 }
 
@@ -171,7 +176,7 @@ export function begin(
         timeoutMs,
         onprogress: progress
           ? (p) => {
-              exchange.ctx.sendProgress(p.progress, p.total, p.message).catch(noop);
+              exchange.sendProgress(p.progress, p.total, p.message).catch(noop);
             }
           : undefined,
       });

@@ -24,17 +24,29 @@ interface Ask {
   reject(err: Error): void;
 }
 
+/** How many of the progress and log messages a child sends between rounds are kept for the next (the latest). */
+export const KEPT_BETWEEN_ROUNDS = 64;
+
+const DONE: Promise<void> = Promise.resolve();
+const noop = () => {};
+
 /**
  * One client request forwarded to a child, held across the rounds in which the child asks the client something
  * (sampling, elicitation). Re-running a forwarded request would call the child twice, so the request to the child
  * is made once, and each round hands the client what the child asked (`input_required`, with this exchange's id
  * as the sealed state), then gives the child the client's answers from the retry. The child's request waits
  * meanwhile; a retry that does not come within the bound releases it with an error.
+ *
+ * It is the round client of the child's request: its progress and log messages go to the round being served.
+ * Those it sends after a round ended with its asks, whose response is closed, go to the next round ahead of its
+ * outcome (the latest KEPT_BETWEEN_ROUNDS of them).
  */
-export class HeldExchange {
+export class HeldExchange implements RoundClient {
   private key: string | undefined;
-  /** The round being served now: where progress goes. */
-  ctx: RoundClient;
+  /** The round being served now; undefined between a round that ended and the next. */
+  private client: RoundClient | undefined;
+  /** What the child told between rounds, in order. */
+  private kept: Array<(client: RoundClient) => Promise<void>> | undefined;
   private readonly controller = new AbortController();
   private outcome: { result: Result } | { error: unknown } | undefined;
   private readonly asks = new Map<string, Ask>();
@@ -44,12 +56,12 @@ export class HeldExchange {
   private wake: (() => void) | undefined;
 
   constructor(
-    ctx: RoundClient,
+    client: RoundClient,
     /** Begins its id: the process holding it, in a cluster (see HeldExchanges). */
     private readonly idPrefix: string,
     start: (exchange: HeldExchange, signal: AbortSignal) => Promise<Result>,
   ) {
-    this.ctx = ctx;
+    this.client = client;
     start(this, this.controller.signal).then(
       (result) => this.settle({ result }),
       (error) => this.settle({ error }),
@@ -75,8 +87,41 @@ export class HeldExchange {
     });
   }
 
-  /** A retry's answers, by the keys the last round handed out; a key left unanswered fails the child's request. */
-  answer(responses: InputResponses | undefined): void {
+  sendProgress(progress: number, total?: number, message?: string): Promise<void> {
+    return this.tell((client) => client.sendProgress(progress, total, message));
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    return this.tell((client) => client.log(level, data, logger));
+  }
+
+  /** The round's client hears nothing more (the round ended with what the child asks): what it tells is kept. */
+  roundEnded(): void {
+    this.client = undefined;
+  }
+
+  /**
+   * The next round, served to `client` with the retry's answers (by the keys the last round handed out; a key
+   * left unanswered fails the child's request): first what the child told while held.
+   */
+  resume(client: RoundClient, responses: InputResponses | undefined): void {
+    this.client = client;
+    const kept = this.kept;
+    this.kept = undefined;
+    if (kept !== undefined) for (const told of kept) told(client).catch(noop);
+    this.answer(responses);
+  }
+
+  private tell(told: (client: RoundClient) => Promise<void>): Promise<void> {
+    const client = this.client;
+    if (client !== undefined) return told(client);
+    this.kept ??= [];
+    if (this.kept.length === KEPT_BETWEEN_ROUNDS) this.kept.shift();
+    this.kept.push(told);
+    return DONE;
+  }
+
+  private answer(responses: InputResponses | undefined): void {
     for (const key of this.sent) {
       const ask = this.asks.get(key)!;
       this.asks.delete(key);
@@ -126,6 +171,7 @@ export class HeldExchange {
 
   /** Gives the exchange up: what the child still asks fails, and its request is cancelled. */
   release(reason: string): void {
+    this.kept = undefined;
     for (const ask of this.asks.values()) ask.reject(new McpError(ErrorCode.InternalError, reason));
     this.asks.clear();
     this.sent.clear();

@@ -6,8 +6,10 @@
 //   saying so on stderr), garbage (a line that is not JSON-RPC on stdout, then its answer), ask (elicits a name
 //   from the client; what went wrong said on stderr), log (a warning to its client); prompt `project`, whose
 //   argument `root` is completed with the client's roots (asked during completion/complete), or with what went wrong;
-//   resource note://counter (subscribable), which the tool bump {by} updates
+//   resource note://counter (subscribable), which the tool bump {by} updates; ask-in-steps (progress 1 of 3, asks
+//   the client for a name, progress 3 once answered) and nudge (progress 2 of the ask-in-steps in flight, then answers)
 import { existsSync, writeFileSync } from 'node:fs';
+import type { ServerContext } from '../server/context.js';
 import { Server } from '../server/server.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
 import { stdioServerConnection } from '../server/stdio/stdio-server-connection.js';
@@ -72,6 +74,29 @@ if (process.argv.includes('--hang')) {
       process.stderr.write(`elicitation failed: ${(err as Error).message}\n`);
       return { ...text(`no name: ${(err as Error).message}`), isError: true };
     }
+  });
+  let asking: ServerContext | undefined;
+  server.tool(
+    { name: 'ask-in-steps', description: 'Progress 1 of 3, a name asked of the client, then progress 3.' },
+    async (_args, ctx) => {
+      await ctx.sendProgress(1, 3);
+      asking = ctx;
+      try {
+        const answer = await ctx.elicit({
+          message: 'Your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        });
+        await ctx.sendProgress(3, 3);
+        return text(`hello ${String(answer.content?.name)}`);
+      } finally {
+        asking = undefined;
+      }
+    },
+  );
+  server.tool({ name: 'nudge', description: 'Progress 2 of the ask-in-steps in flight.' }, async () => {
+    if (asking === undefined) return { ...text('no ask-in-steps in flight'), isError: true };
+    await asking.sendProgress(2, 3);
+    return text('nudged');
   });
   let counter = 0;
   server.resource({ uri: 'note://counter', name: 'counter' }, (uri) => ({

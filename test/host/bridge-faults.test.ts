@@ -224,6 +224,42 @@ describe('bridge ↔ a 2025-only child that asks its client things', () => {
     });
   }
 
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`a ${era} client hears the progress the child made while the client answered its elicitation`, async () => {
+      let asker: ClientSession | undefined;
+      const events: string[] = [];
+      const nudged: string[] = [];
+      const asking = new Client(
+        { name: 'c', version: '1' },
+        {
+          era,
+          elicitation: {
+            // Answered once the child has sent progress 2: a 2025 request hears it at once, on its own stream; a
+            // 2026 one ended its round with the ask, and hears it in the retry's.
+            form: async () => {
+              nudged.push(toolText(await asker!.callTool('nudge')));
+              if (era === 'legacy') await until(() => events.includes('2/3'), MS, 'progress 2, live');
+              return { action: 'accept', content: { name: 'Lovelace' } };
+            },
+          },
+        },
+      );
+      asker = await within(connectUrl(asking, url), MS, 'connect');
+      try {
+        const result = await asker.callTool(
+          'ask-in-steps',
+          {},
+          { onprogress: (p) => events.push(`${p.progress}/${p.total}`) },
+        );
+        events.push(toolText(result));
+        assert.deepEqual(nudged, ['nudged']);
+        assert.deepEqual(events, ['1/3', '2/3', '3/3', 'hello Lovelace']);
+      } finally {
+        await asker.close();
+      }
+    });
+  }
+
   test('a 2026 client that did not declare elicitation: the child hears why, and the client gets its answer', async () => {
     const response = await postModern(
       url,
