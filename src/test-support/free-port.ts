@@ -7,17 +7,23 @@ import { createServer } from 'node:net';
  *
  * It is taken below the kernel's ephemeral range, where no outgoing connection and no `listen(0)` lands: with
  * the suite's hundreds of loopback connections in flight, a port from inside that range was taken again before
- * redis-server could bind it (CI, "Address already in use"). Only another caller of this function can collide,
- * and two random picks out of thousands rarely do.
+ * redis-server could bind it (CI, "Address already in use"). Only another caller of this function can collide:
+ * never one in this process (a port is handed out once), rarely one in another (two random picks out of
+ * thousands); a caller that starts a server on it picks again when the bind fails (see launchOnFreePort).
  */
 export async function freePort(): Promise<number> {
   const [low, high] = belowEphemeral();
   for (let attempt = 0; attempt < 50; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low));
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
     if (await bindable(port)) return port;
   }
   return listenOnAny();
 }
+
+/** Ports this process was given: a second caller here never gets one that the first has not bound yet. */
+const handedOut = new Set<number>();
 
 const FALLBACK_EPHEMERAL_LOW = 32768;
 

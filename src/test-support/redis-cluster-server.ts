@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
-import { launch, type Running } from './redis-server.js';
+import { launchOnFreePort, type Running } from './redis-server.js';
 
 /** A Redis Cluster of the tests' own on 127.0.0.1: three masters, each with one replica. */
 export interface LocalRedisCluster {
@@ -49,16 +49,16 @@ export async function startRedisCluster(): Promise<LocalRedisCluster> {
   try {
     const launched = await Promise.allSettled(
       Array.from({ length: 2 * MASTERS }, async () => {
-        const [port, bus] = [await freePort(), await freePort()];
         // biome-ignore format: one option per line
-        nodes.set(port, await launch(port, [
+        const { port, running } = await launchOnFreePort(async () => [
           '--cluster-enabled', 'yes',
-          '--cluster-port', String(bus),
+          '--cluster-port', String(await freePort()),
           '--cluster-config-file', 'nodes.conf',
           '--cluster-node-timeout', String(NODE_TIMEOUT_MS),
           // A replica syncs at once, not after the 5 s a master waits by default for others to sync with.
           '--repl-diskless-sync-delay', '0',
-        ]));
+        ]);
+        nodes.set(port, running);
       }),
     );
     const failed = launched.find((l) => l.status === 'rejected');

@@ -28,8 +28,9 @@ const READY_TIMEOUT_MS = 5000;
  * process, however that ends (see `launch`).
  */
 export async function startRedisServer(): Promise<RedisServer> {
-  const port = await freePort();
-  let running: Running | undefined = await launch(port);
+  const launched = await launchOnFreePort();
+  const port = launched.port;
+  let running: Running | undefined = launched.running;
   const stop = async () => {
     const current = running;
     running = undefined;
@@ -76,6 +77,23 @@ export interface Running {
 const WRAPPER =
   'exec 3<&0; redis-server "$@" </dev/null & pid=$!; ' +
   '(read -r _ <&3; kill -9 "$pid") >/dev/null 2>&1 & wait "$pid"';
+
+/**
+ * Starts redis-server on a port `freePort` picks (with the options `extra` gives, asked again on each attempt), and
+ * picks again when another process bound the port first ("Address already in use"), up to three times.
+ */
+export async function launchOnFreePort(
+  extra: () => Promise<readonly string[]> = async () => [],
+): Promise<{ port: number; running: Running }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return { port, running: await launch(port, await extra()) };
+    } catch (err) {
+      if (attempt === 3 || !/Address already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
 
 /**
  * Starts redis-server on `port` (with `extra` options, and the defaults of `startRedisServer`) and waits until it
