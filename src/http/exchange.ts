@@ -19,8 +19,8 @@ export const REFUSED_BODY_LINGER_MS = 1_000;
  * so that one transport serves node:http and web-standard runtimes alike.
  *
  * Promises: header names are looked up in lower case; `path`, `query` and `headers` are computed on first
- * use; `readBody` resolves at most once with the whole body decoded as UTF-8 (RFC 8259 allows no other
- * encoding for JSON), counting the bytes it actually receives; `write` sends one chunk as one write
+ * use; `readBody` gives the whole body decoded as UTF-8 (RFC 8259 allows no other encoding for JSON), or why it
+ * could not, once, counting the bytes it actually receives; `write` sends one chunk as one write
  * and returns false when the chunk had to wait in a buffer; once `closed` is true every write is
  * ignored; `onClose` listeners run exactly once, when the exchange ends for any reason (the response
  * was ended or dropped here, or the client went away).
@@ -68,12 +68,14 @@ export interface HTTPExchange extends HeaderSource {
    */
   readonly parsedBody?: unknown;
   /**
-   * The request body as text. Rejects with `BodyTooLargeError` as soon as more than `limitBytes` bytes
-   * arrive (or are announced by Content-Length). The rest is never buffered: it is read and dropped, up to
-   * `REFUSED_BODY_DRAIN_BYTES` more and for `REFUSED_BODY_DRAIN_MS`, so that a client still sending can read
-   * the 413; then the connection is closed, never reused.
+   * Reads the request body and calls `onBody` with its text, or `onError` with why it could not: exactly one of
+   * them, once, possibly before `readBody` returns (a body a framework read already). Neither may throw.
+   * `BodyTooLargeError` as soon as more than `limitBytes` bytes arrive (or are announced by Content-Length); the
+   * rest is never buffered: it is read and dropped, up to `REFUSED_BODY_DRAIN_BYTES` more and for
+   * `REFUSED_BODY_DRAIN_MS`, so that a client still sending can read the 413; then the connection is closed,
+   * never reused. Callbacks rather than a promise: every POST reads a body, and a promise would cost each a turn.
    */
-  readBody(limitBytes: number): Promise<string>;
+  readBody(limitBytes: number, onBody: (text: string) => void, onError: (err: unknown) => void): void;
 
   /**
    * Sets the status and headers (names in lower case; one set again replaces it). Nothing is sent yet: a body given

@@ -15,8 +15,6 @@ export type Refuse = (
   options?: JsonErrorOptions,
 ) => void;
 
-const NOTHING: Promise<undefined> = Promise.resolve(undefined);
-
 /** A body that parsed: one JSON-RPC message or a batch. */
 export type ParsedBody = Exclude<Parsed, { kind: 'invalid' }>;
 
@@ -114,36 +112,65 @@ export class HTTPIntake {
   }
 
   /**
-   * The request's message, read and parsed once; undefined once it was refused. A body a framework parsed
-   * already (`exchange.parsedBody`) is checked as one parsed here, and refused (413) when its declared
-   * Content-Length exceeds the limit: its bytes are gone, so the framework's own limit is what bounds it.
+   * Reads and parses the request's message once, then calls `done` with it, or with undefined once the request was
+   * refused (answered here): exactly once, possibly before `read` returns. What `done` or a refusal throws goes to
+   * `failed`. A body a framework parsed already (`exchange.parsedBody`) is checked as one parsed here, and refused
+   * (413) when its declared Content-Length exceeds the limit: its bytes are gone, so the framework's own limit is
+   * what bounds it. Callbacks rather than a promise: each promise would cost every POST a turn.
    */
-  read(exchange: HTTPExchange): Promise<ParsedBody | undefined> {
-    const wrongType = checkContentType(exchange.header('content-type'));
-    if (wrongType !== undefined) {
-      this.refuse(exchange, wrongType.status, wrongType.message);
-      return NOTHING;
-    }
-    const value = exchange.parsedBody;
-    if (value !== undefined) {
-      if (Number(exchange.header('content-length')) > this.maxBodyBytes) {
-        const tooLarge = new BodyTooLargeError(this.maxBodyBytes);
-        this.refuse(exchange, tooLarge.status, tooLarge.message);
-        return NOTHING;
+  read(
+    exchange: HTTPExchange,
+    done: (parsed: ParsedBody | undefined) => void,
+    failed: (err: unknown) => void,
+  ): void {
+    try {
+      const wrongType = checkContentType(exchange.header('content-type'));
+      if (wrongType !== undefined) {
+        this.refuse(exchange, wrongType.status, wrongType.message);
+        done(undefined);
+        return;
       }
-      return Promise.resolve(this.accept(exchange, classify(value)));
-    }
-    return exchange.readBody(this.maxBodyBytes).then(
-      (text) => this.accept(exchange, parseMessage(text)),
-      (err) => {
-        if (err instanceof BodyTooLargeError) this.refuse(exchange, err.status, err.message);
-        else {
-          const reason = (err as Error)?.message ?? String(err);
-          this.refuse(exchange, 400, `Bad Request: the request body could not be read: ${reason}`);
+      const value = exchange.parsedBody;
+      if (value !== undefined) {
+        if (Number(exchange.header('content-length')) > this.maxBodyBytes) {
+          const tooLarge = new BodyTooLargeError(this.maxBodyBytes);
+          this.refuse(exchange, tooLarge.status, tooLarge.message);
+          done(undefined);
+          return;
         }
-        return undefined;
+        done(this.accept(exchange, classify(value)));
+        return;
+      }
+    } catch (err) {
+      failed(err);
+      return;
+    }
+    exchange.readBody(
+      this.maxBodyBytes,
+      (text) => {
+        try {
+          done(this.accept(exchange, parseMessage(text)));
+        } catch (err) {
+          failed(err);
+        }
+      },
+      (err) => {
+        try {
+          this.refuseUnread(exchange, err);
+          done(undefined);
+        } catch (thrown) {
+          failed(thrown);
+        }
       },
     );
+  }
+
+  private refuseUnread(exchange: HTTPExchange, err: unknown): void {
+    if (err instanceof BodyTooLargeError) this.refuse(exchange, err.status, err.message);
+    else {
+      const reason = (err as Error)?.message ?? String(err);
+      this.refuse(exchange, 400, `Bad Request: the request body could not be read: ${reason}`);
+    }
   }
 
   private accept(exchange: HTTPExchange, parsed: Parsed): ParsedBody | undefined {

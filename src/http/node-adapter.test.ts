@@ -11,7 +11,8 @@ async function bodyServer(limit: number) {
   const outcomes: { body?: string; error?: unknown }[] = [];
   const server = await listenLoopback((req, res) => {
     const ex = fromNode(req, res);
-    ex.readBody(limit).then(
+    ex.readBody(
+      limit,
       (body) => {
         outcomes.push({ body });
         ex.writeHead(200, { 'content-type': 'text/plain' });

@@ -21,10 +21,18 @@ const ALREADY_READ =
   'mount the handler before that body parser, or pass the body it parsed (handler.node()(req, res, body))';
 
 /** A body a framework read as text or bytes, held to the same limit as one read here. */
-function readGiven(body: string | Uint8Array, limitBytes: number): Promise<string> {
+function readGiven(
+  body: string | Uint8Array,
+  limitBytes: number,
+  onBody: (text: string) => void,
+  onError: (err: unknown) => void,
+): void {
   const bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-  if (bytes > limitBytes) return Promise.reject(new BodyTooLargeError(limitBytes));
-  return Promise.resolve(
+  if (bytes > limitBytes) {
+    onError(new BodyTooLargeError(limitBytes));
+    return;
+  }
+  onBody(
     typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.length).toString('utf8'),
   );
 }
@@ -126,60 +134,63 @@ class NodeExchange extends ExchangeBase implements HTTPExchange {
     return this.headerRecord;
   }
 
-  readBody(limitBytes: number): Promise<string> {
+  readBody(limitBytes: number, onBody: (text: string) => void, onError: (err: unknown) => void): void {
     const body = this.preread;
-    if (typeof body === 'string' || body instanceof Uint8Array) return readGiven(body, limitBytes);
+    if (typeof body === 'string' || body instanceof Uint8Array) {
+      readGiven(body, limitBytes, onBody, onError);
+      return;
+    }
     const req = this.req;
-    if (req.readableEnded) return Promise.reject(new Error(ALREADY_READ));
+    if (req.readableEnded) {
+      onError(new Error(ALREADY_READ));
+      return;
+    }
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limitBytes) {
       this.refuseRest();
-      return Promise.reject(new BodyTooLargeError(limitBytes));
+      onError(new BodyTooLargeError(limitBytes));
+      return;
     }
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const onData = (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > limitBytes) {
-          stop();
-          this.refuseRest();
-          reject(new BodyTooLargeError(limitBytes));
-          return;
-        }
-        chunks.push(chunk);
-      };
-      // Once the body has ended, the listeners stay: the request is dropped with them, and removing four
-      // listeners per request costs more than letting the later 'close' find nothing to do.
-      let ended = false;
-      const onEnd = () => {
-        ended = true;
-        // Decode once at the end: a multi-byte character may straddle two chunks.
-        resolve(
-          chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8'),
-        );
-      };
-      const onError = (err: Error) => {
-        if (ended) return;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limitBytes) {
         stop();
-        reject(err);
-      };
-      const onClose = () => {
-        if (ended) return;
-        stop();
-        reject(new Error('the client closed the connection before sending the whole request body'));
-      };
-      const stop = () => {
-        req.off('data', onData);
-        req.off('end', onEnd);
-        req.off('error', onError);
-        req.off('close', onClose);
-      };
-      req.on('data', onData);
-      req.on('end', onEnd);
-      req.on('error', onError);
-      req.on('close', onClose);
-    });
+        this.refuseRest();
+        onError(new BodyTooLargeError(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    // Once the body has ended, the listeners stay: the request is dropped with them, and removing four
+    // listeners per request costs more than letting the later 'close' find nothing to do.
+    let ended = false;
+    const onEnd = () => {
+      ended = true;
+      // Decode once at the end: a multi-byte character may straddle two chunks.
+      onBody(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, size).toString('utf8'));
+    };
+    const onFailure = (err: Error) => {
+      if (ended) return;
+      stop();
+      onError(err);
+    };
+    const onClose = () => {
+      if (ended) return;
+      stop();
+      onError(new Error('the client closed the connection before sending the whole request body'));
+    };
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onFailure);
+      req.off('close', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onFailure);
+    req.on('close', onClose);
   }
 
   /**

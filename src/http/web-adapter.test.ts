@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { until } from '../test-support/time-limit.js';
-import { BodyTooLargeError, REFUSED_BODY_DRAIN_BYTES } from './exchange.js';
+import { BodyTooLargeError, type HTTPExchange, REFUSED_BODY_DRAIN_BYTES } from './exchange.js';
 import { fromWeb, WEB_STREAM_HIGH_WATER_MARK } from './web-adapter.js';
 
 const encoder = new TextEncoder();
+
+/** The body `readBody` gives, as a promise that rejects with the error it gives instead. */
+const bodyOf = (exchange: HTTPExchange, limit: number) =>
+  new Promise<string>((resolve, reject) => exchange.readBody(limit, resolve, reject));
 
 /** A request whose body arrives in the given chunks, recording whether the adapter cancelled it. */
 function streamedRequest(chunks: Uint8Array[]) {
@@ -63,8 +67,8 @@ describe('fromWeb: request', () => {
 
   test('a body exactly at the limit is read whole; an absent body is empty', async () => {
     const { exchange } = fromWeb(new Request('http://localhost/mcp', { method: 'POST', body: 'h€llo' }));
-    assert.equal(await exchange.readBody(7), 'h€llo');
-    assert.equal(await fromWeb(new Request('http://localhost/mcp')).exchange.readBody(7), '');
+    assert.equal(await bodyOf(exchange, 7), 'h€llo');
+    assert.equal(await bodyOf(fromWeb(new Request('http://localhost/mcp')).exchange, 7), '');
   });
 
   test('bytes are counted as read: a Content-Length that lies low does not let a big body through', async () => {
@@ -73,13 +77,13 @@ describe('fromWeb: request', () => {
       body: 'z'.repeat(1000),
       headers: { 'content-length': '5' },
     });
-    await assert.rejects(fromWeb(request).exchange.readBody(100), BodyTooLargeError);
+    await assert.rejects(bodyOf(fromWeb(request).exchange, 100), BodyTooLargeError);
   });
 
   test('a streamed body past the limit is refused; its rest is read and dropped, not buffered', async () => {
     const chunk = new Uint8Array(400);
     const { request, state } = streamedRequest([chunk, chunk, chunk, chunk, chunk]);
-    await assert.rejects(fromWeb(request).exchange.readBody(1000), (err: unknown) => {
+    await assert.rejects(bodyOf(fromWeb(request).exchange, 1000), (err: unknown) => {
       assert.ok(err instanceof BodyTooLargeError);
       assert.equal(err.status, 413);
       assert.equal(err.limitBytes, 1000);
@@ -108,7 +112,7 @@ describe('fromWeb: request', () => {
       body,
       duplex: 'half',
     } as RequestInit);
-    await assert.rejects(fromWeb(request).exchange.readBody(1000), BodyTooLargeError);
+    await assert.rejects(bodyOf(fromWeb(request).exchange, 1000), BodyTooLargeError);
     await until(() => cancelled, 5000, 'the body to be cancelled');
     assert.ok(pulled * 1024 * 1024 > REFUSED_BODY_DRAIN_BYTES, `pulled ${pulled} MiB`);
     assert.ok(pulled < 64, `pulled ${pulled} MiB`);
@@ -123,13 +127,13 @@ describe('fromWeb: request', () => {
       duplex: 'half',
       headers: { 'content-length': '5000' },
     } as RequestInit);
-    await assert.rejects(fromWeb(request).exchange.readBody(1000), BodyTooLargeError);
+    await assert.rejects(bodyOf(fromWeb(request).exchange, 1000), BodyTooLargeError);
   });
 
   test('a multi-byte character split across chunks decodes correctly', async () => {
     const euro = encoder.encode('€');
     const { request } = streamedRequest([euro.subarray(0, 1), euro.subarray(1)]);
-    assert.equal(await fromWeb(request).exchange.readBody(100), '€');
+    assert.equal(await bodyOf(fromWeb(request).exchange, 100), '€');
   });
 });
 

@@ -123,7 +123,11 @@ class WebRequestExchange extends ExchangeBase implements HTTPExchange {
     return this.headerRecord;
   }
 
-  async readBody(limitBytes: number): Promise<string> {
+  readBody(limitBytes: number, onBody: (text: string) => void, onError: (err: unknown) => void): void {
+    this.readAll(limitBytes).then(onBody, onError);
+  }
+
+  private async readAll(limitBytes: number): Promise<string> {
     const body = this.request.body;
     const declared = this.request.headers.get('content-length');
     if (declared !== null && Number(declared) > limitBytes) {

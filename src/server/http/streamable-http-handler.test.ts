@@ -185,6 +185,33 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
     );
   });
 
+  test('a POST whose serving throws once its body is read is answered 500 and reported; the next is served', async () => {
+    const reported: Error[] = [];
+    const { server, served: own } = await serveTestServer({ onerror: (e) => reported.push(e) });
+    try {
+      server.onsession = () => {
+        throw new Error('the onsession hook failed');
+      };
+      await expectError(
+        await post(own.url, initializeRequest(1)),
+        500,
+        -32603,
+        'the onsession hook failed',
+        null,
+      );
+      assert.deepEqual(
+        reported.map((e) => e.message),
+        ['the onsession hook failed'],
+      );
+      server.onsession = undefined;
+      const res = await post(own.url, initializeRequest(2));
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as { id: number }).id, 2);
+    } finally {
+      await own.close();
+    }
+  });
+
   test('invalid JSON is 400 with -32700; a wrong shape is 400 with -32600', async () => {
     await expectError(await post(served.url, '{"jsonrpc":'), 400, -32700, 'Parse error');
     await expectError(

@@ -181,7 +181,10 @@ export class StreamableHTTPHandler implements ModernHost {
     return this.sessions.held(id);
   }
 
-  /** Serves one request. Never rejects: every failure is answered and reported to `onerror`. */
+  /**
+   * Serves one request; the promise settles when the request no longer needs the caller (a POST's answer may still
+   * be on its way). Never rejects: every failure is answered and reported to `onerror`.
+   */
   handle(exchange: HTTPExchange): Promise<void> {
     try {
       const pending = this.route(exchange);
@@ -279,18 +282,28 @@ export class StreamableHTTPHandler implements ModernHost {
     }
   }
 
-  private post(exchange: HTTPExchange): void | Promise<void> {
+  private post(exchange: HTTPExchange): void {
     const accept = exchange.header('accept');
     // Clients send the same Accept on every POST: the last one that passed passes again at the cost of a compare.
     if (accept === undefined || accept !== this.acceptedPost) {
       const refused = checkAccept(accept, POST_ACCEPT);
-      if (refused !== undefined) return this.refuse(exchange, refused.status, refused.message);
+      if (refused !== undefined) {
+        this.refuse(exchange, refused.status, refused.message);
+        return;
+      }
       this.acceptedPost = accept;
     }
-    // No async function here: each would cost a promise and a turn per POST on the hot path.
-    return this.intake.read(exchange).then((parsed) => {
-      if (parsed !== undefined) return this.posted(exchange, parsed);
-    });
+    // No promise here: each would cost a turn per POST on the hot path; what fails is answered by `fail`.
+    const failed = (err: unknown) => this.fail(exchange, err);
+    this.intake.read(
+      exchange,
+      (parsed) => {
+        if (parsed === undefined) return;
+        const served = this.posted(exchange, parsed);
+        if (served instanceof Promise) served.catch(failed);
+      },
+      failed,
+    );
   }
 
   /** A POST whose message parsed: classified once, then served by its era. */

@@ -1,7 +1,7 @@
 import { Cors, type CorsOptions } from '../../http/cors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
-import { HTTPIntake } from '../../http/intake.js';
+import { HTTPIntake, type ParsedBody } from '../../http/intake.js';
 import { HTTP_REJECTION_CODE, type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
 import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import type { ProtectedResource } from '../../http/protected-resource.js';
@@ -256,7 +256,9 @@ export class LegacySSEHandler {
       this.sessionGone(exchange);
       return;
     }
-    const parsed = await this.intake.read(exchange);
+    const parsed = await new Promise<ParsedBody | undefined>((done, failed) =>
+      this.intake.read(exchange, done, failed),
+    );
     if (parsed === undefined) return;
     // The stream may have ended while the body arrived.
     if (connection.isClosed) {
