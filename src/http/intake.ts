@@ -112,72 +112,73 @@ export class HTTPIntake {
   }
 
   /**
-   * Reads and parses the request's message once, then calls `done` with it, or with undefined once the request was
-   * refused (answered here): exactly once, possibly before `read` returns. What `done` or a refusal throws goes to
-   * `failed`. A body a framework parsed already (`exchange.parsedBody`) is checked as one parsed here, and refused
+   * Reads and parses the request's message once and calls `serve` with it, unless the request was refused (answered
+   * here); possibly before `read` returns. What a refusal or `serve` throws, or `serve`'s promise rejects with, goes
+   * to `failed`. A body a framework parsed already (`exchange.parsedBody`) is checked as one parsed here, and refused
    * (413) when its declared Content-Length exceeds the limit: its bytes are gone, so the framework's own limit is
    * what bounds it. Callbacks rather than a promise: each promise would cost every POST a turn.
    */
   read(
     exchange: HTTPExchange,
-    done: (parsed: ParsedBody | undefined) => void,
+    serve: (parsed: ParsedBody) => void | Promise<void>,
     failed: (err: unknown) => void,
   ): void {
+    let given: Parsed;
     try {
       const wrongType = checkContentType(exchange.header('content-type'));
       if (wrongType !== undefined) {
         this.refuse(exchange, wrongType.status, wrongType.message);
-        done(undefined);
         return;
       }
       const value = exchange.parsedBody;
-      if (value !== undefined) {
-        if (Number(exchange.header('content-length')) > this.maxBodyBytes) {
-          const tooLarge = new BodyTooLargeError(this.maxBodyBytes);
-          this.refuse(exchange, tooLarge.status, tooLarge.message);
-          done(undefined);
-          return;
-        }
-        done(this.accept(exchange, classify(value)));
+      if (value === undefined) {
+        exchange.readBody(
+          this.maxBodyBytes,
+          (text) => this.serveParsed(exchange, parseMessage(text), serve, failed),
+          (err) => this.refuseUnread(exchange, err, failed),
+        );
         return;
       }
+      if (Number(exchange.header('content-length')) > this.maxBodyBytes) {
+        const tooLarge = new BodyTooLargeError(this.maxBodyBytes);
+        this.refuse(exchange, tooLarge.status, tooLarge.message);
+        return;
+      }
+      given = classify(value);
     } catch (err) {
       failed(err);
       return;
     }
-    exchange.readBody(
-      this.maxBodyBytes,
-      (text) => {
-        try {
-          done(this.accept(exchange, parseMessage(text)));
-        } catch (err) {
-          failed(err);
-        }
-      },
-      (err) => {
-        try {
-          this.refuseUnread(exchange, err);
-          done(undefined);
-        } catch (thrown) {
-          failed(thrown);
-        }
-      },
-    );
+    this.serveParsed(exchange, given, serve, failed);
   }
 
-  private refuseUnread(exchange: HTTPExchange, err: unknown): void {
-    if (err instanceof BodyTooLargeError) this.refuse(exchange, err.status, err.message);
-    else {
-      const reason = (err as Error)?.message ?? String(err);
-      this.refuse(exchange, 400, `Bad Request: the request body could not be read: ${reason}`);
+  private serveParsed(
+    exchange: HTTPExchange,
+    parsed: Parsed,
+    serve: (parsed: ParsedBody) => void | Promise<void>,
+    failed: (err: unknown) => void,
+  ): void {
+    try {
+      if (parsed.kind === 'invalid') {
+        this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
+        return;
+      }
+      const served = serve(parsed);
+      if (served instanceof Promise) served.catch(failed);
+    } catch (err) {
+      failed(err);
     }
   }
 
-  private accept(exchange: HTTPExchange, parsed: Parsed): ParsedBody | undefined {
-    if (parsed.kind === 'invalid') {
-      this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
-      return undefined;
+  private refuseUnread(exchange: HTTPExchange, err: unknown, failed: (err: unknown) => void): void {
+    try {
+      if (err instanceof BodyTooLargeError) this.refuse(exchange, err.status, err.message);
+      else {
+        const reason = (err as Error)?.message ?? String(err);
+        this.refuse(exchange, 400, `Bad Request: the request body could not be read: ${reason}`);
+      }
+    } catch (thrown) {
+      failed(thrown);
     }
-    return parsed;
   }
 }

@@ -3,6 +3,7 @@ import type {
   JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcRequest,
+  JsonRpcResponse,
   Params,
   RequestId,
 } from '../jsonrpc/types.js';
@@ -12,7 +13,7 @@ import { acceptsBatches } from '../protocol/versions.js';
 import type { RequestFacts, RequestObservation } from '../telemetry/telemetry.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { without } from '../util/without.js';
-import type { Connection, MessageInfo, Receiver } from './connection.js';
+import { type Connection, type MessageInfo, type Receiver, SENT } from './connection.js';
 import { ConnectionClosedError, RequestCancelledError } from './errors.js';
 import { OutgoingRequests } from './outgoing-requests.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type PeerOptions, type RequestOptions } from './peer-options.js';
@@ -315,14 +316,20 @@ export class JsonRpcPeer implements Receiver {
   ): void {
     observed?.end(result);
     if (this.ended) return;
-    this.connection.send({ jsonrpc: '2.0', id, result }, id).catch((e) => this.report(e));
+    this.answer({ jsonrpc: '2.0', id, result }, id);
   }
 
   private respondError(id: RequestId, err: unknown, observed: RequestObservation | undefined): void {
     observed?.end(undefined, err);
     if (this.ended) return;
     if (!(err instanceof McpError)) this.report(err);
-    this.connection.send(errorResponse(id, toErrorObject(err)), id).catch((e) => this.report(e));
+    this.answer(errorResponse(id, toErrorObject(err)), id);
+  }
+
+  /** Sends the answer to request `id`; a failure goes to `onerror`. One that left at once (`SENT`) costs no promise. */
+  private answer(message: JsonRpcResponse, id: RequestId): void {
+    const sent = this.connection.send(message, id);
+    if (sent !== SENT) sent.catch((e) => this.report(e));
   }
 
   private receiveNotification(notification: JsonRpcNotification, info: MessageInfo | undefined): void {

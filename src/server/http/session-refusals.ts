@@ -36,3 +36,26 @@ export function noSessions(refuse: Refuse, exchange: HTTPExchange, stateless: bo
     { headers: { allow: 'POST' } },
   );
 }
+
+/**
+ * A 2025 request without `Mcp-Session-Id`: a POST (`init` false) that does not start a session, a GET or a DELETE.
+ */
+export function noSessionId(refuse: Refuse, exchange: HTTPExchange, post: boolean): void {
+  refuse(
+    exchange,
+    400,
+    post
+      ? 'Bad Request: the Mcp-Session-Id header is required; a session starts with an initialize request sent without one'
+      : 'Bad Request: the Mcp-Session-Id header is required',
+  );
+}
+
+/** An initialize request that names a session: it starts one, so it must come without. */
+export function initializeInSession(refuse: Refuse, exchange: HTTPExchange, id: string | number): void {
+  refuse(
+    exchange,
+    400,
+    'Bad Request: initialize must be sent without an Mcp-Session-Id header: it starts a new session',
+    { code: ErrorCode.InvalidRequest, id },
+  );
+}

@@ -9,7 +9,6 @@ import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import { RateLimiter } from '../../http/rate-limiter.js';
 import type { SSEWriterOptions } from '../../http/sse-writer.js';
 import { fromWeb } from '../../http/web-adapter.js';
-import { ErrorCode } from '../../jsonrpc/errors.js';
 import { Method } from '../../protocol/types.js';
 import { isLegacyVersion } from '../../protocol/versions.js';
 import type { GaugeSource, Telemetry } from '../../telemetry/telemetry.js';
@@ -37,7 +36,13 @@ import {
 } from './modern/listen-streams.js';
 import type { ModernHost } from './modern/modern-post.js';
 import { answerFailure, reject } from './reject.js';
-import { badVersion, legacyRefused, noSessions } from './session-refusals.js';
+import {
+  badVersion,
+  initializeInSession,
+  legacyRefused,
+  noSessionId,
+  noSessions,
+} from './session-refusals.js';
 
 const POST_ACCEPT = ['application/json', 'text/event-stream'] as const;
 const GET_ACCEPT = ['text/event-stream'] as const;
@@ -293,16 +298,11 @@ export class StreamableHTTPHandler implements ModernHost {
       }
       this.acceptedPost = accept;
     }
-    // No promise here: each would cost a turn per POST on the hot path; what fails is answered by `fail`.
-    const failed = (err: unknown) => this.fail(exchange, err);
+    // No promise here: each would cost a turn per POST on the hot path.
     this.intake.read(
       exchange,
-      (parsed) => {
-        if (parsed === undefined) return;
-        const served = this.posted(exchange, parsed);
-        if (served instanceof Promise) served.catch(failed);
-      },
-      failed,
+      (parsed) => this.posted(exchange, parsed),
+      (err) => this.fail(exchange, err),
     );
   }
 
@@ -329,21 +329,10 @@ export class StreamableHTTPHandler implements ModernHost {
     if (this.stateless) return this.sessions.serveStateless(exchange, parsed, version, init);
     const sessionId = exchange.header('mcp-session-id');
     if (sessionId === undefined) {
-      if (init) return this.sessions.initialize(exchange, parsed);
-      return this.refuse(
-        exchange,
-        400,
-        'Bad Request: the Mcp-Session-Id header is required; a session starts with an initialize request sent without one',
-      );
+      return init ? this.sessions.initialize(exchange, parsed) : noSessionId(this.refuse, exchange, true);
     }
-    if (init) {
-      return this.refuse(
-        exchange,
-        400,
-        'Bad Request: initialize must be sent without an Mcp-Session-Id header: it starts a new session',
-        { code: ErrorCode.InvalidRequest, id: (parsed.message as { id: string | number }).id },
-      );
-    }
+    if (init)
+      return initializeInSession(this.refuse, exchange, (parsed.message as { id: string | number }).id);
     const found = this.sessions.find(
       exchange,
       sessionId,
@@ -392,7 +381,7 @@ export class StreamableHTTPHandler implements ModernHost {
     }
     const sessionId = exchange.header('mcp-session-id');
     if (sessionId === undefined) {
-      this.refuse(exchange, 400, 'Bad Request: the Mcp-Session-Id header is required');
+      noSessionId(this.refuse, exchange, false);
       return undefined;
     }
     return this.sessions.find(exchange, sessionId);

@@ -121,8 +121,8 @@ export class LegacySSEHandler {
   }
 
   /**
-   * Serves the request if its path is `ssePath` or `messagesPath` and resolves true once it is
-   * answered (for a GET: once the stream is open); resolves false, touching nothing, for any other
+   * Serves the request if its path is `ssePath` or `messagesPath` and resolves true once it was taken in (for a
+   * GET: once the stream is open; a POST's answer may follow); resolves false, touching nothing, for any other
    * path. Never rejects: an unexpected failure is answered with a JSON-RPC error and reported.
    */
   async handle(exchange: HTTPExchange): Promise<boolean> {
@@ -133,23 +133,27 @@ export class LegacySSEHandler {
     try {
       const admitted = this.intake.admit(exchange);
       if (admitted === true || (admitted !== false && (await admitted))) {
-        await this.serve(exchange, isSse, isMessages);
+        this.serve(exchange, isSse, isMessages);
       }
     } catch (err) {
-      this.report(err);
-      writeJsonError(
-        exchange,
-        500,
-        'Internal Server Error: the server failed while handling this request; its operator can find the cause in the server log',
-        { code: ErrorCode.InternalError },
-      );
+      this.fail(exchange, err);
     }
     return true;
   }
 
-  private async serve(exchange: HTTPExchange, isSse: boolean, isMessages: boolean): Promise<void> {
+  private fail(exchange: HTTPExchange, err: unknown): void {
+    this.report(err);
+    writeJsonError(
+      exchange,
+      500,
+      'Internal Server Error: the server failed while handling this request; its operator can find the cause in the server log',
+      { code: ErrorCode.InternalError },
+    );
+  }
+
+  private serve(exchange: HTTPExchange, isSse: boolean, isMessages: boolean): void {
     if (isSse && exchange.method === 'GET') this.open(exchange);
-    else if (isMessages && exchange.method === 'POST') await this.post(exchange);
+    else if (isMessages && exchange.method === 'POST') this.post(exchange);
     else {
       const allow = isSse && isMessages ? 'GET, POST' : isSse ? 'GET' : 'POST';
       this.refuse(exchange, 405, `Method Not Allowed: ${exchange.path} accepts ${allow} only`, {
@@ -241,7 +245,7 @@ export class LegacySSEHandler {
     telemetry?.event({ type: 'session.opened', transport: 'sse', sessionId: id, protocolVersion: undefined });
   }
 
-  private async post(exchange: HTTPExchange): Promise<void> {
+  private post(exchange: HTTPExchange): void {
     const id = exchange.query.get('sessionId');
     if (id === null || id === '') {
       this.refuse(
@@ -256,10 +260,14 @@ export class LegacySSEHandler {
       this.sessionGone(exchange);
       return;
     }
-    const parsed = await new Promise<ParsedBody | undefined>((done, failed) =>
-      this.intake.read(exchange, done, failed),
+    this.intake.read(
+      exchange,
+      (parsed) => this.posted(exchange, connection, parsed),
+      (err) => this.fail(exchange, err),
     );
-    if (parsed === undefined) return;
+  }
+
+  private posted(exchange: HTTPExchange, connection: SSEServerConnection, parsed: ParsedBody): void {
     // The stream may have ended while the body arrived.
     if (connection.isClosed) {
       this.sessionGone(exchange);
