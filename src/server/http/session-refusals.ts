@@ -37,9 +37,7 @@ export function noSessions(refuse: Refuse, exchange: HTTPExchange, stateless: bo
   );
 }
 
-/**
- * A 2025 request without `Mcp-Session-Id`: a POST (`init` false) that does not start a session, a GET or a DELETE.
- */
+/** A 2025 request without `Mcp-Session-Id`: a POST that is not an initialize (`post`), a GET or a DELETE. */
 export function noSessionId(refuse: Refuse, exchange: HTTPExchange, post: boolean): void {
   refuse(
     exchange,
