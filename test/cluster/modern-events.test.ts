@@ -91,9 +91,9 @@ test('a toggle_tool and a touch_readme on process B reach listen streams on A an
       );
     }
     await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
-    // Once each. Their order is not compared: they come from two requests, and no order of two server events
-    // is promised across processes (ServerEvents promises it within one). A CI run under load once heard them
-    // the other way round; 12 runs on a quiet machine did not.
+    // Once each, in either order: on a Redis Cluster each PUBLISH on the bus (a command with no key) goes to
+    // whichever node the client picks, so two events of one process can reach the others reversed. A CI run
+    // of this file on a Redis Cluster heard them so once. Neither notification depends on the other.
     for (const [l, where] of [
       [onA, 'A'],
       [onB, 'B'],
