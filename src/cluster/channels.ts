@@ -82,10 +82,10 @@ abstract class NamedChannels implements Channels {
     await this.publish(this.bus, text);
   }
 
-  /** PUBLISH: how many listened (on the node that took it). */
-  protected async publish(channel: string, text: string): Promise<number> {
+  /** PUBLISH (through `via`, by default the client): how many listened (on the node that took it). */
+  protected async publish(channel: string, text: string, via: RedisClient = this.publisher): Promise<number> {
     try {
-      return await this.publisher.publish(channel, text);
+      return await via.publish(channel, text);
     } catch (err) {
       throw redisFailure(err);
     }
@@ -177,6 +177,15 @@ class ShardedChannels extends NamedChannels {
     }
   }
 
+  /**
+   * Every broadcast goes through one node, the master of the inbox's slot: PUBLISH has no key, so the client would
+   * send each to a master of its choosing, and two broadcasts of this process could reach the others reversed.
+   * (While the slots are unknown, or across a failover, any node.)
+   */
+  override async broadcast(text: string): Promise<void> {
+    await this.publish(this.bus, text, this.master());
+  }
+
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
@@ -197,8 +206,7 @@ class ShardedChannels extends NamedChannels {
   };
 
   private open(): void {
-    const master = this.client.slots[this.slot]?.[0];
-    const node = this.client.nodes('master').find((n) => nodeKey(n) === master);
+    const node = this.master();
     if (node === undefined) throw new Error(`no master is known for slot ${this.slot}`);
     // The node's settings (credentials, TLS, timeouts), but one attempt: a lost connection is made again here,
     // perhaps to another node.
@@ -228,6 +236,12 @@ class ShardedChannels extends NamedChannels {
         subscriber.disconnect();
       });
     });
+  }
+
+  /** The client's connection to the master of the inbox's slot, when it knows the slot's master. */
+  private master(): Redis | undefined {
+    const master = this.client.slots[this.slot]?.[0];
+    return this.client.nodes('master').find((n) => nodeKey(n) === master);
   }
 
   private async subscribe(subscriber: Redis): Promise<void> {

@@ -439,6 +439,27 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
     }
   });
 
+  test('the server events of one process reach another in the order it published them', {
+    timeout: 60_000,
+  }, async () => {
+    const d = await deploy(redis.address);
+    try {
+      const [a, b] = d.nodes;
+      const heard: string[] = [];
+      const unsubscribe = b.server.events.subscribe((event) => {
+        if (event.type === 'resource_updated') heard.push(event.uri);
+      });
+      // Enough events in a row that, sent through several nodes of a Redis Cluster, some would pass others.
+      const sent = Array.from({ length: 200 }, (_, i) => `demo://items/${i}`);
+      for (const uri of sent) a.server.resourceUpdated(uri);
+      await until(() => heard.length >= sent.length, 30_000, 'B to hear every event');
+      unsubscribe();
+      assert.deepEqual(heard, sent);
+    } finally {
+      await d.close();
+    }
+  });
+
   test('a call answered at once costs one Redis command; its answer is resumable through any process', async () => {
     const d = await deploy(redis.address);
     const [a, b] = d.nodes;
