@@ -10,7 +10,12 @@ import { randomUUID } from 'node:crypto';
 //   client's capabilities and info, as parsed from initialize): the floor of memory for a stateful server
 //   --modern: serve every POST as a 2026-07-28 request, with no session: check the envelope in params._meta
 //   and the headers that mirror it, then answer a complete result stamped with the server's info
+//   --checks: also check of each POST what the spec asks a server to (lib/required-checks.mjs: Host and Origin,
+//   media types, version, body size, JSON-RPC shape, params, tool input against its schema, a session id on each
+//   request but initialize, no two requests in flight with one id); implies --state
+//   --stateless (with --checks): requests need no session, as a stateless server serves them
 import http from 'node:http';
+import { checkHead, checkMessage, negotiate, tooLarge, VERSIONS } from './lib/required-checks.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -18,8 +23,10 @@ const arg = (name, dflt) => {
 };
 const PORT = Number(arg('--port', process.env.PORT ?? 3000));
 const SSE = process.argv.includes('--sse');
-const STATE = process.argv.includes('--state');
 const MODERN = process.argv.includes('--modern');
+const CHECKS = process.argv.includes('--checks');
+const STATE = process.argv.includes('--state') || CHECKS;
+const STATELESS = process.argv.includes('--stateless');
 
 // id -> standalone GET stream (ServerResponse) or null; with --state, a record holding it as `stream`
 const sessions = new Map();
@@ -91,6 +98,7 @@ function toolResult(name, args) {
 }
 
 const MODERN_VERSION = '2026-07-28';
+const MODERN_VERSIONS = new Set([MODERN_VERSION]);
 const MODERN_META = { 'io.modelcontextprotocol/serverInfo': { name: 'ceiling', version: '0.0.0' } };
 
 /**
@@ -127,6 +135,10 @@ function onPost(req, res, raw) {
       .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
     return;
   }
+  if (CHECKS) {
+    const problem = checkMessage(msg);
+    if (problem !== undefined) return refuse(res, problem.status, msg?.id, problem.code, problem.message);
+  }
   if (MODERN) return onModernPost(req, res, msg);
   const sid = req.headers['mcp-session-id'];
   if (sid !== undefined && !sessions.has(sid)) {
@@ -135,6 +147,8 @@ function onPost(req, res, raw) {
       .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}');
     return;
   }
+  if (CHECKS && !STATELESS && sid === undefined && msg.method !== 'initialize')
+    return refuse(res, 400, msg.id, -32000, 'Mcp-Session-Id header required');
   if (msg.id === undefined) {
     res.writeHead(202).end();
     return;
@@ -142,18 +156,43 @@ function onPost(req, res, raw) {
   if (msg.method === 'initialize') {
     const id = randomUUID();
     const { protocolVersion, capabilities, clientInfo } = msg.params ?? {};
-    sessions.set(id, STATE ? { stream: null, protocolVersion, capabilities, clientInfo } : null);
-    reply(res, msg.id, INIT, { 'mcp-session-id': id });
+    const record = CHECKS
+      ? {
+          stream: null,
+          protocolVersion: negotiate(protocolVersion),
+          capabilities,
+          clientInfo,
+          inFlight: new Set(),
+        }
+      : { stream: null, protocolVersion, capabilities, clientInfo };
+    sessions.set(id, STATE ? record : null);
+    reply(res, msg.id, CHECKS ? { ...INIT, protocolVersion: record.protocolVersion } : INIT, {
+      'mcp-session-id': id,
+    });
     return;
   }
+  const inFlight = CHECKS && sid !== undefined ? sessions.get(sid).inFlight : undefined;
+  if (inFlight?.has(msg.id)) return refuse(res, 200, msg.id, -32600, 'Request id already in use');
+  inFlight?.add(msg.id);
   const result = msg.method === 'tools/call' ? toolResult(msg.params.name, msg.params.arguments ?? {}) : {};
   reply(res, msg.id, result);
+  inFlight?.delete(msg.id);
 }
 
 const server = http.createServer((req, res) => {
   if (req.method === 'POST') {
+    const problem = CHECKS ? checkHead(req, PORT, MODERN ? MODERN_VERSIONS : VERSIONS) : undefined;
+    if (problem !== undefined) return refuse(res, problem.status, null, problem.code, problem.message);
     const chunks = [];
-    req.on('data', (c) => chunks.push(c));
+    let size = 0;
+    req.on('data', (c) => {
+      chunks.push(c);
+      size += c.length;
+      if (CHECKS && tooLarge(size)) {
+        refuse(res.setHeader('connection', 'close'), 413, null, -32000, 'Body too large');
+        req.destroy();
+      }
+    });
     req.on('end', () =>
       onPost(req, res, chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString()),
     );

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Every benchmark of bench/ once, at its shortest, as CI runs it: `npm run bench -- --smoke` (every scenario of the
 // table, which fails unless the run is whole), compare.mjs --paired (mcpwire, then the ceiling with mcpwire resident,
-// each beside the ceiling), the Redis benchmarks (cluster.mjs in both eras, redis-sizing.mjs), and the tools of
+// each beside the ceiling; mcpwire beside the ceiling that checks what the spec asks, in both eras), the Redis benchmarks (cluster.mjs in both eras, redis-sizing.mjs), and the tools of
 // bench/README.md's "Profiling" (a profiled bench server under load, profile-summary.mjs alone and --against a
 // second profile, alloc-sampler.mjs, heap-per-session.mjs, retention.mjs, store-window.mjs, alloc-ab.mjs).
 // Each must exit 0 and print its figures, none NaN or undefined. No speed is asserted: the figures of runs this
@@ -137,6 +137,27 @@ const steps = [
         /^\| mcpwire \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|\n\| resident \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|$/m,
       ),
   ],
+  ...[
+    ['calls', '', ' --json'],
+    ['modern', ' --modern', ''],
+  ].map(([scenario, era, answers]) => [
+    `compare.mjs --paired --scenario ${scenario}: mcpwire beside the ceiling that checks what the spec asks (--checks), which refuses none of the harness's requests`,
+    () =>
+      check(
+        [
+          ...tool(
+            'compare.mjs',
+            `--paired --scenario ${scenario} --reps 1 --baseline checks --port-base 3960`,
+          ),
+          '--server',
+          `checks=node ${bench('ceiling.mjs')}${era} --checks --port {port}`,
+          '--server',
+          `mcpwire=node ${bench('server.mjs')}${answers} --port {port}`,
+          ...'-- --duration 1 --warmup 0 --sessions 4'.split(' '),
+        ],
+        /^\| checks \| 1\/1 \|.*\| 0\.00 \[0\.00–0\.00\] \|.*\n\| mcpwire \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|$/m,
+      ),
+  ]),
   [
     'cluster.mjs: legacy calls in memory and through Redis, 1 and 2 processes',
     () =>
