@@ -522,6 +522,60 @@ describe('Session close', () => {
   });
 });
 
+describe('Session close, whatever the connection does', () => {
+  /** A connection whose close is given: it may tell the peer, or not, and may fail. */
+  function connection(close: (receiver: Receiver) => Promise<void>): Connection {
+    let receiver!: Receiver;
+    return {
+      start: (r) => {
+        receiver = r;
+      },
+      send: async () => {},
+      close: () => close(receiver),
+    };
+  }
+
+  test('a connection that tells the peer at once: close answers once the connection has closed', async () => {
+    let finish!: () => void;
+    const closing = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const peer = new Peer(
+      connection((receiver) => {
+        receiver.closed();
+        return closing;
+      }),
+    );
+    const pending = peer.request('x');
+    let settled = false;
+    const closed = peer.close().then(() => {
+      settled = true;
+    });
+    await assert.rejects(pending, ConnectionClosedError);
+    await tick();
+    assert.equal(settled, false, 'waits for the connection');
+    finish();
+    await closed;
+  });
+
+  test('a connection that never tells the peer: the peer closes itself once the connection has', async () => {
+    const peer = new Peer(connection(async () => {}));
+    const pending = peer.request('x');
+    await peer.close();
+    await assert.rejects(pending, ConnectionClosedError);
+    await assert.rejects(peer.request('after'), ConnectionClosedError);
+  });
+
+  test('a connection whose close throws: close rejects with its error, and throws nothing', async () => {
+    const peer = new Peer(
+      connection(() => {
+        throw new Error('cannot close');
+      }),
+    );
+    await assert.rejects(peer.close(), /cannot close/);
+  });
+});
+
 describe('Session restart (the transport reached a fresh peer session)', () => {
   /** A peer whose reinitialization waits until `release` is called. */
   function restartable(rec: Recorder) {

@@ -152,10 +152,16 @@ export class JsonRpcPeer implements Receiver {
   }
 
   /** Closes the connection; pending requests reject with ConnectionClosedError. */
-  async close(): Promise<void> {
-    await this.connection.close();
-    // A transport that never reports its own closing must not leave callers waiting.
-    this.closed(undefined);
+  close(): Promise<void> {
+    let closing: Promise<void>;
+    try {
+      closing = this.connection.close();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    // Told at once (a stateless session closes after every POST), no promise of its own; and a transport that never
+    // reports its own closing must not leave callers waiting.
+    return this.ended ? closing : closing.then(() => this.closed(undefined));
   }
 
   /** Reports a failure that has no caller to reject to `onerror`. */
