@@ -3,6 +3,7 @@ import type { InputRequests, InputResponses } from '../protocol/modern-types.js'
 import type { LoggingLevel, Result } from '../protocol/types.js';
 import type { ServerContext } from '../server/context.js';
 import type { InputRequired } from '../server/input-required.js';
+import { DONE } from '../util/done.js';
 import { randomBytesPooled } from '../util/random-pool.js';
 
 /** What one round of a forwarded request ends with: the child's answer, or what the child asks of the client. */
@@ -27,7 +28,6 @@ interface Ask {
 /** How many of the progress and log messages a child sends between rounds are kept for the next (the latest). */
 export const KEPT_BETWEEN_ROUNDS = 64;
 
-const DONE: Promise<void> = Promise.resolve();
 const noop = () => {};
 
 /**

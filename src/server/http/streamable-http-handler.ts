@@ -13,6 +13,7 @@ import { Method } from '../../protocol/types.js';
 import { isLegacyVersion } from '../../protocol/versions.js';
 import type { GaugeSource, Telemetry } from '../../telemetry/telemetry.js';
 import { type Clock, systemClock } from '../../util/clock.js';
+import { DONE } from '../../util/done.js';
 import type { ServerSession } from '../legacy/server-session.js';
 import { refusedForScope } from '../scope-check.js';
 import type { Server } from '../server.js';
@@ -46,7 +47,6 @@ import {
 
 const POST_ACCEPT = ['application/json', 'text/event-stream'] as const;
 const GET_ACCEPT = ['text/event-stream'] as const;
-const DONE: Promise<void> = Promise.resolve();
 const NO_CONTENT: Readonly<Record<string, string>> = {};
 
 /**

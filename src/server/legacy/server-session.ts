@@ -17,14 +17,13 @@ import {
   type ServerCapabilities,
 } from '../../protocol/types.js';
 import { negotiateVersion } from '../../protocol/versions.js';
+import { DONE } from '../../util/done.js';
 import { ANONYMOUS, type Caller } from '../access.js';
 import { answerOf } from '../client-answer.js';
 import { clientCallProblem } from '../client-capabilities.js';
 import { atLeast, type ClientScope } from '../client-scope.js';
 import type { Server } from '../server.js';
 import { LegacyResponder } from './legacy-responder.js';
-
-const DONE: Promise<void> = Promise.resolve();
 
 /** What a session already knows when it starts out initialized (see `ServerConnectOptions.preinitialized`). */
 export interface PreinitializedState {

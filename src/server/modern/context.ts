@@ -12,6 +12,7 @@ import {
   type LoggingLevel,
   Method,
 } from '../../protocol/types.js';
+import { DONE } from '../../util/done.js';
 import { clientCallProblem, requiredCapabilities } from '../client-capabilities.js';
 import type { ModernScope } from '../client-scope.js';
 import type { ServerContext } from '../context.js';
@@ -27,7 +28,6 @@ export interface ModernOutlet {
   readonly transport: MessageInfo | undefined;
 }
 
-const DONE: Promise<void> = Promise.resolve();
 // What a call the client has not answered yet awaits: this run ends with the round, so it never settles. One
 // per call, so that the abandoned handler is collected with it (a shared one would hold every handler).
 const unanswered = (): Promise<never> => new Promise(() => {});

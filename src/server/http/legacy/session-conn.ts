@@ -5,6 +5,7 @@ import { serialize } from '../../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from '../../../jsonrpc/types.js';
 import { type Connection, type Receiver, SENT } from '../../../peer/connection.js';
 import { ConnectionClosedError } from '../../../peer/errors.js';
+import { DONE } from '../../../util/done.js';
 import { without } from '../../../util/without.js';
 import { StreamUnavailableError } from '../errors.js';
 import type { LegacySettings } from './legacy-settings.js';
@@ -12,7 +13,6 @@ import type { SessionReplica } from './session-directory.js';
 import { Stream } from './stream.js';
 import type { StreamKind, StreamOwner } from './stream-owner.js';
 
-const DONE: Promise<void> = Promise.resolve();
 const NONE: readonly Stream[] = [];
 
 /** What the connection needs from the session transport that owns it (see `StreamableServerTransport`). */
