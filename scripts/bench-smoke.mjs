@@ -3,7 +3,7 @@
 // table, which fails unless the run is whole), compare.mjs --paired (mcpwire, then the ceiling with mcpwire resident,
 // each beside the ceiling; mcpwire beside the ceiling that checks what the spec asks, in both eras), the Redis benchmarks (cluster.mjs in both eras, redis-sizing.mjs), and the tools of
 // bench/README.md's "Profiling" (a profiled bench server under load, profile-summary.mjs alone and --against a
-// second profile, alloc-sampler.mjs, heap-per-session.mjs, retention.mjs, store-window.mjs, alloc-ab.mjs).
+// second profile, alloc-sampler.mjs, broadcast-cost.mjs, heap-per-session.mjs, retention.mjs, store-window.mjs, alloc-ab.mjs).
 // Each must exit 0 and print its figures, none NaN or undefined. No speed is asserted: the figures of runs this
 // short mean nothing.
 //
@@ -191,6 +191,14 @@ const steps = [
       ),
   ],
   ['a profiled bench server, profile-summary.mjs, alloc-sampler.mjs', profiled],
+  [
+    'broadcast-cost.mjs',
+    () =>
+      check(
+        tool('broadcast-cost.mjs', '--sessions 20 --rounds 3'),
+        /^Server\.log to 20 sessions with no GET stream: median [\d.]+ ms/m,
+      ),
+  ],
   [
     'heap-per-session.mjs',
     async () =>

@@ -257,6 +257,19 @@ describe('JSON-response mode', () => {
       await served.close();
     }
   });
+
+  test('a server-wide log to a session with no GET stream reaches no one and reports nothing', async () => {
+    const errors: Error[] = [];
+    const { server, served } = await serveTestServer({ onerror: (e) => errors.push(e) });
+    try {
+      await openSession(served.url, '2025-11-25');
+      assert.equal(server.log('info', 'to everyone'), 1, 'counted: the session admits the level');
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(errors, []);
+    } finally {
+      await served.close();
+    }
+  });
 });
 
 describe('stateless mode', () => {

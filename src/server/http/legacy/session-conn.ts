@@ -124,9 +124,12 @@ export class StreamableServerConn implements Connection, StreamOwner {
       if (origin !== undefined && stream !== undefined) origin.relayedOn(stream);
     }
     if (stream === undefined) {
+      // A server-wide notification to a session with no GET stream is dropped unheard: no error is built for it,
+      // since capturing a stack costs more than the rest of the send (`Server.log` reaches every session).
+      if (!isRequest && related === undefined) return SENT;
       const err = new StreamUnavailableError(message.method, 'no-get-stream', owner.settings.jsonResponse);
       if (isRequest) return Promise.reject(err);
-      if (related !== undefined) owner.settings.report(err);
+      owner.settings.report(err);
       return SENT;
     }
     stream.send(data);
