@@ -185,14 +185,16 @@ const server = http.createServer((req, res) => {
     if (problem !== undefined) return refuse(res, problem.status, null, problem.code, problem.message);
     const chunks = [];
     let size = 0;
-    req.on('data', (c) => {
+    // The plain ceiling's reader stays as it was: only the checking one counts bytes.
+    const counted = (c) => {
       chunks.push(c);
       size += c.length;
-      if (CHECKS && tooLarge(size)) {
+      if (tooLarge(size)) {
         refuse(res.setHeader('connection', 'close'), 413, null, -32000, 'Body too large');
         req.destroy();
       }
-    });
+    };
+    req.on('data', CHECKS ? counted : (c) => chunks.push(c));
     req.on('end', () =>
       onPost(req, res, chunks.length === 1 ? chunks[0].toString() : Buffer.concat(chunks).toString()),
     );
