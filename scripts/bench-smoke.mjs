@@ -199,6 +199,34 @@ const steps = [
         /^Server\.log to 20 sessions with no GET stream: median [\d.]+ ms/m,
       ),
   ],
+  ...['stateless', 'json', 'modern'].map((mode) => [
+    `handler-cost.mjs --mode ${mode}`,
+    () =>
+      check(
+        tool('handler-cost.mjs', `--mode ${mode} --calls 300 --rounds 2`),
+        new RegExp(
+          `^${mode}: mcpwire's handler [\\d.]+ µs and [\\d.]+ KB per call; the checking ceiling's work [\\d.]+ µs and [\\d.]+ KB`,
+          'm',
+        ),
+      ),
+  ]),
+  [
+    'handler-cost.mjs --serve: alone, with mcpwire beside, through the adapter, under compare.mjs',
+    () =>
+      check(
+        [
+          ...tool('compare.mjs', '--paired --scenario stateless --reps 1 --baseline alone --port-base 3970'),
+          '--server',
+          `alone=node ${bench('handler-cost.mjs')} --serve --port {port}`,
+          '--server',
+          `beside=node ${bench('handler-cost.mjs')} --serve --beside stateless --port {port}`,
+          '--server',
+          `adapter=node ${bench('handler-cost.mjs')} --serve --adapter --port {port}`,
+          ...'-- --duration 1 --warmup 0 --sessions 4'.split(' '),
+        ],
+        /^\| beside \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|\n\| adapter \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|$/m,
+      ),
+  ],
   [
     'heap-per-session.mjs',
     async () =>
