@@ -12,6 +12,7 @@ import { validateParams } from '../protocol/validate.js';
 import { acceptsBatches } from '../protocol/versions.js';
 import type { RequestFacts, RequestObservation } from '../telemetry/telemetry.js';
 import { type Clock, systemClock } from '../util/clock.js';
+import { SmallMap } from '../util/small-map.js';
 import { without } from '../util/without.js';
 import { type Connection, type MessageInfo, type Receiver, SENT } from './connection.js';
 import { ConnectionClosedError, RequestCancelledError } from './errors.js';
@@ -37,7 +38,7 @@ export class JsonRpcPeer implements Receiver {
 
   /** The requests sent, once one is (see `outgoing`). */
   private sent: OutgoingRequests | undefined;
-  private inFlight: Map<RequestId, RunningRequest> | undefined;
+  private inFlight: SmallMap<RequestId, RunningRequest> | undefined;
   /** Notifications waiting for an async notification handler to finish; present only then. */
   private notificationQueue: Array<[JsonRpcNotification, MessageInfo | undefined]> | undefined;
   private closedCause: Error | undefined;
@@ -268,8 +269,8 @@ export class JsonRpcPeer implements Receiver {
       return;
     }
     const running = new RunningRequest(request.method);
-    this.inFlight ??= new Map();
-    this.inFlight.set(id, running);
+    if (this.inFlight === undefined) this.inFlight = new SmallMap(id, running);
+    else this.inFlight.set(id, running);
     if (request.method === Method.Initialize) this.initializeId = id;
     const ctx = this.responder.context(request, running, info);
     if (observed === undefined) {

@@ -6,6 +6,7 @@ import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, RequestId } from 
 import { type Connection, type Receiver, SENT } from '../../../peer/connection.js';
 import { ConnectionClosedError } from '../../../peer/errors.js';
 import { DONE } from '../../../util/done.js';
+import { SmallMap } from '../../../util/small-map.js';
 import { without } from '../../../util/without.js';
 import { StreamUnavailableError } from '../errors.js';
 import type { LegacySettings } from './legacy-settings.js';
@@ -62,9 +63,9 @@ export class StreamableServerConn implements Connection, StreamOwner {
   readonly settings: LegacySettings;
   receiver: Receiver | undefined;
   /** The live stream that owes the response to each request in flight; absent while none is (`without`). */
-  private byRequest: Map<RequestId, Stream> | undefined;
+  private byRequest: SmallMap<RequestId, Stream> | undefined;
   /** Live streams by id, for resumption, the standalone one included once opened; absent while none is. */
-  private live: Map<string, Stream> | undefined;
+  private live: SmallMap<string, Stream> | undefined;
   /** The standalone GET stream, once the client has opened it. */
   standalone: Stream | undefined;
   /** Shared sessions: requests in flight that change the session's state, by id; created on the first. */
@@ -207,8 +208,8 @@ export class StreamableServerConn implements Connection, StreamOwner {
 
   /** `stream` owes the answer to request `id`. */
   expect(id: RequestId, stream: Stream): void {
-    this.byRequest ??= new Map();
-    this.byRequest.set(id, stream);
+    if (this.byRequest === undefined) this.byRequest = new SmallMap(id, stream);
+    else this.byRequest.set(id, stream);
   }
 
   /** The client cancelled request `id`: its stream stops waiting for an answer that will not come. */
@@ -280,8 +281,8 @@ export class StreamableServerConn implements Connection, StreamOwner {
   }
 
   private track(stream: Stream): void {
-    this.live ??= new Map();
-    this.live.set(stream.id, stream);
+    if (this.live === undefined) this.live = new SmallMap(stream.id, stream);
+    else this.live.set(stream.id, stream);
   }
 
   // ---- StreamOwner: what every stream of the session shares ----
