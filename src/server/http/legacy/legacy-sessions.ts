@@ -1,5 +1,6 @@
 import type { HTTPExchange } from '../../../http/exchange.js';
 import type { JsonRpcMessage } from '../../../jsonrpc/types.js';
+import { Chain } from '../../../util/chain.js';
 import { randomBytesPooled } from '../../../util/random-pool.js';
 import type { ServerSession } from '../../legacy/server-session.js';
 import { HTTPRejectionError } from '../errors.js';
@@ -33,7 +34,7 @@ export class LegacySessions implements TransportHost {
   /** Shared sessions being loaded, so that concurrent requests for one make one replica. */
   private readonly loading = new Map<string, Promise<StreamableServerTransport | undefined>>();
   /** Stateless mode: the temporary sessions of POSTs being answered. */
-  private readonly ephemeral = new Set<StreamableServerTransport>();
+  private readonly ephemeral = new Chain<StreamableServerTransport>();
   /** The idle sweep's timer, while there are sessions to watch. */
   private sweepTimer: unknown;
   /** Set when the endpoint shuts down: no replica is loaded after. */
@@ -78,7 +79,7 @@ export class LegacySessions implements TransportHost {
   /** Every session held, and the stateless ones being answered. */
   *all(): IterableIterator<StreamableServerTransport> {
     yield* this.table.values();
-    yield* this.ephemeral;
+    yield* this.ephemeral.values();
   }
 
   /** The streams an HTTP response carries now, POST and GET, over every session (for telemetry's gauges). */

@@ -6,6 +6,7 @@ import { ErrorCode } from '../../../jsonrpc/errors.js';
 import type { Parsed } from '../../../jsonrpc/parse.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../../jsonrpc/types.js';
 import { Method } from '../../../protocol/types.js';
+import type { Linked } from '../../../util/chain.js';
 import type { ServerSession } from '../../legacy/server-session.js';
 import { reject } from '../reject.js';
 import { unaskedMessage, unaskedResponse } from '../unasked-response.js';
@@ -70,7 +71,7 @@ const ACCEPTED_HEADERS: Readonly<Record<string, string>> = {};
  * tells the directory (`replica`) what the others must know, forwards what the client sends for requests
  * another process waits for, and its idle timeout only drops the replica here.
  */
-export class StreamableServerTransport implements ConnOwner {
+export class StreamableServerTransport implements ConnOwner, Linked<StreamableServerTransport> {
   readonly settings: LegacySettings;
   readonly conn: StreamableServerConn;
   /** Set by the handler right after `Server.connect`. */
@@ -94,6 +95,9 @@ export class StreamableServerTransport implements ConnOwner {
   /** The address of its anonymous client, as the session cap tells callers apart (see SessionTable). */
   address: string | undefined = undefined;
   private ended = false;
+  /** Stateless mode: the links of the handler's chain of POSTs being answered (`Chain`). */
+  chainPrevious: StreamableServerTransport | undefined = undefined;
+  chainNext: StreamableServerTransport | undefined = undefined;
 
   constructor(
     private readonly host: TransportHost,
