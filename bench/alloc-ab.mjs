@@ -14,6 +14,7 @@ import http from 'node:http';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ECHO_TOOL, echo } from './lib/echo-tool.mjs';
 
 const { values: a } = parseArgs({
   options: {
@@ -116,13 +117,7 @@ async function modernCaller(port) {
 async function measure(lib, scenario) {
   const { Server, StreamableHTTPHandler } = await import(pathToFileURL(lib).href);
   const server = new Server({ name: 'alloc', version: '1' });
-  server.tool(
-    {
-      name: 'echo',
-      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    },
-    (args) => ({ content: [{ type: 'text', text: args.text }] }),
-  );
+  server.tool(ECHO_TOOL, echo);
   const handler = new StreamableHTTPHandler(server, { jsonResponse: true });
   const httpServer = http.createServer(handler.node());
   await new Promise((resolve) => httpServer.listen(0, '127.0.0.1', resolve));

@@ -28,6 +28,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseBuilds } from './lib/builds.mjs';
+import { ECHO_TOOL, echo } from './lib/echo-tool.mjs';
 import { redisCommand, redisCommands, sleep, startRedis, waitFor } from './lib/redis-server.mjs';
 import { median } from './lib/stats.mjs';
 
@@ -71,14 +72,7 @@ async function serveMode() {
 async function serveOne(announce, log) {
   const { Server, StreamableHTTPHandler } = await import(dist('index.js'));
   const server = new Server({ name: 'mcpwire-bench-cluster', version: '0.1.0' });
-  server.tool(
-    {
-      name: 'echo',
-      description: 'Returns its text',
-      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    },
-    (args) => ({ content: [{ type: 'text', text: args.text }] }),
-  );
+  server.tool(ECHO_TOOL, echo);
   let shared;
   if (a.redis !== undefined) {
     const { RedisCluster } = await import(dist('cluster/index.js'));

@@ -20,6 +20,7 @@ import http from 'node:http';
 import { Session } from 'node:inspector/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ECHO_TOOL, echo } from './lib/echo-tool.mjs';
 import { checkHead, checkMessage, VERSIONS } from './lib/required-checks.mjs';
 
 const { values: a } = parseArgs({
@@ -55,7 +56,7 @@ const ENVELOPE = {
 };
 
 /** An exchange with nothing under it: the request is what it was made with, the answer is kept to be read. */
-class HeldExchange {
+class CapturedExchange {
   principal = undefined;
   scopes = undefined;
   status = 0;
@@ -141,17 +142,10 @@ class HeldExchange {
 /** A handler as bench/server.mjs makes it, and a function that serves one tools/call body through it. */
 async function mcpwire(mode) {
   const server = new Server({ name: 'handler-cost', version: '0.1.0' });
-  server.tool(
-    {
-      name: 'echo',
-      description: 'Returns its text',
-      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    },
-    (args) => ({ content: [{ type: 'text', text: args.text }] }),
-  );
+  server.tool(ECHO_TOOL, echo);
   const handler = new StreamableHTTPHandler(server, { stateless: mode === 'stateless', jsonResponse: true });
   const post = async (headers, message) => {
-    const exchange = new HeldExchange(headers, JSON.stringify(message));
+    const exchange = new CapturedExchange(headers, JSON.stringify(message));
     await handler.handle(exchange);
     return exchange;
   };
@@ -170,7 +164,7 @@ async function mcpwire(mode) {
     await post(headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
   }
   return (text) => {
-    const exchange = new HeldExchange(headers, text);
+    const exchange = new CapturedExchange(headers, text);
     handler.handle(exchange);
     return exchange;
   };

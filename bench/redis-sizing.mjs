@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ECHO_TOOL, echo } from './lib/echo-tool.mjs';
 import { endpoint, McpSession } from './lib/mcp.mjs';
 import { sleep, startRedis, waitFor } from './lib/redis-server.mjs';
 
@@ -228,14 +229,7 @@ async function serve(redisUrl) {
   const { Server, StreamableHTTPHandler } = await import(dist('index.js'));
   const { RedisCluster } = await import(dist('cluster/index.js'));
   const server = new Server({ name: 'mcpwire-redis-sizing', version: '0.1.0' });
-  server.tool(
-    {
-      name: 'echo',
-      description: 'Returns its text',
-      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-    },
-    (args) => ({ content: [{ type: 'text', text: args.text }] }),
-  );
+  server.tool(ECHO_TOOL, echo);
   const cluster = new RedisCluster({ redis: redisUrl, keyPrefix: PREFIX, requestStateKeys: {} });
   await cluster.whenReady();
   const handler = new StreamableHTTPHandler(server, {

@@ -16,6 +16,7 @@ import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
+import { ECHO_TOOL, echo } from './lib/echo-tool.mjs';
 
 const { values: a } = parseArgs({
   options: {
@@ -39,14 +40,7 @@ const blobs = new Map();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
 
-server.tool(
-  {
-    name: 'echo',
-    description: 'Returns its text',
-    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  },
-  (args) => text(args.text),
-);
+server.tool(ECHO_TOOL, echo);
 
 server.tool(
   {

@@ -13,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ECHO_TOOL, echo } from './echo-tool.mjs';
 
 const lib = process.env.RESIDENT_LIB;
 const { Server, StreamableHTTPHandler } = await import(
@@ -28,14 +29,7 @@ if (scenario !== 'calls' && scenario !== 'modern') {
 }
 
 const server = new Server({ name: 'resident', version: '0.1.0' });
-server.tool(
-  {
-    name: 'echo',
-    description: 'Returns its text',
-    inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  },
-  (args) => ({ content: [{ type: 'text', text: args.text }] }),
-);
+server.tool(ECHO_TOOL, echo);
 const handler = new StreamableHTTPHandler(server, { jsonResponse: answers === 'json' });
 const listener = http.createServer(handler.node());
 await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
