@@ -14,8 +14,13 @@ import { randomUUID } from 'node:crypto';
 //   media types, version, body size, JSON-RPC shape, params, tool input against its schema, a session id on each
 //   request but initialize, no two requests in flight with one id); implies --state
 //   --stateless (with --checks): requests need no session, as a stateless server serves them
+//   --resumable: do what resumable streams ask of a server (lib/resumable-log.mjs): each SSE event has an id of its
+//   stream's own and is kept for a client that resumes; an SSE answer (--sse) and a GET stream begin with a priming
+//   event; a broadcast skips a session whose log level is above it and ends a stream whose reader fell 4 MiB behind;
+//   implies --state
 import http from 'node:http';
 import { checkHead, checkMessage, negotiate, tooLarge, VERSIONS } from './lib/required-checks.mjs';
+import { ResumableLog } from './lib/resumable-log.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -25,8 +30,14 @@ const PORT = Number(arg('--port', process.env.PORT ?? 3000));
 const SSE = process.argv.includes('--sse');
 const MODERN = process.argv.includes('--modern');
 const CHECKS = process.argv.includes('--checks');
-const STATE = process.argv.includes('--state') || CHECKS;
+const RESUMABLE = process.argv.includes('--resumable');
+const STATE = process.argv.includes('--state') || CHECKS || RESUMABLE;
 const STATELESS = process.argv.includes('--stateless');
+const log = RESUMABLE ? new ResumableLog() : undefined;
+let streamsOpened = 0;
+const PRIMING = 'retry: 1000\ndata: \n\n';
+const INFO = 2; // notifications/message's level in the order debug, info, notice, …
+const MAX_BUFFERED = 4 * 1024 * 1024;
 
 // id -> standalone GET stream (ServerResponse) or null; with --state, a record holding it as `stream`
 const sessions = new Map();
@@ -45,7 +56,12 @@ const INIT = {
 function reply(res, id, result, extraHeaders) {
   const body = JSON.stringify({ jsonrpc: '2.0', id, result });
   if (SSE) {
-    const frame = `event: message\ndata: ${body}\n\n`;
+    let frame = `event: message\ndata: ${body}\n\n`;
+    if (log !== undefined) {
+      const stream = log.open(`p${streamsOpened++}`);
+      frame = `id: ${log.append(stream, '')}\n${PRIMING}id: ${log.append(stream, body)}\n${frame}`;
+      log.close(stream);
+    }
     res.writeHead(200, {
       ...extraHeaders,
       'content-type': 'text/event-stream',
@@ -78,14 +94,25 @@ function toolResult(name, args) {
       return { content: [{ type: 'text', text: blobs.get(size) }] };
     }
     case 'broadcast': {
-      const frame = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: { nonce: args.nonce } } })}\n\n`;
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'info', data: { nonce: args.nonce } },
+      });
+      const frame = `event: message\ndata: ${body}\n\n`;
       let n = 0;
       for (const value of sessions.values()) {
         const res = streamOf(value);
-        if (res) {
-          res.write(frame);
-          n++;
-        }
+        if (!res) continue;
+        if (log !== undefined) {
+          if (value.minLevel > INFO || res.writableEnded || res.destroyed) continue;
+          if (res.writableLength > MAX_BUFFERED) {
+            res.end();
+            continue;
+          }
+          res.write(`id: ${log.append(value.events, body)}\n${frame}`);
+        } else res.write(frame);
+        n++;
       }
       return { content: [{ type: 'text', text: String(n) }] };
     }
@@ -165,6 +192,8 @@ function onPost(req, res, raw) {
           inFlight: new Set(),
         }
       : { stream: null, protocolVersion, capabilities, clientInfo };
+    // The level logging/setLevel would set (debug: all), and the GET stream's events.
+    if (RESUMABLE) Object.assign(record, { minLevel: 0, events: undefined });
     sessions.set(id, STATE ? record : null);
     reply(res, msg.id, CHECKS ? { ...INIT, protocolVersion: record.protocolVersion } : INIT, {
       'mcp-session-id': id,
@@ -207,7 +236,12 @@ const server = http.createServer((req, res) => {
   }
   if (req.method === 'GET') {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    res.flushHeaders();
+    if (log !== undefined) {
+      const record = sessions.get(sid);
+      if (record.events !== undefined) log.close(record.events);
+      record.events = log.open(`g${streamsOpened++}`);
+      res.write(`id: ${log.append(record.events, '')}\n${PRIMING}`);
+    } else res.flushHeaders();
     setStream(sid, res);
     res.on('close', () => {
       if (sessions.has(sid) && streamOf(sessions.get(sid)) === res) setStream(sid, null);

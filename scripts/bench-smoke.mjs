@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Every benchmark of bench/ once, at its shortest, as CI runs it: `npm run bench -- --smoke` (every scenario of the
 // table, which fails unless the run is whole), compare.mjs --paired (mcpwire, then the ceiling with mcpwire resident,
-// each beside the ceiling; mcpwire beside the ceiling that checks what the spec asks, in both eras), the Redis benchmarks (cluster.mjs in both eras, redis-sizing.mjs), and the tools of
+// each beside the ceiling; mcpwire beside the ceiling that checks what the spec asks, in both eras, and beside the one
+// that also keeps events for resuming clients), the Redis benchmarks (cluster.mjs in both eras, redis-sizing.mjs), and the tools of
 // bench/README.md's "Profiling" (a profiled bench server under load, profile-summary.mjs alone and --against a
 // second profile, alloc-sampler.mjs, broadcast-cost.mjs, heap-per-session.mjs, retention.mjs, store-window.mjs, alloc-ab.mjs).
 // Each must exit 0 and print its figures, none NaN or undefined. No speed is asserted: the figures of runs this
@@ -137,11 +138,14 @@ const steps = [
         /^\| mcpwire \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|\n\| resident \| 1\/1 \|.*\| [\d.]+ \[[\d.]+–[\d.]+\] \|$/m,
       ),
   ],
+  // [scenario, the ceiling's flags beside --checks, the bench server's flags]: JSON answers, 2026-07-28, and SSE answers
+  // beside the ceiling that also keeps every event for a resuming client as mcpwire's default event store does.
   ...[
     ['calls', '', ' --json'],
     ['modern', ' --modern', ''],
+    ['calls', ' --sse --resumable', ''],
   ].map(([scenario, era, answers]) => [
-    `compare.mjs --paired --scenario ${scenario}: mcpwire beside the ceiling that checks what the spec asks (--checks), which refuses none of the harness's requests`,
+    `compare.mjs --paired --scenario ${scenario}: mcpwire${answers} beside the ceiling that checks what the spec asks (--checks${era}), which refuses none of the harness's requests`,
     () =>
       check(
         [
