@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 //   implies --state
 import http from 'node:http';
 import { checkHead, checkMessage, negotiate, tooLarge, VERSIONS } from './lib/required-checks.mjs';
-import { ResumableLog } from './lib/resumable-log.mjs';
+import { ResumableLog, writeResumable } from './lib/resumable-log.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -36,8 +36,6 @@ const STATELESS = process.argv.includes('--stateless');
 const log = RESUMABLE ? new ResumableLog() : undefined;
 let streamsOpened = 0;
 const PRIMING = 'retry: 1000\ndata: \n\n';
-const INFO = 2; // notifications/message's level in the order debug, info, notice, …
-const MAX_BUFFERED = 4 * 1024 * 1024;
 
 // id -> standalone GET stream (ServerResponse) or null; with --state, a record holding it as `stream`
 const sessions = new Map();
@@ -104,14 +102,8 @@ function toolResult(name, args) {
       for (const value of sessions.values()) {
         const res = streamOf(value);
         if (!res) continue;
-        if (log !== undefined) {
-          if (value.minLevel > INFO || res.writableEnded || res.destroyed) continue;
-          if (res.writableLength > MAX_BUFFERED) {
-            res.end();
-            continue;
-          }
-          res.write(`id: ${log.append(value.events, body)}\n${frame}`);
-        } else res.write(frame);
+        if (log === undefined) res.write(frame);
+        else if (!writeResumable(log, value, res, body, frame)) continue;
         n++;
       }
       return { content: [{ type: 'text', text: String(n) }] };

@@ -203,6 +203,14 @@ const steps = [
         /^Server\.log to 20 sessions with no GET stream: median [\d.]+ ms/m,
       ),
   ],
+  [
+    'broadcast-cost.mjs --streams: over GET streams, beside the plain and the resumable floors',
+    () =>
+      check(
+        tool('broadcast-cost.mjs', '--sessions 20 --rounds 3 --streams'),
+        /^Server\.log to 20 GET streams: median [\d.]+ ms.*\n.*\n^a resumable server's loop: median [\d.]+ ms/m,
+      ),
+  ],
   ...['stateless', 'json', 'modern'].map((mode) => [
     `handler-cost.mjs --mode ${mode}`,
     () =>

@@ -1,8 +1,29 @@
 // What a server whose SSE streams can be resumed must do with each event, written as plainly as it can be, for
-// `ceiling.mjs --resumable`: give the event an id that names its stream and its place in it, and keep it for a
+// `ceiling.mjs --resumable` and the floors of `broadcast-cost.mjs --streams`: give the event an id that names its stream and its place in it, and keep it for a
 // client that comes back with Last-Event-ID, within a bound of bytes past which the oldest events of all streams
 // go. Beside mcpwire's default event store, it says what resumability itself costs. It serves no replay: no
 // scenario resumes from the ceiling, and keeping the events is the cost that every event pays.
+
+/** Past this many bytes waiting for a reader, its stream is ended (mcpwire's SSEWriter default). */
+const MAX_BUFFERED = 4 * 1024 * 1024;
+/** notifications/message's level `info` in the spec's order (debug 0, info 1, notice 2, …). */
+const INFO = 1;
+
+/**
+ * A broadcast's write to one session's GET stream `res` (a node:http response), as a resumable server must make
+ * it: not to a session whose log level is above info, nor to a stream that ended; a reader more than 4 MiB behind
+ * is cut instead; else the event is kept in `log` on the session's stream `events` and written with its id.
+ * `frame` is the event's `data:` line and its end, built once for every stream. Answers whether it was written.
+ */
+export function writeResumable(log, session, res, body, frame) {
+  if (session.minLevel > INFO || res.writableEnded || res.destroyed) return false;
+  if (res.writableLength > MAX_BUFFERED) {
+    res.end();
+    return false;
+  }
+  res.write(`id: ${log.append(session.events, body)}\n${frame}`);
+  return true;
+}
 
 /** The bound of what is kept, as mcpwire's MemoryEventStore has by default. */
 const MAX_BYTES = 10 * 1024 * 1024;
