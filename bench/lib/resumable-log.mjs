@@ -1,8 +1,9 @@
 // What a server whose SSE streams can be resumed must do with each event, written as plainly as it can be, for
-// `ceiling.mjs --resumable` and the floors of `broadcast-cost.mjs --streams`: give the event an id that names its stream and its place in it, and keep it for a
-// client that comes back with Last-Event-ID, within a bound of bytes past which the oldest events of all streams
-// go. Beside mcpwire's default event store, it says what resumability itself costs. It serves no replay: no
-// scenario resumes from the ceiling, and keeping the events is the cost that every event pays.
+// `ceiling.mjs --resumable` and the floors of `broadcast-cost.mjs --streams`: give the event an id that names its
+// stream and its place in it, and keep it for a client that comes back with Last-Event-ID, within a bound of bytes
+// past which the oldest events of all streams go. Beside mcpwire's default event store, it says what resumability
+// itself costs. It serves no replay: no scenario resumes from the ceiling, and keeping the events is the cost that
+// every event pays.
 
 /** Past this many bytes waiting for a reader, its stream is ended (mcpwire's SSEWriter default). */
 const MAX_BUFFERED = 4 * 1024 * 1024;
@@ -69,9 +70,10 @@ export class ResumableLog {
     return `${stream.id}_${index}`;
   }
 
-  /** The stream ends: it is forgotten once its events are purged. */
+  /** The stream ends: it is forgotten once its events are purged (at once when none is left). */
   close(stream) {
     stream.closed = true;
+    if (stream.first === stream.base + stream.events.length) this.#streams.delete(stream.id);
   }
 
   #purge() {
