@@ -31,6 +31,9 @@ const MAX_BYTES = 10 * 1024 * 1024;
 /** Bytes charged per event beside its text: its slots in its stream and in the order of appends. */
 const PER_EVENT = 32;
 
+/** Every event the stream was given has been purged (or it was given none). */
+const drained = (stream) => stream.first === stream.base + stream.events.length;
+
 export class ResumableLog {
   #max;
   /** Streams by id, as a resuming GET would look them up. */
@@ -73,7 +76,7 @@ export class ResumableLog {
   /** The stream ends: it is forgotten once its events are purged (at once when none is left). */
   close(stream) {
     stream.closed = true;
-    if (stream.first === stream.base + stream.events.length) this.#streams.delete(stream.id);
+    if (drained(stream)) this.#streams.delete(stream.id);
   }
 
   #purge() {
@@ -82,7 +85,7 @@ export class ResumableLog {
       const slot = stream.first++ - stream.base;
       this.#bytes -= 2 * stream.events[slot].length + PER_EVENT;
       stream.events[slot] = undefined;
-      if (stream.first === stream.base + stream.events.length) {
+      if (drained(stream)) {
         stream.events = [];
         stream.base = stream.first;
         if (stream.closed) this.#streams.delete(stream.id);

@@ -5,6 +5,11 @@ import { ResumableLog } from './resumable-log.mjs';
 // Each event of `data` 'x' costs 2 + 32 bytes.
 const EVENT = 34;
 
+/** Appends `n` events 'x' to `stream`. */
+const fill = (log, stream, n) => {
+  for (let i = 0; i < n; i++) log.append(stream, 'x');
+};
+
 describe('ResumableLog (ceiling.mjs --resumable)', () => {
   it('numbers each stream on its own, from 0, in the ids it answers', () => {
     const log = new ResumableLog();
@@ -31,29 +36,24 @@ describe('ResumableLog (ceiling.mjs --resumable)', () => {
   it('forgets a closed stream once its events are purged, and only then', () => {
     const log = new ResumableLog(2 * EVENT);
     const a = log.open('a');
-    log.append(a, 'x');
+    fill(log, a, 1);
     log.close(a);
     assert.ok(log.has('a'), 'a closed stream with events is kept for a client that resumes');
     const b = log.open('b');
-    log.append(b, 'x');
-    log.append(b, 'x');
+    fill(log, b, 2);
     assert.ok(!log.has('a'));
     assert.ok(log.has('b'), 'an open stream stays known with no events');
-    log.append(b, 'x');
-    log.append(b, 'x');
+    fill(log, b, 2);
     assert.ok(log.has('b'));
     log.close(b);
     assert.ok(log.has('b'), 'its last two events are kept');
     const c = log.open('c');
-    log.append(c, 'x');
-    log.append(c, 'x');
+    fill(log, c, 2);
     assert.ok(!log.has('b'));
-    log.append(c, 'x');
-    log.append(c, 'x');
+    fill(log, c, 2);
     log.close(c);
     const d = log.open('d');
-    log.append(d, 'x');
-    log.append(d, 'x');
+    fill(log, d, 2);
     log.close(d);
     log.close(log.open('e'));
     assert.ok(!log.has('c') && !log.has('e'), 'a stream closed with no event left goes at once');
