@@ -17,6 +17,7 @@ import {
 import '../telemetry/node.js';
 import { resolveTelemetry } from '../telemetry/resolve.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { Chain } from '../util/chain.js';
 import { AnnouncedCapabilities } from './capabilities.js';
 import type { LegacyContext } from './context.js';
 import { dispatchLegacy } from './legacy/legacy-dispatch.js';
@@ -116,8 +117,8 @@ export class Server {
   readonly pageSize: number;
   /** Whether the server declares `logging` (and answers logging/setLevel). */
   readonly logging: boolean;
-  /** The connected sessions; a session leaves when its connection closes. */
-  readonly sessions = new Set<ServerSession>();
+  /** The connected sessions, in the order they connected; a session leaves when its connection closes. */
+  readonly sessions = new Chain<ServerSession>();
   /** Called with each new session before it reads its first message, e.g. to set `oninitialized`. */
   onsession: ((session: ServerSession) => void) | undefined;
   /**

@@ -9,7 +9,7 @@ class Item implements Linked<Item> {
   constructor(readonly n: number) {}
 }
 
-test('Chain: any sequence of adds and removes holds what a Set would, latest added first', () => {
+test('Chain: any sequence of adds and removes holds what a Set would, in the order added, and counts it', () => {
   const step = fc.record({ add: fc.boolean(), item: fc.integer({ min: 0, max: 5 }) });
   fc.assert(
     fc.property(fc.array(step, { maxLength: 60 }), (steps) => {
@@ -25,7 +25,9 @@ test('Chain: any sequence of adds and removes holds what a Set would, latest add
           chain.delete(it);
           set.delete(it);
         }
-        assert.deepEqual(chain.values(), [...set].reverse());
+        assert.deepEqual(chain.values(), [...set]);
+        assert.deepEqual([...chain], [...set]);
+        assert.equal(chain.size, set.size);
       }
     }),
   );
@@ -40,12 +42,22 @@ test('Chain: removing an item in no chain, or removing one twice, changes nothin
   chain.delete(b);
   chain.delete(b);
   assert.deepEqual(chain.values(), [a]);
+  assert.equal(chain.size, 1);
 });
 
-test('Chain: values is a copy, so items can be removed while going through it', () => {
+test('Chain: going through it goes through a copy, so items can be removed and added meanwhile', () => {
   const items = [new Item(1), new Item(2), new Item(3)];
   const chain = new Chain<Item>();
   for (const item of items) chain.add(item);
-  for (const item of chain.values()) chain.delete(item);
-  assert.deepEqual(chain.values(), []);
+  const seen: Item[] = [];
+  for (const item of chain) {
+    seen.push(item);
+    chain.delete(item);
+    chain.add(new Item(item.n + 10));
+  }
+  assert.deepEqual(seen, items);
+  assert.deepEqual(
+    chain.values().map((item) => item.n),
+    [11, 12, 13],
+  );
 });

@@ -7,37 +7,54 @@ export interface Linked<T> {
 }
 
 /**
- * A set of items that come and go often and are seldom read all at once: a stateless endpoint's POSTs being
- * answered, one added and removed per POST. The links live on the items, so adding and removing allocate
- * nothing; a Set would allocate its table as it grows and again as it shrinks. An item is in one chain at most.
+ * A set of items that come and go often: a stateless endpoint's POSTs being answered, or a server's sessions (one
+ * per stateless POST), one added and removed each time. The links live on the items, so adding and removing
+ * allocate nothing; a Set would allocate its table as it grows and again as it shrinks (measured: 4 % of the CPU
+ * of a stateless call). An item is in one chain at most.
  */
-export class Chain<T extends Linked<T>> {
+export class Chain<T extends Linked<T>> implements Iterable<T> {
   private head: T | undefined;
+  private tail: T | undefined;
+  private count = 0;
 
-  /** Adds `item`, which is in no chain. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds `item`, which is in no chain, after the others. */
   add(item: T): void {
-    const head = this.head;
-    item.chainPrevious = undefined;
-    item.chainNext = head;
-    if (head !== undefined) head.chainPrevious = item;
-    this.head = item;
+    const tail = this.tail;
+    item.chainPrevious = tail;
+    item.chainNext = undefined;
+    if (tail === undefined) this.head = item;
+    else tail.chainNext = item;
+    this.tail = item;
+    this.count++;
   }
 
   /** Removes `item`, which is in this chain or in none (then nothing changes). */
   delete(item: T): void {
     const { chainPrevious: previous, chainNext: next } = item;
-    if (previous !== undefined) previous.chainNext = next;
-    else if (this.head === item) this.head = next;
-    else return;
-    if (next !== undefined) next.chainPrevious = previous;
+    if (previous === undefined && this.head !== item) return;
+    if (previous === undefined) this.head = next;
+    else previous.chainNext = next;
+    if (next === undefined) this.tail = previous;
+    else next.chainPrevious = previous;
     item.chainPrevious = undefined;
     item.chainNext = undefined;
+    this.count--;
   }
 
-  /** Every item, latest added first: a copy, so that the caller may add and remove items as it goes through it. */
+  /** Every item, in the order they were added: a copy, so that the caller may add and remove items as it goes. */
   values(): T[] {
-    const items: T[] = [];
-    for (let item = this.head; item !== undefined; item = item.chainNext) items.push(item);
+    const items: T[] = new Array(this.count);
+    let i = 0;
+    for (let item = this.head; item !== undefined; item = item.chainNext) items[i++] = item;
     return items;
+  }
+
+  /** Goes through a copy (`values`). */
+  [Symbol.iterator](): Iterator<T> {
+    return this.values()[Symbol.iterator]();
   }
 }

@@ -17,6 +17,7 @@ import {
   type ServerCapabilities,
 } from '../../protocol/types.js';
 import { negotiateVersion } from '../../protocol/versions.js';
+import type { Linked } from '../../util/chain.js';
 import { DONE } from '../../util/done.js';
 import { ANONYMOUS, type Caller } from '../access.js';
 import { answerOf } from '../client-answer.js';
@@ -40,7 +41,7 @@ export interface PreinitializedState {
  * What its client sends is answered by a `LegacyResponder` (initialize first, then the Server's methods). Calls to the client (`listRoots`, `createMessage`, `elicit`) reject with CapabilityError,
  * sending nothing, when the client did not declare the capability they need.
  */
-export class ServerSession extends JsonRpcPeer implements ClientScope {
+export class ServerSession extends JsonRpcPeer implements ClientScope, Linked<ServerSession> {
   /** The client's identity, from initialize. */
   clientInfo: Implementation | undefined;
   /** What the client declared it supports, from initialize. */
@@ -62,6 +63,10 @@ export class ServerSession extends JsonRpcPeer implements ClientScope {
   oninitialized: (() => void) | undefined;
   /** Called when the client sends `notifications/roots/list_changed`. */
   onrootschanged: (() => void) | undefined;
+  /** @internal Its links in its server's `sessions`. */
+  chainPrevious: ServerSession | undefined = undefined;
+  /** @internal */
+  chainNext: ServerSession | undefined = undefined;
 
   constructor(
     readonly server: Server,
