@@ -54,31 +54,25 @@ for (let i = 0; i < sessions; i++) {
 }
 
 const sockets = [];
-/**
- * Listens on a loopback port with `serve`, and opens `sessions` sockets that send `request(port, i)` and read on;
- * resolves once each has its response's head, and fails unless every one is a 200.
- */
-async function streamsOf(serve, request) {
+/** Listens on a loopback port with `serve`; answers the port and the listener. */
+async function listening(serve) {
   const listener = http.createServer(serve);
   await new Promise((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  const { port } = listener.address();
-  const heads = [];
-  for (let i = 0; i < sessions; i++) {
-    const socket = net.connect(port, '127.0.0.1');
-    heads.push(
-      new Promise((resolve, reject) => {
-        socket.once('data', (head) => {
-          const status = String(head).split('\r\n', 1)[0];
-          if (status === 'HTTP/1.1 200 OK') resolve();
-          else reject(new Error(`a GET stream was refused: ${status}`));
-          socket.on('data', () => {});
-        });
-      }),
-    );
-    socket.write(request(port, i));
-    sockets.push(socket);
-  }
-  await Promise.all(heads);
+  return listener.address().port;
+}
+/** Opens a socket that sends `request` and reads on; resolves once its response's head is a 200, else fails. */
+function stream(port, request) {
+  const socket = net.connect(port, '127.0.0.1');
+  sockets.push(socket);
+  socket.write(request);
+  return new Promise((resolve, reject) => {
+    socket.once('data', (head) => {
+      const status = String(head).split('\r\n', 1)[0];
+      if (status === 'HTTP/1.1 200 OK') resolve();
+      else reject(new Error(`a GET stream was refused: ${status}`));
+      socket.on('data', () => {});
+    });
+  });
 }
 const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
 /** Median ms of `round(i)` over the rounds; with streams, a tick apart so that each round's writes leave. */
@@ -106,26 +100,33 @@ if (!a.streams) {
   process.exit(0);
 }
 
-await streamsOf(handler.node(), (port, i) =>
-  [
-    'GET /mcp HTTP/1.1',
-    `host: 127.0.0.1:${port}`,
-    'accept: text/event-stream',
-    `mcp-session-id: ${ids[i]}`,
-    'mcp-protocol-version: 2025-11-25',
-    '',
-    '',
-  ].join('\r\n'),
-);
+// Each session's GET stream and a floor's response are opened one after the other, so that the objects each loop
+// touches lie in the heap as scattered as the other's: opened in a block of their own, the floors' responses lie
+// together and their loop runs faster for it (0.50 against 0.82 µs per stream, measured).
+const ourPort = await listening(handler.node());
+// The resumable floor's record of each stream is made as its GET is served, as ceiling.mjs --resumable makes it.
+const log = new ResumableLog();
 const floors = [];
-await streamsOf(
-  (_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.flushHeaders();
-    floors.push(res);
-  },
-  () => 'GET / HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n',
-);
+const floorPort = await listening((_req, res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.flushHeaders();
+  floors.push({ res, minLevel: 0, events: log.open(`g${floors.length}`) });
+});
+for (let i = 0; i < sessions; i++) {
+  await stream(
+    ourPort,
+    [
+      'GET /mcp HTTP/1.1',
+      `host: 127.0.0.1:${ourPort}`,
+      'accept: text/event-stream',
+      `mcp-session-id: ${ids[i]}`,
+      'mcp-protocol-version: 2025-11-25',
+      '',
+      '',
+    ].join('\r\n'),
+  );
+  await stream(floorPort, 'GET / HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+}
 const ours = await timed(logRound);
 const message = (i) =>
   JSON.stringify({
@@ -135,14 +136,12 @@ const message = (i) =>
   });
 const plain = await timed((i) => {
   const frame = `data: ${message(i)}\n\n`;
-  for (const res of floors) res.write(frame);
+  for (const floor of floors) floor.res.write(frame);
 });
-const log = new ResumableLog();
-const records = floors.map((res, i) => ({ res, minLevel: 0, events: log.open(`g${i}`) }));
 const resumable = await timed((i) => {
   const body = message(i);
   const frame = `data: ${body}\n\n`;
-  for (const record of records) writeResumable(log, record, record.res, body, frame);
+  for (const floor of floors) writeResumable(log, floor, floor.res, body, frame);
 });
 console.log(`Server.log to ${sessions} GET streams: ${fmt(ours)}`);
 console.log(`the plain ceiling's loop: ${fmt(plain)}`);
