@@ -48,3 +48,15 @@ test('without: a SmallMap whose last entry goes is dropped; with others left, it
   assert.equal(without(small, 'a'), small);
   assert.equal(without(small, 'b'), undefined);
 });
+
+test('SmallMap: values is a copy, so entries can be deleted while going through it', () => {
+  const small = new SmallMap('a', 1).set('b', 2).set('c', 3);
+  const seen: number[] = [];
+  for (const value of small.values()) {
+    seen.push(value);
+    small.delete(['a', 'b', 'c'][value - 1]);
+  }
+  assert.deepEqual(seen, [1, 2, 3]);
+  assert.equal(small.size, 0);
+  assert.deepEqual(small.values(), []);
+});

@@ -1,4 +1,5 @@
 const EMPTY: unique symbol = Symbol('empty');
+const NONE: readonly never[] = [];
 
 /** Map's key equality (SameValueZero): NaN is NaN, and 0 is -0. */
 const same = (a: unknown, b: unknown) => a === b || (Number.isNaN(a) && Number.isNaN(b));
@@ -9,8 +10,7 @@ const same = (a: unknown, b: unknown) => a === b || (Number.isNaN(a) && Number.i
  * beside it. Such a table is made and dropped with each request, and a Map costs its hash table's allocation when
  * made and again when its last entry is deleted (V8 shrinks it).
  *
- * Iteration sees the entry in the fields first, then the others in the order they were set; an entry set while
- * the map is iterated may or may not be seen.
+ * `values` lists the entry in the fields first, then the others in the order they were set.
  */
 export class SmallMap<K, V> {
   private firstKey: K | typeof EMPTY;
@@ -57,8 +57,15 @@ export class SmallMap<K, V> {
     return this.rest?.delete(key) === true;
   }
 
-  *values(): IterableIterator<V> {
-    if (this.firstKey !== EMPTY) yield this.firstValue as V;
-    if (this.rest !== undefined) yield* this.rest.values();
+  /**
+   * Every value, in iteration order: a copy, so the caller may change the map as it goes; an empty map allocates
+   * nothing (a generator would cost each request's teardown one, for a table that is nearly always empty by then).
+   */
+  values(): readonly V[] {
+    const rest = this.rest;
+    if (this.firstKey === EMPTY && (rest === undefined || rest.size === 0)) return NONE;
+    const values: V[] = this.firstKey === EMPTY ? [] : [this.firstValue as V];
+    if (rest !== undefined) for (const value of rest.values()) values.push(value);
+    return values;
   }
 }
