@@ -377,7 +377,7 @@ export class Server {
 
   /** Closes every session. */
   async close(): Promise<void> {
-    await Promise.all(Array.from(this.sessions, (session) => session.close()));
+    await Promise.all(this.sessions.values().map((session) => session.close()));
   }
 
   /**
