@@ -18,6 +18,8 @@ import { randomUUID } from 'node:crypto';
 //   stream's own and is kept for a client that resumes; an SSE answer (--sse) and a GET stream begin with a priming
 //   event; a broadcast skips a session whose log level is above it and ends a stream whose reader fell 4 MiB behind;
 //   implies --state
+//   --spin-ns N: a broadcast busy-waits N ns more for each stream it writes to: a loop made slower on purpose, for
+//   what a slower broadcast loop costs the time until every stream has the event (fan-out)
 import http from 'node:http';
 import { checkHead, checkMessage, negotiate, tooLarge, VERSIONS } from './lib/required-checks.mjs';
 import { ResumableLog, writeResumable } from './lib/resumable-log.mjs';
@@ -33,6 +35,7 @@ const CHECKS = process.argv.includes('--checks');
 const RESUMABLE = process.argv.includes('--resumable');
 const STATE = process.argv.includes('--state') || CHECKS || RESUMABLE;
 const STATELESS = process.argv.includes('--stateless');
+const SPIN_NS = BigInt(arg('--spin-ns', '0'));
 const log = RESUMABLE ? new ResumableLog() : undefined;
 let streamsOpened = 0;
 const PRIMING = 'retry: 1000\ndata: \n\n';
@@ -50,6 +53,11 @@ const INIT = {
   capabilities: { tools: {}, logging: {} },
   serverInfo: { name: 'ceiling', version: '0.0.0' },
 };
+
+function spin(ns) {
+  const until = process.hrtime.bigint() + ns;
+  while (process.hrtime.bigint() < until);
+}
 
 function reply(res, id, result, extraHeaders) {
   const body = JSON.stringify({ jsonrpc: '2.0', id, result });
@@ -104,6 +112,7 @@ function toolResult(name, args) {
         if (!res) continue;
         if (log === undefined) res.write(frame);
         else if (!writeResumable(log, value, res, body, frame)) continue;
+        if (SPIN_NS > 0n) spin(SPIN_NS);
         n++;
       }
       return { content: [{ type: 'text', text: String(n) }] };

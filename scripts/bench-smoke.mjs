@@ -163,6 +163,24 @@ const steps = [
       ),
   ]),
   [
+    'compare.mjs --scenario fanout: the resumable floor, and the same floor made slower on purpose (--spin-ns: 0.5 ms a stream, so its broadcast call takes 10 ms at least)',
+    () =>
+      check(
+        [
+          ...tool(
+            'compare.mjs',
+            '--scenario fanout --reps 1 --baseline floor --port-base 3970 --metrics all_delivered_median_ms,broadcast_call_median_ms',
+          ),
+          '--server',
+          `floor=node ${bench('ceiling.mjs')} --sse --resumable --port {port}`,
+          '--server',
+          `slower=node ${bench('ceiling.mjs')} --sse --resumable --spin-ns 500000 --port {port}`,
+          ...'-- --count 20 --rounds 2'.split(' '),
+        ],
+        /^\| slower \| 1\/1 \| [\d.]+ \[[\d.]+–[\d.]+\] \| (?:[1-9]\d|\d{3,})(?:\.\d+)? \[/m,
+      ),
+  ],
+  [
     'cluster.mjs: legacy calls in memory and through Redis, 1 and 2 processes',
     () =>
       check(
