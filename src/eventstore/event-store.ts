@@ -15,6 +15,16 @@ export interface Replay {
 }
 
 /**
+ * One stream of an event store, as `open` answered it: `append(data)` is the store's `append` on that stream, with
+ * its promise (numbering, visibility, errors), but the store need not find the stream by its ids again. A server
+ * writing one event to many streams (a broadcast) looks none of them up. It stays that stream's: a stream opened
+ * again under the same ids after this one was forgotten is another stream.
+ */
+export interface StreamAppender {
+  append(data: string): MaybePromise<number>;
+}
+
+/**
  * Keeps the SSE events of every stream of every session, so that a client whose connection dropped can resume
  * a stream with `Last-Event-ID` (event ids are `formatEventId(streamId, index)`). Its promise:
  *
@@ -33,8 +43,11 @@ export interface Replay {
  * Every method answers directly or with a promise: see `MaybePromise`.
  */
 export interface EventStore {
-  /** Creates stream `streamId` of session `sessionId`, with no events. Opening an open stream changes nothing. */
-  open(sessionId: string, streamId: string): MaybePromise<void>;
+  /**
+   * Creates stream `streamId` of session `sessionId`, with no events. Opening an open stream changes nothing. A
+   * store may answer the stream's `StreamAppender`, through which the opener then appends; or nothing.
+   */
+  open(sessionId: string, streamId: string): MaybePromise<StreamAppender | void>;
 
   /**
    * Stores `data` (one event's data; '' is allowed, e.g. for a priming event) as the stream's next event and

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { eventStoreContract } from '../test-support/event-store-contract.js';
 import { EventsPurgedError, StreamClosedError, UnknownEventError, UnknownStreamError } from './errors.js';
+import type { StreamAppender } from './event-store.js';
 import {
   MEMORY_EVENT_OVERHEAD_BYTES as EVENT,
   MemoryEventStore,
@@ -28,9 +29,11 @@ function firstHeld(store: MemoryEventStore, session: string, stream: string): nu
 describe('MemoryEventStore', () => {
   test('answers directly, never with a promise', () => {
     const store = new MemoryEventStore();
-    assert.equal(store.open('s', 't'), undefined);
+    const appender = store.open('s', 't');
+    assert.ok(!(appender instanceof Promise));
     assert.equal(store.append('s', 't', 'x'), 0);
-    assert.deepEqual(store.after('s', 't', -1), { events: ['x'], closed: false });
+    assert.equal(appender.append('y'), 1);
+    assert.deepEqual(store.after('s', 't', -1), { events: ['x', 'y'], closed: false });
     assert.throws(() => store.append('other', 't', 'x'), UnknownStreamError);
   });
 
@@ -138,10 +141,27 @@ describe('MemoryEventStore', () => {
     }
   });
 
+  test('open answers the stream, which appends in the same numbering as append by ids', () => {
+    const store = new MemoryEventStore();
+    const appender = store.open('s', 'a');
+    assert.equal(store.open('s', 'a'), appender, 'opening an open stream answers the same appender');
+    assert.equal(appender.append('one'), 0);
+    assert.equal(store.append('s', 'a', 'two'), 1);
+    assert.equal(appender.append('three'), 2);
+    assert.deepEqual(store.after('s', 'a', -1), { events: ['one', 'two', 'three'], closed: false });
+    assert.equal(store.bytes, streamCost('a') + eventCost('one') + eventCost('two') + eventCost('three'));
+    store.streamClosed('s', 'a');
+    assert.throws(() => appender.append('late'), StreamClosedError);
+    const other = store.open('s', 'b');
+    store.sessionClosed('s');
+    assert.throws(() => other.append('gone'), UnknownStreamError);
+    assert.equal(store.bytes, 0);
+  });
+
   test('behaves like a simple model under random interleavings of all operations', () => {
     type Op =
       | { op: 'open' | 'streamClosed'; s: number; t: number }
-      | { op: 'append'; s: number; t: number; data: string }
+      | { op: 'append' | 'appendVia'; s: number; t: number; data: string }
       | { op: 'after'; s: number; t: number; k: number }
       | { op: 'sessionClosed'; s: number };
     const target = { s: fc.nat(1), t: fc.nat(1) };
@@ -153,7 +173,16 @@ describe('MemoryEventStore', () => {
           ...target,
           data: fc.string({ unit: 'binary', maxLength: 12 }),
         }),
-        weight: 12,
+        weight: 8,
+      },
+      {
+        // Through the appender the stream's last open answered (see `appenders`).
+        arbitrary: fc.record({
+          op: fc.constant('appendVia' as const),
+          ...target,
+          data: fc.string({ unit: 'binary', maxLength: 12 }),
+        }),
+        weight: 6,
       },
       {
         arbitrary: fc.record({
@@ -173,6 +202,8 @@ describe('MemoryEventStore', () => {
       data: string[];
       low: number;
       closed: boolean;
+      /** Its session closed. */
+      dead: boolean;
     }
 
     fc.assert(
@@ -182,6 +213,10 @@ describe('MemoryEventStore', () => {
         (maxBytes, ops) => {
           const store = new MemoryEventStore({ maxBytes });
           const sessions = new Map<string, Map<string, ModelStream>>();
+          // By "s/t": the appender the last open of that stream answered, and the model stream it belongs to (which
+          // may since have closed, been forgotten, or died with its session).
+          const appenders = new Map<string, StreamAppender>();
+          const opened = new Map<string, ModelStream>();
           let fifo: ModelStream[] = [];
           let bytes = 0;
           let streams = 0;
@@ -207,6 +242,7 @@ describe('MemoryEventStore', () => {
               if (session === undefined) return undefined;
               sessions.delete(`s${o.s}`);
               for (const m of session.values()) {
+                m.dead = true;
                 for (const d of m.data.slice(m.low)) bytes -= eventCost(d);
                 bytes -= streamCost(m.id);
                 streams--;
@@ -216,18 +252,26 @@ describe('MemoryEventStore', () => {
               return undefined;
             }
             const [s, t] = [`s${o.s}`, `t${o.t}`];
-            const m = find(s, t);
+            const m = o.op === 'appendVia' ? opened.get(`${s}/${t}`) : find(s, t);
             switch (o.op) {
-              case 'open':
-                if (m) return undefined;
+              case 'open': {
+                if (m) {
+                  opened.set(`${s}/${t}`, m);
+                  return 'appender';
+                }
                 if (!sessions.has(s)) sessions.set(s, new Map());
-                sessions.get(s)!.set(t, { sessionId: s, id: t, data: [], low: 0, closed: false });
+                const created = { sessionId: s, id: t, data: [], low: 0, closed: false, dead: false };
+                sessions.get(s)!.set(t, created);
+                opened.set(`${s}/${t}`, created);
                 bytes += streamCost(t);
                 streams++;
                 purge();
-                return undefined;
+                return 'appender';
+              }
               case 'append':
-                if (!m) return UnknownStreamError;
+              case 'appendVia':
+                if (!m) return o.op === 'append' ? UnknownStreamError : 'never opened';
+                if (m.dead) return UnknownStreamError;
                 if (m.closed) return StreamClosedError;
                 m.data.push(o.data);
                 fifo.push(m);
@@ -251,14 +295,16 @@ describe('MemoryEventStore', () => {
             const expected = model(o);
             let actual: unknown;
             try {
-              actual =
-                o.op === 'sessionClosed'
-                  ? store.sessionClosed(`s${o.s}`)
-                  : o.op === 'append'
-                    ? store.append(`s${o.s}`, `t${o.t}`, o.data)
-                    : o.op === 'after'
-                      ? store.after(`s${o.s}`, `t${o.t}`, o.k)
-                      : store[o.op](`s${o.s}`, `t${o.t}`);
+              if (o.op === 'sessionClosed') actual = store.sessionClosed(`s${o.s}`);
+              else if (o.op === 'append') actual = store.append(`s${o.s}`, `t${o.t}`, o.data);
+              else if (o.op === 'appendVia')
+                actual = appenders.get(`s${o.s}/t${o.t}`)?.append(o.data) ?? 'never opened';
+              else if (o.op === 'after') actual = store.after(`s${o.s}`, `t${o.t}`, o.k);
+              else if (o.op === 'open') {
+                const appender = store.open(`s${o.s}`, `t${o.t}`);
+                appenders.set(`s${o.s}/t${o.t}`, appender);
+                actual = typeof appender.append === 'function' ? 'appender' : appender;
+              } else actual = store.streamClosed(`s${o.s}`, `t${o.t}`);
             } catch (err) {
               actual = (err as Error).constructor;
             }

@@ -1,5 +1,5 @@
 import { EventsPurgedError, StreamClosedError, UnknownEventError, UnknownStreamError } from './errors.js';
-import type { EventStore, Replay } from './event-store.js';
+import type { EventStore, Replay, StreamAppender } from './event-store.js';
 
 /**
  * Bytes charged for each event on top of its text: its slots in the stream's array and in the eviction
@@ -23,8 +23,11 @@ export interface MemoryEventStoreOptions {
   maxBytes?: number;
 }
 
-/** One stream: it holds events `low` … `next - 1`, event i at `events[i - base]` (slots below `low` are ''). */
-class Stream {
+/**
+ * One stream: it holds events `low` … `next - 1`, event i at `events[i - base]` (slots below `low` are ''). It is
+ * its own appender, which `open` answers.
+ */
+class Stream implements StreamAppender {
   events: string[] = [];
   base = 0;
   low = 0;
@@ -34,7 +37,12 @@ class Stream {
   constructor(
     readonly id: string,
     readonly sessionId: string,
+    private readonly store: MemoryEventStore,
   ) {}
+
+  append(data: string): number {
+    return this.store.appendTo(this, data);
+  }
 }
 
 /**
@@ -93,15 +101,15 @@ export class MemoryEventStore implements EventStore {
     return this.streams;
   }
 
-  open(sessionId: string, streamId: string): void {
+  open(sessionId: string, streamId: string): StreamAppender {
     const held = this.sessions.get(sessionId);
     let stream: Stream;
     if (held === undefined) {
-      stream = new Stream(streamId, sessionId);
+      stream = new Stream(streamId, sessionId, this);
       this.sessions.set(sessionId, stream);
     } else if (held instanceof Stream) {
-      if (held.id === streamId) return;
-      stream = new Stream(streamId, sessionId);
+      if (held.id === streamId) return held;
+      stream = new Stream(streamId, sessionId, this);
       this.sessions.set(
         sessionId,
         new Map([
@@ -109,22 +117,29 @@ export class MemoryEventStore implements EventStore {
           [streamId, stream],
         ]),
       );
-    } else if (held.has(streamId)) {
-      return;
     } else {
-      stream = new Stream(streamId, sessionId);
+      const open = held.get(streamId);
+      if (open !== undefined) return open;
+      stream = new Stream(streamId, sessionId, this);
       held.set(streamId, stream);
     }
     this.last = stream;
     this.streams++;
     this.used += streamCost(streamId);
     if (this.used > this.maxBytes) this.purge();
+    return stream;
   }
 
   append(sessionId: string, streamId: string, data: string): number {
     const stream = this.find(sessionId, streamId);
     if (stream === undefined) throw new UnknownStreamError(streamId);
-    if (stream.closed) throw new StreamClosedError(streamId);
+    return this.appendTo(stream, data);
+  }
+
+  /** @internal `append` on a stream already found, by its ids or as its own appender. */
+  appendTo(stream: Stream, data: string): number {
+    if (stream.dead) throw new UnknownStreamError(stream.id);
+    if (stream.closed) throw new StreamClosedError(stream.id);
     const index = stream.base + stream.events.push(data) - 1;
     this.queue.push(stream);
     this.used += eventCost(data);

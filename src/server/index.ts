@@ -13,7 +13,7 @@ export {
   UnknownStreamError,
 } from '../eventstore/errors.js';
 // Stores: the in-memory ones, and the contracts a store of your own keeps
-export type { EventStore, Replay } from '../eventstore/event-store.js';
+export type { EventStore, Replay, StreamAppender } from '../eventstore/event-store.js';
 export { MemoryEventStore, type MemoryEventStoreOptions } from '../eventstore/memory-event-store.js';
 export { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 export type { CorsOptions } from '../http/cors.js';

@@ -1,4 +1,4 @@
-import type { MaybePromise } from '../../../eventstore/event-store.js';
+import type { MaybePromise, StreamAppender } from '../../../eventstore/event-store.js';
 import { RenumberedEventError } from '../errors.js';
 import type { StoreSteps } from './store-steps.js';
 import type { StreamOwner } from './stream-owner.js';
@@ -23,6 +23,8 @@ export class StreamRecord {
   lastIndex = -1;
   /** The stream was opened in the store. */
   opened = false;
+  /** The stream's appender, when the store answered `open` with one directly: appends need no lookup then. */
+  private appender: StreamAppender | undefined;
 
   constructor(
     private readonly owner: StreamOwner,
@@ -37,7 +39,7 @@ export class StreamRecord {
     let index: MaybePromise<number>;
     try {
       if (!this.opened) this.open(prime);
-      index = this.owner.store!.append(this.owner.storeKey, this.id, data);
+      index = this.keep(data);
     } catch (err) {
       this.steps.run(() => this.sink.unrecorded(data, err));
       return;
@@ -61,13 +63,14 @@ export class StreamRecord {
     const opening = this.owner.store!.open(this.owner.storeKey, this.id);
     // A failure fails the appends that follow, which report it.
     if (opening instanceof Promise) opening.catch(ignore);
+    else if (opening !== undefined) this.appender = opening;
     return (prime ? this.prime() : undefined) ?? opening;
   }
 
   /** Records the priming event when the session asks for one; its frame follows the frames before it. */
   prime(): MaybePromise<number> | undefined {
     if (!this.owner.primes) return undefined;
-    const index = this.owner.store!.append(this.owner.storeKey, this.id, '');
+    const index = this.keep('');
     if (this.steps.idle && !(index instanceof Promise)) this.primed(index);
     else
       this.steps.after(
@@ -105,6 +108,14 @@ export class StreamRecord {
           then(false);
         },
       );
+  }
+
+  /** Appends `data` to the stream in the store: through its appender when there is one, else by its ids. */
+  private keep(data: string): MaybePromise<number> {
+    const appender = this.appender;
+    return appender === undefined
+      ? this.owner.store!.append(this.owner.storeKey, this.id, data)
+      : appender.append(data);
   }
 
   private recorded(index: number, data: string): void {
