@@ -45,7 +45,8 @@ export interface StreamAppender {
 export interface EventStore {
   /**
    * Creates stream `streamId` of session `sessionId`, with no events. Opening an open stream changes nothing. A
-   * store may answer the stream's `StreamAppender`, through which the opener then appends; or nothing.
+   * store may answer the stream's `StreamAppender`, which the opener may append through instead of by ids; or
+   * nothing.
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: a store whose open answers nothing (`void`, `Promise<void>`) fits as is
   open(sessionId: string, streamId: string): MaybePromise<StreamAppender | void>;
