@@ -118,8 +118,8 @@ export class MemoryEventStore implements EventStore {
         ]),
       );
     } else {
-      const open = held.get(streamId);
-      if (open !== undefined) return open;
+      const known = held.get(streamId);
+      if (known !== undefined) return known;
       stream = new Stream(streamId, sessionId, this);
       held.set(streamId, stream);
     }
