@@ -3,13 +3,24 @@ import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { jsonProblem } from './json-fidelity.js';
 
-/** What JSON keeps of plain data: undefined properties left out, -0 read back as 0. */
+/**
+ * What JSON keeps of plain data: undefined properties left out, -0 read back as 0. Each key is defined, not
+ * assigned, as JSON.parse does: assigned, a key named `__proto__` would set the prototype instead.
+ */
 function kept(v: unknown): unknown {
   if (Object.is(v, -0)) return 0;
   if (Array.isArray(v)) return v.map(kept);
   if (typeof v !== 'object' || v === null) return v;
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(v)) if (item !== undefined) out[key] = kept(item);
+  for (const [key, item] of Object.entries(v)) {
+    if (item !== undefined)
+      Object.defineProperty(out, key, {
+        value: kept(item),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+  }
   return out;
 }
 
@@ -56,6 +67,12 @@ describe('jsonProblem', () => {
     assert.match(String(jsonProblem(deep)), /^(\[0\]){1000} is nested more than 1000 levels deep$/);
     const fine = JSON.parse(`${'['.repeat(1000)}${']'.repeat(1000)}`);
     assert.equal(jsonProblem(fine), undefined);
+  });
+
+  test('a key named __proto__ comes back from a JSON round trip as a key of its own', () => {
+    const value = JSON.parse('{"__proto__":0,"a":{"__proto__":{"b":1}}}');
+    assert.equal(jsonProblem(value), undefined);
+    assert.deepStrictEqual(JSON.parse(JSON.stringify(value)), kept(value));
   });
 
   test('property: a value without a problem comes back from a JSON round trip as it was', () => {
