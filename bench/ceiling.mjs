@@ -129,6 +129,32 @@ const MODERN_VERSION = '2026-07-28';
 const MODERN_VERSIONS = new Set([MODERN_VERSION]);
 const MODERN_META = { 'io.modelcontextprotocol/serverInfo': { name: 'ceiling', version: '0.0.0' } };
 
+const OWS = /^[ \t]+|[ \t]+$/g;
+const SENTINEL_START = '=?base64?';
+const SENTINEL_END = '?=';
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A mirrored header's value as the text it stands for, as the spec asks a server to read it: spaces and tabs
+ * around it trimmed, the `=?base64?…?=` form decoded (canonical base64 of UTF-8 only). Undefined when it is
+ * absent or not valid: bad base64 or UTF-8, or a plain value with a character a header may not hold.
+ */
+function headerText(raw) {
+  if (raw === undefined) return undefined;
+  const value = raw.replace(OWS, '');
+  if (value.startsWith(SENTINEL_START) && value.endsWith(SENTINEL_END) && value.length >= 11) {
+    const encoded = value.slice(SENTINEL_START.length, -SENTINEL_END.length);
+    const bytes = Buffer.from(encoded, 'base64');
+    if (bytes.toString('base64') !== encoded) return undefined;
+    try {
+      return UTF8.decode(bytes);
+    } catch {
+      return undefined;
+    }
+  }
+  return /^[\x20-\x7e\t]*$/.test(value) ? value : undefined;
+}
+
 /**
  * A modern request, checked as little as the spec lets a server: the envelope is there, the headers agree
  * with the body (version, method, tool name), the version is served. Then the result, with no session.
@@ -140,9 +166,9 @@ function onModernPost(req, res, msg) {
     return refuse(res, 400, msg.id, -32602, 'Invalid _meta envelope');
   const h = req.headers;
   if (
-    h['mcp-protocol-version'] !== version ||
-    h['mcp-method'] !== msg.method ||
-    (msg.method === 'tools/call' && h['mcp-name'] !== msg.params.name)
+    h['mcp-protocol-version']?.replace(OWS, '') !== version ||
+    h['mcp-method']?.replace(OWS, '') !== msg.method ||
+    (msg.method === 'tools/call' && headerText(h['mcp-name']) !== msg.params.name)
   )
     return refuse(res, 400, msg.id, -32020, 'Headers and body disagree');
   if (version !== MODERN_VERSION) return refuse(res, 400, msg.id, -32022, 'Unsupported protocol version');
