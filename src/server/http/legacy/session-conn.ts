@@ -119,8 +119,9 @@ export class StreamableServerConn implements Connection, StreamOwner {
       const origin = stream;
       stream = this.standalone;
       if (stream === undefined && owner.replica?.standaloneOpen === true) stream = this.openStandalone();
-      // Without a store, a GET stream with no response attached cannot keep a message for later.
-      if (stream !== undefined && owner.store === undefined && !stream.held) stream = undefined;
+      // Without a store, a GET stream with no response attached cannot keep a message for later. (`held` is asked
+      // first: a broadcast to held streams then never reads the transport, one object less per session.)
+      if (stream !== undefined && !stream.held && owner.store === undefined) stream = undefined;
       // The JSON answer of the request must not overtake what was sent while it ran.
       if (origin !== undefined && stream !== undefined) origin.relayedOn(stream);
     }

@@ -64,3 +64,9 @@ export class StoreSteps {
 }
 
 const runStep = (step: () => void): void => step();
+
+/** Runs `step` now when `queue` is not made yet or no step of it waits, else after the steps queued. */
+export function runInOrder(queue: StoreSteps | undefined, step: () => void): void {
+  if (queue === undefined) step();
+  else queue.run(step);
+}

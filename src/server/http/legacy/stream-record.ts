@@ -11,6 +11,10 @@ export interface RecordSink {
   unrecorded(data: string, err: unknown): void;
   /** Whether the stream's response has begun: a failed priming event is reported only then. */
   readonly started: boolean;
+  /** No step waits for the store's answer: the next one may run at once. */
+  readonly stepsIdle: boolean;
+  /** The stream's queue of what waits for the store's answers (shared with the stream), made on first need. */
+  steps(): StoreSteps;
 }
 
 /**
@@ -31,7 +35,6 @@ export class StreamRecord {
     /** The stream's id in the store. */
     private readonly id: string,
     private readonly sink: RecordSink,
-    private readonly steps: StoreSteps,
   ) {}
 
   /** Records one serialized message (opening the stream first, with a priming event when `prime`). */
@@ -41,12 +44,12 @@ export class StreamRecord {
       if (!this.opened) this.open(prime);
       index = this.keep(data);
     } catch (err) {
-      this.steps.run(() => this.sink.unrecorded(data, err));
+      this.sink.steps().run(() => this.sink.unrecorded(data, err));
       return;
     }
-    if (this.steps.idle && !(index instanceof Promise)) this.recorded(index, data);
+    if (this.sink.stepsIdle && !(index instanceof Promise)) this.recorded(index, data);
     else
-      this.steps.after(
+      this.sink.steps().after(
         index,
         (i) => this.recorded(i, data),
         (err) => this.sink.unrecorded(data, err),
@@ -71,9 +74,9 @@ export class StreamRecord {
   prime(): MaybePromise<number> | undefined {
     if (!this.owner.primes) return undefined;
     const index = this.keep('');
-    if (this.steps.idle && !(index instanceof Promise)) this.primed(index);
+    if (this.sink.stepsIdle && !(index instanceof Promise)) this.primed(index);
     else
-      this.steps.after(
+      this.sink.steps().after(
         index,
         (i) => this.primed(i),
         (err) => {
@@ -98,9 +101,9 @@ export class StreamRecord {
       this.owner.settings.report(err);
       closed = false;
     }
-    if (this.steps.idle && !(closing instanceof Promise)) then(closed);
+    if (this.sink.stepsIdle && !(closing instanceof Promise)) then(closed);
     else
-      this.steps.after(
+      this.sink.steps().after(
         closing,
         () => then(closed),
         (err) => {

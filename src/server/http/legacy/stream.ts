@@ -11,7 +11,7 @@ import type { MessageInfo } from '../../../peer/connection.js';
 import { systemClock } from '../../../util/clock.js';
 import { eventFrame, primeFrame, sseFrame } from './event-frames.js';
 import { JsonBody } from './json-body.js';
-import { StoreSteps } from './store-steps.js';
+import { runInOrder, StoreSteps } from './store-steps.js';
 import type { StreamKind, StreamOwner } from './stream-owner.js';
 import { type RecordSink, StreamRecord } from './stream-record.js';
 
@@ -58,8 +58,8 @@ export class Stream implements MessageInfo, RecordSink {
    * session, the last index the current response got, whoever recorded it (UNSET: none yet).
    */
   protected floor = -1;
-  /** What waits for the store's answers, in order. */
-  private readonly steps: StoreSteps;
+  /** What waits for the store's answers, in order; made on first need: a store that answers at once needs none. */
+  private queue: StoreSteps | undefined;
   /** The stream's events in the event store; undefined when streams cannot be resumed. */
   private readonly record: StreamRecord | undefined;
   /** The standalone GET stream, whose responses are attached as they come. */
@@ -82,10 +82,8 @@ export class Stream implements MessageInfo, RecordSink {
     this.standalone = kind === 'get';
     this.follower = kind === 'follower';
     this.started = kind !== 'post';
-    this.steps = new StoreSteps(owner.settings.report);
     // A JSON answer is one body, never recorded: its stream needs no record.
-    this.record =
-      owner.store === undefined || jsonMode ? undefined : new StreamRecord(owner, id, this, this.steps);
+    this.record = owner.store === undefined || jsonMode ? undefined : new StreamRecord(owner, id, this);
     this.json = jsonMode ? new JsonBody(batch) : undefined;
   }
 
@@ -179,7 +177,7 @@ export class Stream implements MessageInfo, RecordSink {
       }
       if (recorded instanceof Promise) {
         // The response begins once the stream is recorded, or is an HTTP error if it cannot be.
-        this.steps.after(
+        this.steps().after(
           recorded,
           () => this.start(exchange, headers),
           (err) => this.startFailed(exchange, err),
@@ -187,7 +185,7 @@ export class Stream implements MessageInfo, RecordSink {
         return;
       }
     }
-    this.steps.run(() => this.start(exchange, headers));
+    runInOrder(this.queue, () => this.start(exchange, headers));
   }
 
   /** Attaches a new GET response to the standalone stream; a previous one is ended with a retry hint. */
@@ -229,7 +227,7 @@ export class Stream implements MessageInfo, RecordSink {
    */
   closeStream(): void {
     if (this.jsonMode || this.owner.store === undefined || this.finished) return;
-    this.steps.run(() => this.detach());
+    runInOrder(this.queue, () => this.detach());
   }
 
   /**
@@ -266,12 +264,23 @@ export class Stream implements MessageInfo, RecordSink {
    */
   flushed(): Promise<void> | undefined {
     // Only the steps queued so far: later messages must not hold back whoever waits.
-    const tail = this.steps.pending;
+    const tail = this.queue?.pending;
     if (tail === undefined) return this.writer?.flushed();
     return tail.then(() => this.writer?.flushed());
   }
 
   // ---- internals ----
+
+  /** @internal No step waits for the store's answer: the next one may run at once. */
+  get stepsIdle(): boolean {
+    return this.queue === undefined || this.queue.idle;
+  }
+
+  /** @internal The queue of what waits for the store's answers, made on first need. */
+  steps(): StoreSteps {
+    this.queue ??= new StoreSteps(this.owner.settings.report);
+    return this.queue;
+  }
 
   /** @internal The store refused the event: it still goes out live, without an id (it cannot be resumed). */
   unrecorded(data: string, err: unknown): void {
@@ -367,7 +376,7 @@ export class Stream implements MessageInfo, RecordSink {
   /** Finishes the stream once every frame before has gone and the store has closed it (when it was recorded). */
   private finishInOrder(): void {
     if (this.record?.opened) this.record.close((closed) => this.finish(closed));
-    else this.steps.run(() => this.finish(true));
+    else runInOrder(this.queue, () => this.finish(true));
   }
 
   /** Ends the stream and its response; `closedInStore`: the store has marked it closed. */
