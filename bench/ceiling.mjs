@@ -133,6 +133,8 @@ const OWS = /^[ \t]+|[ \t]+$/g;
 const SENTINEL_START = '=?base64?';
 const SENTINEL_END = '?=';
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** What a plain (not base64) header value may hold: visible ASCII, space and tab. */
+const PLAIN_VALUE = /^[\x20-\x7e\t]*$/;
 
 /**
  * A mirrored header's value as the text it stands for, as the spec asks a server to read it: spaces and tabs
@@ -142,7 +144,11 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 function headerText(raw) {
   if (raw === undefined) return undefined;
   const value = raw.replace(OWS, '');
-  if (value.startsWith(SENTINEL_START) && value.endsWith(SENTINEL_END) && value.length >= 11) {
+  if (
+    value.startsWith(SENTINEL_START) &&
+    value.endsWith(SENTINEL_END) &&
+    value.length >= SENTINEL_START.length + SENTINEL_END.length
+  ) {
     const encoded = value.slice(SENTINEL_START.length, -SENTINEL_END.length);
     const bytes = Buffer.from(encoded, 'base64');
     if (bytes.toString('base64') !== encoded) return undefined;
@@ -152,7 +158,7 @@ function headerText(raw) {
       return undefined;
     }
   }
-  return /^[\x20-\x7e\t]*$/.test(value) ? value : undefined;
+  return PLAIN_VALUE.test(value) ? value : undefined;
 }
 
 /**
