@@ -201,6 +201,50 @@ describe('listen over HTTP', () => {
       await t.close();
     }
   });
+  test('a re-open refused by a balancer (502) and by a busy server (503) is tried again within the budget', async () => {
+    // The stream drops; the next two re-opens are refused, as behind a balancer while a process leaves its
+    // rotation (a JSON-RPC error with id null) and by a server that cannot serve one now (no body); the third
+    // re-open (the budget's last) is served.
+    const t = await listenServer((n, hit, res) => {
+      if (n === 2) {
+        return sendJson(res, error(null, -32603, 'Bad Gateway: backend 127.0.0.1:1 failed'), 502);
+      }
+      if (n === 3) {
+        res.writeHead(503).end();
+        return;
+      }
+      openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
+      if (n === 1) setTimeout(() => cut(res), 20);
+      else writeEvent(res, toolsChanged(hit.message.id));
+    });
+    try {
+      const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
+      const events = listen[Symbol.asyncIterator]();
+      assert.equal((await take(events, 'the resync')).type, 'resync');
+      assert.equal((await take(events, 'the notification')).type, 'notification');
+      assert.equal(t.listens().length, 4);
+      await listen.close();
+    } finally {
+      await t.close();
+    }
+  });
+  test('a re-open refused every time ends the listen with the last refusal once the budget is spent', async () => {
+    const t = await listenServer((n, hit, res) => {
+      if (n > 1) return sendJson(res, error(hit.message.id, -32603, `Service Unavailable: try ${n}`), 503);
+      openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
+      setTimeout(() => cut(res), 20);
+    });
+    try {
+      const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
+      const end = await within(listen.ended, 10_000, 'the end');
+      assert.equal(end.reason, 'failed');
+      assert.match(end.reason === 'failed' ? end.error.message : '', /Service Unavailable: try 4/);
+      assert.equal(t.listens().length, 4);
+      assert.deepEqual((await t.session.listTools()).tools, []);
+    } finally {
+      await t.close();
+    }
+  });
   test('a stream that stayed up a while drops without using up the retries', async () => {
     // maxAttempts 1: a quick drop uses the one retry; a drop after over a second of health starts afresh.
     const once = new Client(

@@ -32,8 +32,12 @@ const HEALTHY_STREAM_MS = 1000;
  * anything is sent when the server's capabilities leave nothing of `filter` to honour. Afterwards:
  * tagged notifications go to the Listen; a result or a `notifications/cancelled` from the server ends it;
  * an abrupt drop (ResponseLostError) re-opens it after the retry policy's backoff, and the reader gets a
- * resync (what changed meanwhile was not seen); any other failure ends it. The session lives on whatever
- * happens to the listen.
+ * resync (what changed meanwhile was not seen); any other failure of an acknowledged stream ends it. A
+ * re-open that fails before its acknowledgement, however it fails, is one more failed attempt: the server
+ * took this listen before, so what refuses it now is most often the deployment in flux (a balancer's 502
+ * while a process is out of its rotation, a 503 while shared state is away, a bound still counting a dead
+ * process's streams). The listen ends with the last error once the budget is spent. The session lives on
+ * whatever happens to the listen.
  */
 export function openModernListen(
   wire: EraWire,
@@ -131,7 +135,8 @@ export function openModernListen(
             return;
           }
           if (acknowledgedAt !== undefined && Date.now() - acknowledgedAt >= healthyAfter) attempt = 0;
-          if (!(err instanceof ResponseLostError) || ++attempt > policy.maxAttempts) {
+          const reopening = listen !== undefined && !acknowledged;
+          if (!(err instanceof ResponseLostError || reopening) || ++attempt > policy.maxAttempts) {
             if (listen === undefined) rejectOpen(err);
             else listen.finish({ reason: 'failed', error: err });
             return;
