@@ -80,6 +80,31 @@ async function take(iterator: AsyncIterator<ListenEvent>, label: string): Promis
   return next.value;
 }
 
+/**
+ * A listen acknowledged, then cut: its re-opens meet `refusals` in turn, then one is served and carries a
+ * notification. The reader must get the resync, then the notification. Resolves with the listens sent.
+ */
+async function reopenAfter(refusals: ((hit: Hit, res: ServerResponse) => void)[]): Promise<Hit[]> {
+  const t = await listenServer((n, hit, res) => {
+    const refuse = refusals[n - 2];
+    if (refuse !== undefined) return refuse(hit, res);
+    openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
+    if (n === 1) setTimeout(() => cut(res), 20);
+    else writeEvent(res, toolsChanged(hit.message.id));
+  });
+  try {
+    const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
+    const events = listen[Symbol.asyncIterator]();
+    assert.equal((await take(events, 'the resync')).type, 'resync');
+    assert.equal((await take(events, 'the notification')).type, 'notification');
+    assert.equal(listen.isOpen, true);
+    await listen.close();
+    return t.listens();
+  } finally {
+    await t.close();
+  }
+}
+
 describe('listen over HTTP', () => {
   test('resolves on the ack with the honoured filter, then yields what is tagged; close closes the stream', async () => {
     const t = await listenServer((_n, hit, res) => {
@@ -116,23 +141,8 @@ describe('listen over HTTP', () => {
   });
 
   test('an abrupt drop re-opens under a new id, and the reader is told to resync', async () => {
-    const t = await listenServer((n, hit, res) => {
-      openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
-      if (n === 1) setTimeout(() => cut(res), 20);
-      else writeEvent(res, toolsChanged(hit.message.id));
-    });
-    try {
-      const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
-      const events = listen[Symbol.asyncIterator]();
-      assert.equal((await take(events, 'the resync')).type, 'resync');
-      assert.equal((await take(events, 'the notification')).type, 'notification');
-      const [first, second] = t.listens();
-      assert.notEqual(first.message.id, second.message.id);
-      assert.equal(listen.isOpen, true);
-      await listen.close();
-    } finally {
-      await t.close();
-    }
+    const [first, second] = await reopenAfter([]);
+    assert.notEqual(first.message.id, second.message.id);
   });
 
   test('a graceful result ends it, with no re-open', async () => {
@@ -202,31 +212,13 @@ describe('listen over HTTP', () => {
     }
   });
   test('a re-open refused by a balancer (502) and by a busy server (503) is tried again within the budget', async () => {
-    // The stream drops; the next two re-opens are refused, as behind a balancer while a process leaves its
-    // rotation (a JSON-RPC error with id null) and by a server that cannot serve one now (no body); the third
-    // re-open (the budget's last) is served.
-    const t = await listenServer((n, hit, res) => {
-      if (n === 2) {
-        return sendJson(res, error(null, -32603, 'Bad Gateway: backend 127.0.0.1:1 failed'), 502);
-      }
-      if (n === 3) {
-        res.writeHead(503).end();
-        return;
-      }
-      openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
-      if (n === 1) setTimeout(() => cut(res), 20);
-      else writeEvent(res, toolsChanged(hit.message.id));
-    });
-    try {
-      const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
-      const events = listen[Symbol.asyncIterator]();
-      assert.equal((await take(events, 'the resync')).type, 'resync');
-      assert.equal((await take(events, 'the notification')).type, 'notification');
-      assert.equal(t.listens().length, 4);
-      await listen.close();
-    } finally {
-      await t.close();
-    }
+    // As behind a balancer while a process leaves its rotation (a JSON-RPC error with id null), then from a
+    // server that cannot serve one now (no body); the third re-open, the budget's last, is served.
+    const listens = await reopenAfter([
+      (_hit, res) => sendJson(res, error(null, -32603, 'Bad Gateway: backend 127.0.0.1:1 failed'), 502),
+      (_hit, res) => res.writeHead(503).end(),
+    ]);
+    assert.equal(listens.length, 4);
   });
   test('a re-open refused every time ends the listen with the last refusal once the budget is spent', async () => {
     const t = await listenServer((n, hit, res) => {
