@@ -237,6 +237,32 @@ describe('listen over HTTP', () => {
       await t.close();
     }
   });
+  test('the session closed while a dropped listen waits to re-open: the listen ends at its next attempt', async () => {
+    // A budget that would outlast the test: only the closed connection can end the listen in time.
+    const patient = new Client(
+      { name: 'listen-test', version: '1' },
+      { retry: { initialDelayMs: 50, maxDelayMs: 50, maxAttempts: 1000 } },
+    );
+    const t = await listenServer(
+      (_n, hit, res) => {
+        openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
+        setTimeout(() => cut(res), 10);
+      },
+      LISTS,
+      patient,
+    );
+    try {
+      const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
+      await within(t.listens()[0].closed, 5000, 'the drop');
+      await t.session.close();
+      const end = await within(listen.ended, 5000, 'the end');
+      assert.equal(end.reason, 'failed');
+      assert.equal(end.reason === 'failed' && end.error.name, 'ConnectionClosedError');
+      assert.equal(t.listens().length, 1);
+    } finally {
+      await t.close();
+    }
+  });
   test('a stream that stayed up a while drops without using up the retries', async () => {
     // maxAttempts 1: a quick drop uses the one retry; a drop after over a second of health starts afresh.
     const once = new Client(

@@ -1,5 +1,10 @@
 import type { JsonRpcNotification, Params, RequestId } from '../jsonrpc/types.js';
-import { CapabilityError, RequestCancelledError, ResponseLostError } from '../peer/errors.js';
+import {
+  CapabilityError,
+  ConnectionClosedError,
+  RequestCancelledError,
+  ResponseLostError,
+} from '../peer/errors.js';
 import type { RequestOptions } from '../peer/peer-options.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import { honouredFilter } from '../protocol/subscription-filter.js';
@@ -33,11 +38,11 @@ const HEALTHY_STREAM_MS = 1000;
  * tagged notifications go to the Listen; a result or a `notifications/cancelled` from the server ends it;
  * an abrupt drop (ResponseLostError) re-opens it after the retry policy's backoff, and the reader gets a
  * resync (what changed meanwhile was not seen); any other failure of an acknowledged stream ends it. A
- * re-open that fails before its acknowledgement, however it fails, is one more failed attempt: the server
+ * re-open refused before its acknowledgement, however it is refused, is one more failed attempt: the server
  * took this listen before, so what refuses it now is most often the deployment in flux (a balancer's 502
  * while a process is out of its rotation, a 503 while shared state is away, a bound still counting a dead
- * process's streams). The listen ends with the last error once the budget is spent. The session lives on
- * whatever happens to the listen.
+ * process's streams). The listen ends with the last error once the budget is spent, or at once when the
+ * session is closed. The session lives on whatever happens to the listen.
  */
 export function openModernListen(
   wire: EraWire,
@@ -135,7 +140,8 @@ export function openModernListen(
             return;
           }
           if (acknowledgedAt !== undefined && Date.now() - acknowledgedAt >= healthyAfter) attempt = 0;
-          const reopening = listen !== undefined && !acknowledged;
+          // A closed session does not come back: its listen ends at once.
+          const reopening = listen !== undefined && !acknowledged && !(err instanceof ConnectionClosedError);
           if (!(err instanceof ResponseLostError || reopening) || ++attempt > policy.maxAttempts) {
             if (listen === undefined) rejectOpen(err);
             else listen.finish({ reason: 'failed', error: err });
