@@ -25,6 +25,7 @@ import { until, within } from '../test-support/time-limit.js';
 import { Client } from './client.js';
 import { ModernHTTPClientConnection } from './http/modern-http-client-connection.js';
 import type { ListenEvent } from './listen.js';
+import type { RetryPolicy } from './retry-policy.js';
 
 /*
  * subscriptions/listen from the client's side (spec 2026-07-28 §1.7): open on the acknowledgement, re-open with
@@ -36,6 +37,9 @@ const client = new Client(
   { name: 'listen-test', version: '1' },
   { requestTimeoutMs: 5000, retry: { initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 3 } },
 );
+/** A client of its own, re-opening listens by `retry`. */
+const retrying = (retry: Partial<RetryPolicy>) =>
+  new Client({ name: 'listen-test', version: '1' }, { retry });
 const tag = (id: unknown) => ({ [MetaKey.SubscriptionId]: id });
 const ack = (id: unknown, notifications: Record<string, unknown>) => ({
   jsonrpc: '2.0',
@@ -47,6 +51,12 @@ const toolsChanged = (id: unknown) => ({
   method: 'notifications/tools/list_changed',
   params: { _meta: tag(id) },
 });
+
+/** A listen script: each listen is acknowledged, then cut 10 ms later. */
+function ackedThenCut(_n: number, hit: Hit, res: ServerResponse): void {
+  openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
+  setTimeout(() => cut(res), 10);
+}
 
 /** A modern server whose n-th listen (from 1) is answered by `onListen`; tools/list answered empty. */
 async function listenServer(
@@ -239,18 +249,8 @@ describe('listen over HTTP', () => {
   });
   test('the session closed while a dropped listen waits to re-open: the listen ends at its next attempt', async () => {
     // A budget that would outlast the test: only the closed connection can end the listen in time.
-    const patient = new Client(
-      { name: 'listen-test', version: '1' },
-      { retry: { initialDelayMs: 50, maxDelayMs: 50, maxAttempts: 1000 } },
-    );
-    const t = await listenServer(
-      (_n, hit, res) => {
-        openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
-        setTimeout(() => cut(res), 10);
-      },
-      LISTS,
-      patient,
-    );
+    const patient = retrying({ initialDelayMs: 50, maxDelayMs: 50, maxAttempts: 1000 });
+    const t = await listenServer(ackedThenCut, LISTS, patient);
     try {
       const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
       await within(t.listens()[0].closed, 5000, 'the drop');
@@ -265,10 +265,7 @@ describe('listen over HTTP', () => {
   });
   test('a stream that stayed up a while drops without using up the retries', async () => {
     // maxAttempts 1: a quick drop uses the one retry; a drop after over a second of health starts afresh.
-    const once = new Client(
-      { name: 'listen-test', version: '1' },
-      { retry: { initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 1 } },
-    );
+    const once = retrying({ initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 1 });
     const t = await listenServer(
       (n, hit, res) => {
         openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
@@ -288,18 +285,8 @@ describe('listen over HTTP', () => {
     }
   });
   test("the caller's signal aborted while a dropped listen waits to re-open: it ends, and is not re-opened", async () => {
-    const slow = new Client(
-      { name: 'listen-test', version: '1' },
-      { retry: { initialDelayMs: 300, maxDelayMs: 300, jitter: 0, maxAttempts: 3 } },
-    );
-    const t = await listenServer(
-      (_n, hit, res) => {
-        openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
-        setTimeout(() => cut(res), 10);
-      },
-      LISTS,
-      slow,
-    );
+    const slow = retrying({ initialDelayMs: 300, maxDelayMs: 300, jitter: 0, maxAttempts: 3 });
+    const t = await listenServer(ackedThenCut, LISTS, slow);
     try {
       const controller = new AbortController();
       const listen = await within(
