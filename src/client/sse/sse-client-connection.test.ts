@@ -565,26 +565,25 @@ describe('SSEClientConnection against hand-written servers', () => {
   });
 
   test('a silent stream past idleTimeoutMs is reconnected; keep-alive comments count as life', async () => {
+    // The comments come every 20 ms for 1 s, well past idleTimeoutMs (400), then stop. The margin is for a busy
+    // machine: this process paused for 60 ms (the timeout was 60) found the stream silent between two comments.
     let keepAlive: NodeJS.Timeout | undefined;
     const fake = await fakeServer({
       get: (_req, res, n) => {
         openSse(res, `/messages?sessionId=${n}`);
-        if (n === 1) {
-          let beats = 0;
-          keepAlive = setInterval(() => {
-            if (++beats <= 10) res.write(': keep-alive\n\n');
-          }, 10);
-        }
+        if (n === 1) keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 20);
       },
     });
-    const { connection, receiver } = startTransport(fake.url, { idleTimeoutMs: 60 });
+    const { connection, receiver } = startTransport(fake.url, { idleTimeoutMs: 400 });
     try {
       await receiver.until(() => connection.endpoint !== undefined);
-      await delay(90);
+      await delay(1000);
       assert.equal(fake.gets.length, 1, 'alive while the comments come');
-      await receiver.until(() => receiver.restarts.length === 1, 2000);
+      assert.deepEqual(receiver.errors, []);
+      clearInterval(keepAlive);
+      await receiver.until(() => receiver.restarts.length === 1, 20_000);
       assert.equal((receiver.errors[0] as SSEClientError).kind, 'idle');
-      assert.match(receiver.errors[0].message, /was silent for \d+ ms \(idleTimeoutMs is 60\)/);
+      assert.match(receiver.errors[0].message, /was silent for \d+ ms \(idleTimeoutMs is 400\)/);
     } finally {
       clearInterval(keepAlive);
       await connection.close();
