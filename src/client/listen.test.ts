@@ -266,18 +266,24 @@ describe('listen over HTTP', () => {
   test('a stream that stayed up a while drops without using up the retries', async () => {
     // maxAttempts 1: a quick drop uses the one retry; a drop after over a second of health starts afresh.
     const once = retrying({ initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 1 });
+    let second: ServerResponse | undefined;
     const t = await listenServer(
       (n, hit, res) => {
         openSse(res, [ack(hit.message.id, { toolsListChanged: true })]);
         if (n === 1) setTimeout(() => cut(res), 10);
-        if (n === 2) setTimeout(() => cut(res), 1200);
+        if (n === 2) second = res;
       },
       LISTS,
       once,
     );
     try {
-      const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
-      await until(() => t.listens().length === 3, 10_000, 'the third open');
+      const listen = await within(t.session.listen({ toolsListChanged: true }), 20_000, 'listen');
+      // Health counts from when the client took the ack (its resync), not from when the server sent it: a cut
+      // timed from the server's side (1200 ms) came 900 ms after an ack read late, a quick drop.
+      assert.equal((await take(listen[Symbol.asyncIterator](), 'the resync')).type, 'resync');
+      await new Promise((r) => setTimeout(r, 1100));
+      cut(second!);
+      await until(() => t.listens().length === 3, 20_000, 'the third open');
       assert.equal(listen.isOpen, true);
       await listen.close();
     } finally {
