@@ -15,6 +15,7 @@ import { Server } from '../../server/server.js';
 import { type LoopbackServer, listenLoopback, readBody } from '../../test-support/http-loopback.js';
 import { type RunningEverything, startEverything } from '../../test-support/server-everything.js';
 import { toolText } from '../../test-support/tool-text.js';
+import { type Clock, systemClock } from '../../util/clock.js';
 import { Client, type ClientOptions } from '../client.js';
 import type { ClientSession } from '../client-session.js';
 import { SessionLostError, StreamableHTTPError } from './http-client-errors.js';
@@ -151,8 +152,18 @@ describe('Streamable HTTP client against hand-written servers', () => {
         }
       },
     });
+    // The waits the client schedules: the resumption's must be the server's retry:, exactly. Wall time only bounds
+    // it from below, as a busy machine delays a timer (an upper bound of 700 ms failed when it did).
+    const waits: number[] = [];
+    const clock: Clock = {
+      ...systemClock,
+      setTimeout: (fn, ms) => {
+        waits.push(ms);
+        return systemClock.setTimeout(fn, ms);
+      },
+    };
     try {
-      const { session, conn, errors } = await connect(url);
+      const { session, conn, errors } = await connect(url, { clock });
       assert.equal(conn.protocolVersion, '2025-03-26');
       await until(() => seen.some((s) => s.method === 'GET'));
       const result = await session.callTool('test_reconnection', {});
@@ -162,8 +173,9 @@ describe('Streamable HTTP client against hand-written servers', () => {
       assert.equal(gets.length, 2, 'the standalone GET and one resumption, nothing more');
       assert.equal(gets[0].headers['last-event-id'], undefined);
       assert.equal(gets[1].headers['last-event-id'], 'event-2', 'the last id seen on the tool call stream');
+      assert.deepEqual(waits, [500], 'one wait before resuming, the retry: the server sent');
       const waited = gets[1].at - closedAt;
-      assert.ok(waited >= 490 && waited < 700, `resumed ${waited.toFixed(0)} ms after the close`);
+      assert.ok(waited >= 490, `resumed ${waited.toFixed(0)} ms after the close`);
       // Every request after initialize carries the session id and the negotiated version.
       for (const s of seen.slice(1)) {
         assert.equal(s.headers['mcp-session-id'], 'mock-session', `${s.method} ${s.body}`);
