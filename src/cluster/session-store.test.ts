@@ -5,6 +5,7 @@ import { createRedisClient, whenRedisReady } from '../eventstore/redis-client.js
 import { RedisEventStore } from '../eventstore/redis-event-store.js';
 import { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
 import { redisForFile } from '../test-support/redis-server.js';
+import { until } from '../test-support/time-limit.js';
 import { parseClusterMessage } from './cluster-messages.js';
 import { SessionStore, sessionHash } from './session-store.js';
 
@@ -32,6 +33,17 @@ async function isolated() {
     if (channel === store.bus) heard.push(parseClusterMessage(text));
   });
   return { store, heard };
+}
+
+/**
+ * What the bus carried for the commands awaited so far. Their messages reach `listener`, another connection, when
+ * it reads them: a marker published after them arrives after them (a fixed 50 ms wait was too short on a busy
+ * machine). The marker is no cluster message, so it is heard as undefined and left out.
+ */
+async function busSoFar(store: SessionStore, heard: unknown[]): Promise<unknown[]> {
+  await client.publish(store.bus, 'marker');
+  await until(() => heard.includes(undefined), 20_000, 'the marker on the bus');
+  return heard.filter((m) => m !== undefined);
 }
 
 describe('SessionStore', () => {
@@ -125,9 +137,8 @@ describe('SessionStore', () => {
       logLevel: 'warning',
       subscriptions: ['a://2'],
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
     assert.deepEqual(
-      heard,
+      await busSoFar(store, heard),
       results.map((m) => m!.state),
       'the bus carries each state, in order',
     );
@@ -219,8 +230,7 @@ describe('SessionStore', () => {
     assert.equal(await store.touch(h, 'abc.', 60_000, 6), false);
     assert.equal(await store.change(h, 'abc.', { op: 'level', level: 'debug' }, 60_000), undefined);
     assert.equal(await store.hold(h, 'abc.0', 'node2'), false);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(heard, [
+    assert.deepEqual(await busSoFar(store, heard), [
       { k: 'hold', s: h, x: 'abc.0', by: 'node1' },
       { k: 'closed', s: h },
     ]);
