@@ -242,7 +242,8 @@ describe('JSON-response mode', () => {
       const started = Date.now();
       const res = await post(served.url, toolCall(1, 'ask'), { sessionId });
       const body = await jsonBody(res);
-      assert.ok(Date.now() - started < 1000, 'no timer wait');
+      // Well under the 60 s request timeout it must not wait for; a busy machine can take seconds for a POST.
+      assert.ok(Date.now() - started < 20_000, 'no timer wait');
       assert.equal(body.result.isError, true);
       assert.match(body.result.content[0].text, /holds none; the client must open one with GET/);
       assert.ok(
@@ -315,7 +316,8 @@ describe('stateless mode', () => {
       const started = Date.now();
       const res = await post(served.url, toolCall(1, 'raw-ask'));
       const [answer] = await sseMessages(res);
-      assert.ok(Date.now() - started < 1000, 'no timer wait');
+      // Well under the 60 s request timeout it must not wait for; a busy machine can take seconds for a POST.
+      assert.ok(Date.now() - started < 20_000, 'no timer wait');
       assert.equal(answer.result.isError, true);
       assert.match(answer.result.content[0].text, /stateless mode/);
       assert.equal(server.sessions.size, 0, 'the temporary session was closed');
