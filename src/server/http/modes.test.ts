@@ -201,8 +201,13 @@ describe('JSON-response mode', () => {
     const { server, served } = await serveTestServer({ jsonResponse: true, eventStore: null });
     // More than loopback's socket buffers hold while the client does not read.
     const big = 'x'.repeat(32 * 1024 * 1024);
+    let returned!: () => void;
+    const answered = new Promise<void>((resolve) => {
+      returned = resolve;
+    });
     server.tool({ name: 'big-log', inputSchema: { type: 'object' } }, async (_args, ctx) => {
       await ctx.notify('notifications/message', { level: 'info', data: big });
+      returned();
       return { content: [{ type: 'text', text: 'logged' }] };
     });
     const { port } = new URL(served.url);
@@ -220,6 +225,8 @@ describe('JSON-response mode', () => {
         req.end();
       });
       const answer = post(served.url, toolCall(1, 'big-log'), { sessionId });
+      // Only once the tool has answered: a DELETE that overtook the call (another connection) would end it first.
+      await answered;
       const first = await Promise.race([
         answer.then(() => 'answered'),
         new Promise((resolve) => setTimeout(resolve, 100, 'waiting')),
