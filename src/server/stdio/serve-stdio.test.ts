@@ -16,6 +16,9 @@ type Line = JsonRpcMessage & {
   error?: { code: number; message: string };
 };
 
+/** A bound on each wait: generous, as it costs time only when a test fails, and a busy machine can stall for seconds. */
+const WAIT_MS = 20_000;
+
 const ENVELOPE = {
   [MetaKey.ProtocolVersion]: '2026-07-28',
   [MetaKey.ClientCapabilities]: { elicitation: {} },
@@ -85,7 +88,7 @@ function connect(server: Server) {
   };
   const answer = async (id: RequestId): Promise<Line> => {
     const find = () => lines.find((l) => l.id === id && (l.result !== undefined || l.error !== undefined));
-    await until(() => find() !== undefined, 3000, `the answer to ${JSON.stringify(id)}`);
+    await until(() => find() !== undefined, WAIT_MS, `the answer to ${JSON.stringify(id)}`);
     return find()!;
   };
   const tagged = (id: RequestId) =>
@@ -154,7 +157,7 @@ describe('serveStdio: the 2026-07-28 era', () => {
   test('lines that are not JSON-RPC are answered as before and do not choose the era', async () => {
     const c = connect(testServer().server);
     c.send('nope', '{"jsonrpc":"2.0","id":5}');
-    await until(() => c.lines.length === 2, 3000, 'two error lines');
+    await until(() => c.lines.length === 2, WAIT_MS, 'two error lines');
     assert.deepEqual(
       c.lines.map((l) => l.error?.code),
       [-32700, -32600],
@@ -239,7 +242,7 @@ describe('serveStdio: the 2026-07-28 era', () => {
     c.send(modern('slow-1', 'tools/call', { name: 'slow' }), modern(2, 'tools/list'));
     await c.answer(2);
     c.send(cancel('slow-1'));
-    await until(() => aborted.length === 1, 3000, 'the slow handler to abort');
+    await until(() => aborted.length === 1, WAIT_MS, 'the slow handler to abort');
     assert.deepEqual(aborted, ['slow-1']);
     c.send(modern(3, 'tools/list'));
     await c.answer(3);
@@ -256,7 +259,7 @@ describe('serveStdio: the 2026-07-28 era', () => {
     c.send(modern(1, 'tools/call', { name: 'slow' }), modern(1, 'tools/list'));
     assert.equal((await c.answer(1)).error?.code, -32600);
     c.send(cancel(1));
-    await until(() => aborted.length === 1, 3000, 'the slow handler to abort');
+    await until(() => aborted.length === 1, WAIT_MS, 'the slow handler to abort');
   });
 
   test('listen streams: ack first, changes tagged with their id, demultiplexed, cancel ends one', async () => {
@@ -268,20 +271,20 @@ describe('serveStdio: the 2026-07-28 era', () => {
       }),
       modern(7, 'subscriptions/listen', { notifications: { toolsListChanged: true } }),
     );
-    await until(() => c.tagged('a').length === 1 && c.tagged(7).length === 1, 3000, 'both acks');
+    await until(() => c.tagged('a').length === 1 && c.tagged(7).length === 1, WAIT_MS, 'both acks');
     const ack = c.tagged('a')[0];
     assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
     assert.deepEqual(ack.params?.notifications, { toolsListChanged: true }, 'prompts are not advertised');
 
     server.tool({ name: 'late' }, () => ({ content: [] }));
-    await until(() => c.tagged('a').length === 2 && c.tagged(7).length === 2, 3000, 'the change on both');
+    await until(() => c.tagged('a').length === 2 && c.tagged(7).length === 2, WAIT_MS, 'the change on both');
     assert.equal(c.tagged('a')[1].method, 'notifications/tools/list_changed');
     assert.equal(c.tagged(7)[1].method, 'notifications/tools/list_changed');
 
     c.send(cancel('a'), modern(9, 'tools/list'));
     await c.answer(9);
     server.tool({ name: 'later' }, () => ({ content: [] }));
-    await until(() => c.tagged(7).length === 3, 3000, 'the second change on 7');
+    await until(() => c.tagged(7).length === 3, WAIT_MS, 'the second change on 7');
     await settle();
     assert.equal(c.tagged('a').length, 2, 'a cancelled stream hears nothing more');
     assert.equal(
@@ -310,10 +313,10 @@ describe('serveStdio: the 2026-07-28 era', () => {
       modern('l', 'subscriptions/listen', { notifications: { toolsListChanged: true } }),
       modern('s', 'tools/call', { name: 'slow' }),
     );
-    await until(() => c.tagged('l').length === 1, 3000, 'the ack');
+    await until(() => c.tagged('l').length === 1, WAIT_MS, 'the ack');
     c.stdin.end();
     await c.service.ended;
-    await until(() => aborted.length === 1, 3000, 'the slow handler to abort');
+    await until(() => aborted.length === 1, WAIT_MS, 'the slow handler to abort');
     const before = c.lines.length;
     server.tool({ name: 'late' }, () => ({ content: [] }));
     await settle();
