@@ -102,7 +102,8 @@ export interface ClientOptions extends PeerOptions, TelemetryOptions {
   /**
    * How long the probe over stdio (or another connection without HTTP statuses) waits for `server/discover`
    * before taking the server for a legacy one. Default 5 s. Over HTTP the probe waits as long as a request
-   * may, since a sign-in may happen within it.
+   * may, since a sign-in may happen within it; so does it with era 'modern', which takes no server for a legacy
+   * one.
    */
   probeTimeoutMs?: number;
 }

@@ -2,9 +2,9 @@
 //   --hang           never answers anything (a child stuck before its handshake)
 //   --once FILE      serves only if FILE does not exist yet (and creates it): started again, it exits at once (4)
 //   --legacy         speaks only the 2025 era (a ServerSession on stdio), as most stdio servers do
-//   tools: pid (its process id), crash (a line on stderr, then exit 3), wait {ms} (honours cancellation,
-//   saying so on stderr), garbage (a line that is not JSON-RPC on stdout, then its answer), ask (elicits a name
-//   from the client; what went wrong said on stderr), log (a warning to its client); prompt `project`, whose
+//   tools: pid (its process id), crash (a line on stderr, then exit 3), wait {ms} (says on stderr when it begins
+//   and when it is cancelled), garbage (a line that is not JSON-RPC on stdout, then its answer), ask (elicits a
+//   name from the client; what went wrong said on stderr), log (a warning to its client); prompt `project`, whose
 //   argument `root` is completed with the client's roots (asked during completion/complete), or with what went wrong;
 //   resource note://counter (subscribable), which the tool bump {by} updates; ask-in-steps (progress 1 of 3, asks
 //   the client for a name, progress 3 once answered) and nudge (progress 2 of the ask-in-steps in flight, then answers)
@@ -41,6 +41,7 @@ if (process.argv.includes('--hang')) {
       inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
     },
     async (args, ctx) => {
+      process.stderr.write(`waiting request ${JSON.stringify(ctx.requestId)}\n`);
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, args.ms as number);
         ctx.signal.addEventListener('abort', () => {

@@ -39,7 +39,8 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
     child,
     stdout: () => stdout,
     stderr: () => stderr,
-    exit: (ms = 5000) => {
+    // Node starting the CLI takes seconds on a busy machine: 5 s failed a bare usage error under load.
+    exit: (ms = 20_000) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
@@ -59,7 +60,7 @@ export function killCliRuns(): void {
 
 /**
  * Starts `mcpwire serve --port 0 …args` and resolves with the run and the URL it prints once it listens
- * (within 10 s; the run is killed otherwise).
+ * (within 20 s; the run is killed otherwise).
  */
 export async function serveDemo(
   args: string[] = [],
@@ -71,7 +72,7 @@ export async function serveDemo(
   try {
     await until(
       () => printed() !== undefined || run.child.exitCode !== null,
-      10_000,
+      20_000,
       'mcpwire serve to listen',
     );
   } finally {

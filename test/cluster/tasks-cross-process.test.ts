@@ -87,6 +87,9 @@ describe('Tasks across mcpwire serve --redis processes', () => {
   test('started through process 1, answered through process 2, and its changes heard by a listen on process 2', async () => {
     const taskId = await countdown(0, { from: 2, ask: true });
     const reader = await listenOn(1, taskId);
+    // The question comes 1 s after the start; a listen hears changes, not the state it began in, so one acknowledged
+    // after the question (a busy machine) cannot hear it come. Read after the ack: still working means it must.
+    const askedFirst = (await call(1, 'tasks/get', { taskId })).status === 'input_required';
     const asking = await pollUntil(1, taskId, (t) => t.status === 'input_required', 'the question');
     const [key] = Object.keys(asking.inputRequests);
     assert.equal(asking.inputRequests[key].method, 'elicitation/create');
@@ -104,7 +107,9 @@ describe('Tasks across mcpwire serve --redis processes', () => {
       assert.equal(next.message.params.taskId, taskId);
       heard.push(next.message.params.status);
     }
-    assert.ok(heard.includes('input_required'), heard.join());
+    if (!askedFirst) assert.ok(heard.includes('input_required'), heard.join());
+    // Answered after the ack: the task working again is heard whatever the timing.
+    assert.ok(heard.includes('working'), heard.join());
     await reader.cancel();
   });
 

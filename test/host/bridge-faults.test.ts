@@ -19,6 +19,12 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
   let url: string;
   const stderr: string[] = [];
   const reports: string[] = [];
+  /** Resolves once the child has begun one more `wait` than it had when called: the request is in flight there. */
+  const waitBegun = () => {
+    const waits = () => stderr.filter((line) => /^waiting request /.test(line)).length;
+    const before = waits();
+    return () => until(() => waits() > before, MS, 'the child to begin the wait');
+  };
 
   before(async () => {
     ({ bridge, url, close } = await serveBridge({
@@ -59,8 +65,9 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
 
   test('a child killed (SIGKILL) mid-call: the call fails naming the signal; the next call works', async () => {
     const pid = Number(toolText(await session.callTool('pid')));
+    const begun = waitBegun();
     const call = session.callTool('wait', { ms: 60_000 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await begun();
     process.kill(pid, 'SIGKILL');
     await assert.rejects(call, (err: Error) => {
       assert.match(err.message, /ended while answering tools\/call.*SIGKILL/s);
@@ -72,9 +79,10 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
 
   test("the client's cancellation reaches the child, which stops the request", async () => {
     const controller = new AbortController();
+    const begun = waitBegun();
     const call = session.callTool('wait', { ms: 60_000 }, { signal: controller.signal });
-    // The child has the request once it is in flight there.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Cancelled once the child has it (a fixed sleep may end before the request reaches the child).
+    await begun();
     controller.abort(new Error('changed my mind'));
     await assert.rejects(call);
     await until(

@@ -53,10 +53,12 @@ export async function chooseEra(host: EraHost, options: ClientConnectOptions): P
   const preference = carried ?? prior?.era ?? client.era;
   if (preference !== 'legacy' && client.modernVersions.length > 0) {
     const versions = prior?.era === 'modern' ? [prior.protocolVersion] : client.modernVersions;
-    const timeout = Math.min(
-      client.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
-      options.timeoutMs ?? Infinity,
-    );
+    // The probe's bound only decides when to take the server for a legacy one: a client of era 'modern' never
+    // does, so its discover waits as any request (a child slow to start is not a server without the era).
+    const timeout =
+      client.era === 'modern'
+        ? options.timeoutMs
+        : Math.min(client.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, options.timeoutMs ?? Infinity);
     const outcome = await probeConnection(
       host.wire,
       (version) => withEnvelope(undefined, client, version),

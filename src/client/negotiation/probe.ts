@@ -80,7 +80,8 @@ export async function probeConnection(
   wire: EraWire,
   envelope: (version: string) => Params,
   versions: readonly string[],
-  timeout: number,
+  /** Undefined: the client's request timeout. */
+  timeout: number | undefined,
   signal: AbortSignal | undefined,
 ): Promise<ProbeOutcome> {
   let version = versions[0];
