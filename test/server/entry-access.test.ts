@@ -77,7 +77,8 @@ describe('access over stdio and in memory: every caller is anonymous', () => {
   for (const era of ERAS) {
     test(`stdio, ${era} client`, async () => {
       const session = await within(
-        connectStdio(new Client({ name: 'c', version: '1' }, { era }), {
+        // server/discover waits for the child (node and tsx) to start: more than the default 5 s on a loaded machine.
+        connectStdio(new Client({ name: 'c', version: '1' }, { era, probeTimeoutMs: MS }), {
           command: process.execPath,
           args: ['--import', import.meta.resolve('tsx'), STDIO_SERVER, '--stdio'],
         }),
