@@ -142,6 +142,8 @@ export function demoClient(era: EraPreference): Client {
     {
       era,
       requestTimeoutMs: 20_000,
+      // Over stdio, server/discover waits for the server to start: more than the default 5 s on a loaded machine.
+      probeTimeoutMs: 20_000,
       elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
     },
   );
