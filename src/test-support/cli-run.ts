@@ -10,7 +10,10 @@ export interface CliRun {
   readonly child: ChildProcessWithoutNullStreams;
   stdout(): string;
   stderr(): string;
-  /** Resolves with the exit code once its output is closed; rejects (and kills it) past `ms`. */
+  /**
+   * Resolves with the exit code once its output is closed; rejects (and kills it) past `ms`, by default 20 s: the
+   * time counts the start of node and of the command, which alone can take seconds on a loaded machine.
+   */
   exit(ms?: number): Promise<number | null>;
 }
 
@@ -39,7 +42,7 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
     child,
     stdout: () => stdout,
     stderr: () => stderr,
-    exit: (ms = 5000) => {
+    exit: (ms = 20_000) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
@@ -59,7 +62,7 @@ export function killCliRuns(): void {
 
 /**
  * Starts `mcpwire serve --port 0 …args` and resolves with the run and the URL it prints once it listens
- * (within 10 s; the run is killed otherwise).
+ * (within 20 s; the run is killed otherwise).
  */
 export async function serveDemo(
   args: string[] = [],
@@ -71,7 +74,7 @@ export async function serveDemo(
   try {
     await until(
       () => printed() !== undefined || run.child.exitCode !== null,
-      10_000,
+      20_000,
       'mcpwire serve to listen',
     );
   } finally {
