@@ -126,7 +126,9 @@ export function spanFile(): SpanFile {
       } catch {
         return [];
       }
+      // Whole lines only: a process may be appending one as it is read (a write is not atomic to a reader).
       return text
+        .slice(0, text.lastIndexOf('\n') + 1)
         .split('\n')
         .filter((line) => line !== '')
         .map((line) => JSON.parse(line) as SpanLine);
