@@ -10,7 +10,10 @@ export interface CliRun {
   readonly child: ChildProcessWithoutNullStreams;
   stdout(): string;
   stderr(): string;
-  /** Resolves with the exit code once its output is closed; rejects (and kills it) past `ms`. */
+  /**
+   * Resolves with the exit code once its output is closed; rejects (and kills it) past `ms`, by default 20 s: the
+   * time counts the start of node and of the command, which alone can take seconds on a loaded machine.
+   */
   exit(ms?: number): Promise<number | null>;
 }
 

@@ -126,7 +126,9 @@ export function spanFile(): SpanFile {
       } catch {
         return [];
       }
+      // Whole lines only: a process may be appending one as it is read (a write is not atomic to a reader).
       return text
+        .slice(0, text.lastIndexOf('\n') + 1)
         .split('\n')
         .filter((line) => line !== '')
         .map((line) => JSON.parse(line) as SpanLine);
@@ -142,6 +144,8 @@ export function demoClient(era: EraPreference): Client {
     {
       era,
       requestTimeoutMs: 20_000,
+      // Over stdio, server/discover waits for the server to start: more than the default 5 s on a loaded machine.
+      probeTimeoutMs: 20_000,
       elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
     },
   );

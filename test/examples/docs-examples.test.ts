@@ -100,7 +100,8 @@ async function runExample(file: string, args: string[]): Promise<string> {
 
 /** mcpwire's Client, speaking `era`, connected over stdio to an example server run with tsx. */
 function connectExample(file: string, era: (typeof ERAS)[number]): Promise<ClientSession> {
-  const client = new Client({ name: 'docs-test', version: '1.0.0' }, { era });
+  // server/discover waits for node and tsx to start the example: more than the default 5 s on a loaded machine.
+  const client = new Client({ name: 'docs-test', version: '1.0.0' }, { era, probeTimeoutMs: 20_000 });
   return connectStdio(client, {
     command: process.execPath,
     args: ['--import', 'tsx', join(ROOT, file)],

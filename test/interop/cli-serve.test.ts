@@ -16,6 +16,9 @@ before(() => {
 
 after(killCliRuns);
 
+/** Bounds the waits that count the start of the command: seconds on a loaded machine. */
+const LIMIT = 20_000;
+
 /** The JSON-RPC messages a `serve --stdio` run printed, one a line. */
 function printed(stdout: string): {
   jsonrpc: string;
@@ -52,7 +55,7 @@ test('serve --stdio: stdout holds only JSON-RPC messages, logs go to stderr, exi
   const messages = () => printed(run.stdout());
   // Requests run concurrently: the echo may be answered after the ping.
   const answered = () => [1, 2, 3].every((id) => messages().some((m) => m.id === id));
-  await until(() => answered() && messages().some((m) => m.error !== undefined), 5000, 'every answer');
+  await until(() => answered() && messages().some((m) => m.error !== undefined), LIMIT, 'every answer');
 
   // Every stdout line is one JSON-RPC message (JSON.parse above would have thrown otherwise).
   const received = messages();
@@ -95,7 +98,7 @@ test('serve --stdio: a first message claiming 2026-07-28 makes the connection mo
   send(2, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
   await until(
     () => messages().some((m) => m.id === 1) && tagged().length === 1,
-    5000,
+    LIMIT,
     'discover and the ack',
   );
   const discover = messages().find((m) => m.id === 1)?.result;
@@ -114,7 +117,7 @@ test('serve over HTTP: prints the URL, answers initialize with a session, shuts 
   const run = runCli(['serve', '--port', '0']);
   run.child.stdin.end();
   // Two lines, written one after the other: wait for the second.
-  await until(() => /\/sse\n/.test(run.stdout()), 10_000, 'both URLs on stdout');
+  await until(() => /\/sse\n/.test(run.stdout()), LIMIT, 'both URLs on stdout');
   const url = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(run.stdout())![0];
   assert.match(run.stdout(), /legacy HTTP\+SSE: http:\/\/127\.0\.0\.1:\d+\/sse/);
   const res = await fetch(url, {

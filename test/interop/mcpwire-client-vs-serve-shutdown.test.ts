@@ -18,7 +18,9 @@ test('a clean shutdown of mcpwire serve under a call in flight: the call is answ
     { name: 'shutdown-test', version: '1.0.0' },
     { era: 'legacy', onerror: (err) => errors.push(err) },
   );
-  const session = await connectUrl(client, url, { transport: 'http' });
+  // The shutdown ends the standalone GET stream, which the client resumes every second (the server's retry:) until
+  // close: more than the default 5 attempts would allow if the shutdown is slow, as on a loaded machine.
+  const session = await connectUrl(client, url, { transport: 'http', retry: { maxAttempts: 30 } });
   let interrupted = false;
   const result = await session.callTool(
     'long_running',

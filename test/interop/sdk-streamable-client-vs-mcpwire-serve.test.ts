@@ -24,7 +24,7 @@ describe('official SDK StreamableHTTPClientTransport ↔ mcpwire serve', () => {
 
   before(async () => {
     serve = runCli(['serve', '--port', '0', '--no-legacy-sse']);
-    await until(() => /\/mcp/.test(serve.stdout()), 10_000, 'the URL on stdout');
+    await until(() => /\/mcp/.test(serve.stdout()), 20_000, 'the URL on stdout');
     const url = /http:\/\/127\.0\.0\.1:\d+\/mcp/.exec(serve.stdout())![0];
     client = new Client(
       { name: 'sdk-interop', version: '1.0.0' },

@@ -16,7 +16,8 @@ import { freePort } from '../../src/test-support/free-port.js';
 import { until } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
-const TEST_TIMEOUT_MS = 15_000;
+// Each test starts `mcpwire serve` once or twice: seconds each on a loaded machine.
+const TEST_TIMEOUT_MS = 60_000;
 
 /** Every server started, so a failed test leaves none running. */
 const servers = new Set<ChildProcess>();
@@ -133,6 +134,9 @@ test('server killed and restarted on the same port: the 404 re-initializes, a re
   );
   const connection = new StreamableHTTPClientConnection(`http://127.0.0.1:${port}/mcp`, {
     fetch: recordingFetch(log),
+    // The dropped streams are resumed every second (the server's retry:) until the restarted server answers; the
+    // default 5 attempts would give up on a restart slower than that, which a loaded machine makes.
+    retry: { maxAttempts: 30 },
   });
   const session = await client.connect(connection);
   let restarted: ChildProcess | undefined;
@@ -156,8 +160,9 @@ test('server killed and restarted on the same port: the 404 re-initializes, a re
     await until(() => progressed, 5000, 'the long_running call to report progress');
 
     await kill(first);
-    restarted = await serve(port);
+    // Before the restart: a resumed stream may be the first to meet the restarted server, as it starts listening.
     const killedAt = log.length;
+    restarted = await serve(port);
 
     const retried = session.callTool('echo', { message: 'after' }, { retryOnRestart: true });
     await assert.rejects(inFlight, SessionExpiredError);

@@ -77,7 +77,8 @@ describe('access over stdio and in memory: every caller is anonymous', () => {
   for (const era of ERAS) {
     test(`stdio, ${era} client`, async () => {
       const session = await within(
-        connectStdio(new Client({ name: 'c', version: '1' }, { era }), {
+        // server/discover waits for the child (node and tsx) to start: more than the default 5 s on a loaded machine.
+        connectStdio(new Client({ name: 'c', version: '1' }, { era, probeTimeoutMs: MS }), {
           command: process.execPath,
           args: ['--import', import.meta.resolve('tsx'), STDIO_SERVER, '--stdio'],
         }),
@@ -120,12 +121,12 @@ describe('access over HTTP with OAuth', () => {
   });
   after(() => endpoint.close());
 
-  const connect = (era: 'legacy' | 'modern', token: string, transport?: 'sse') =>
+  const connect = (era: 'legacy' | 'modern', token: string, transport?: 'sse', fetcher?: typeof fetch) =>
     within(
       connectUrl(
         new Client({ name: token, version: '1' }, { era }),
         transport === 'sse' ? new URL('/sse', served.url).href : served.url,
-        { headers: bearer(token), transport: transport ?? 'http' },
+        { headers: bearer(token), transport: transport ?? 'http', fetch: fetcher },
       ),
       MS,
       `connect as ${token}`,
@@ -252,13 +253,26 @@ describe('access over HTTP with OAuth', () => {
 
   for (const era of ERAS) {
     test(`${era}: a change to a guarded entry is told only to the callers it concerns`, async () => {
-      const [ada, bob] = [await connect(era, 'ada'), await connect(era, 'bob')];
+      // A 2025 session hears list changes on its GET stream, which connect opens without waiting for it: a
+      // change made before the server holds the stream is dropped. Counted here as the server answers each GET.
+      let streams = 0;
+      const counting: typeof fetch = async (input, init) => {
+        const res = await fetch(input, init);
+        if (init?.method === 'GET' && res.ok) streams++;
+        return res;
+      };
+      const [ada, bob] = [
+        await connect(era, 'ada', undefined, counting),
+        await connect(era, 'bob', undefined, counting),
+      ];
       const heard = { ada: 0, bob: 0 };
       ada.on('toolsChanged', () => heard.ada++);
       bob.on('toolsChanged', () => heard.bob++);
       if (era === 'modern') {
         await ada.listen({ toolsListChanged: true });
         await bob.listen({ toolsListChanged: true });
+      } else {
+        await until(() => streams === 2, MS, 'both GET streams to open');
       }
       try {
         const secret = server.tool(

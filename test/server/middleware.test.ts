@@ -21,7 +21,13 @@ const SERVER = fileURLToPath(new URL('../../src/test-support/middleware-server.t
 const client = (era: 'legacy' | 'modern') =>
   new Client(
     { name: 'c', version: '1' },
-    { era, elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) } },
+    {
+      era,
+      // Over stdio, server/discover waits for the child (node and tsx) to start: more than the default 5 s on a
+      // loaded machine.
+      probeTimeoutMs: MS,
+      elicitation: { form: () => ({ action: 'accept', content: { name: 'Ada' } }) },
+    },
   );
 const texts = async (session: ClientSession, tool: string, args: Record<string, unknown> = {}) =>
   (await session.callTool(tool, args)).content.map((block) => (block as { text: string }).text);
