@@ -97,6 +97,21 @@ describe('probe over a connection', () => {
     );
   });
 
+  test("era 'modern' waits for a discover answered after probeTimeoutMs (a server slow to start)", async () => {
+    const modernOnly = new Client({ name: 'p', version: '1' }, { era: 'modern', probeTimeoutMs: 50 });
+    const peer = legacyPeer(() => undefined);
+    const connecting = within(modernOnly.connect(peer.connection), 10_000, 'connect');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const discover = peer.seen.find((m) => m.method === 'server/discover');
+    await peer.send(result(discover.id, discoverResult()));
+    const session = await connecting;
+    try {
+      assert.equal(session.era, 'modern');
+    } finally {
+      await session.close();
+    }
+  });
+
   test('our own Server, legacy session (no era choice on this connection): legacy', async () => {
     const server = new Server({ name: 'ours', version: '1' });
     const [serverEnd, clientEnd] = createMemoryPair();

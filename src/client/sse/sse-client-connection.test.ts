@@ -583,7 +583,10 @@ describe('SSEClientConnection against hand-written servers', () => {
       clearInterval(keepAlive);
       await receiver.until(() => receiver.restarts.length === 1, 20_000);
       assert.equal((receiver.errors[0] as SSEClientError).kind, 'idle');
-      assert.match(receiver.errors[0].message, /was silent for \d+ ms \(idleTimeoutMs is 400\)/);
+      assert.match(
+        (receiver.errors[0] as SSEClientError).message,
+        /was silent for \d+ ms \(idleTimeoutMs is 400\)/,
+      );
     } finally {
       clearInterval(keepAlive);
       await connection.close();
