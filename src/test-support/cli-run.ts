@@ -42,7 +42,6 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
     child,
     stdout: () => stdout,
     stderr: () => stderr,
-    // Node starting the CLI takes seconds on a busy machine: 5 s failed a bare usage error under load.
     exit: (ms = 20_000) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {

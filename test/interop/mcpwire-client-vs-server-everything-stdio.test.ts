@@ -72,8 +72,8 @@ describe('mcpwire Client ↔ server-everything (stdio)', () => {
       },
     );
     connection = spawnStdio({
-      command: 'sh',
-      args: ['-c', `${process.execPath} ${EVERYTHING} stdio; sleep 1.5`],
+      command: process.execPath,
+      args: [EVERYTHING, 'stdio'],
       closeGraceMs: CLOSE_GRACE_MS,
       onStderr: (chunk) => {
         stderr += chunk;
