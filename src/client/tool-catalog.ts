@@ -1,7 +1,14 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { RequestCancelledError } from '../peer/errors.js';
 import type { RequestOptions } from '../peer/peer-options.js';
 import type { TaskSupport } from '../protocol/tasks.js';
-import type { CallToolResult, ListToolsResult, ObjectSchema, Tool } from '../protocol/types.js';
+import {
+  type CallToolResult,
+  type ListToolsResult,
+  Method,
+  type ObjectSchema,
+  type Tool,
+} from '../protocol/types.js';
 import { type CompiledSchema, compileSchema } from '../server/schema.js';
 
 /** What the catalog knows of one listed tool: its output schema (compiled on first call) and its hints. */
@@ -62,12 +69,15 @@ export class ToolCatalog {
     await this.learn(options);
   }
 
-  /** The tool's entry, reading the whole list first when it is not known and no list was read yet. */
+  /**
+   * The tool's entry, reading the whole list first when it is not known and no list was read yet. The caller's
+   * signal ends its wait for the list (RequestCancelledError, for the call it was read for), not the listing.
+   */
   async lookup(name: string, options: RequestOptions | undefined): Promise<Known | undefined> {
     // A list change heard while listing voids that listing (a server may add tools as the session starts, as
     // server-everything does): list again, a few times at most.
     for (let tries = 0; tries < 3 && !this.known.has(name) && !this.listed; tries++)
-      await this.learn(options);
+      await untilAborted(this.learn(options), options?.signal);
     return this.known.get(name);
   }
 
@@ -148,4 +158,16 @@ export class ToolCatalog {
     }
     return { output, repeatable, taskSupport };
   }
+}
+
+/** `listing`, unless `signal` aborts first: then a rejection, while the listing goes on for those it is shared with. */
+function untilAborted(listing: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return listing;
+  const cancelled = () => new RequestCancelledError(Method.ToolsCall, signal.reason);
+  if (signal.aborted) return Promise.reject(cancelled());
+  return new Promise<void>((resolve, reject) => {
+    const onabort = () => reject(cancelled());
+    signal.addEventListener('abort', onabort, { once: true });
+    listing.then(resolve, reject).finally(() => signal.removeEventListener('abort', onabort));
+  });
 }

@@ -72,7 +72,11 @@ export async function forward(
   if (typeof state === 'string') exchange = resumed(exchanges, method, ctx);
   else {
     let pool = await home;
-    while (!(pool instanceof ChildPool)) {
+    for (;;) {
+      // Cancelled while the child started, or while its holder was sought: the abort has fired, and no listener
+      // added from here on would hear it, so the request goes to no child.
+      ctx.signal.throwIfAborted();
+      if (pool instanceof ChildPool) break;
       try {
         return await pool.call(method, params, ctx);
       } catch (err) {

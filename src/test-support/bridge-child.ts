@@ -1,7 +1,8 @@
-// A stdio MCP server for the bridge's fault tests: `node --import tsx bridge-child.ts [--hang] [--once FILE]`.
+// A stdio MCP server for the bridge's fault tests: `node --import tsx bridge-child.ts [flags]`.
 //   --hang           never answers anything (a child stuck before its handshake)
 //   --once FILE      serves only if FILE does not exist yet (and creates it): started again, it exits at once (4)
 //   --legacy         speaks only the 2025 era (a ServerSession on stdio), as most stdio servers do
+//   --hold-while FILE  reads nothing while FILE exists, saying so on stderr (a child slow to start)
 //   tools: pid (its process id), crash (a line on stderr, then exit 3), wait {ms} (says on stderr when it begins
 //   and when it is cancelled), garbage (a line that is not JSON-RPC on stdout, then its answer), ask (elicits a
 //   name from the client; what went wrong said on stderr), log (a warning to its client); prompt `project`, whose
@@ -23,6 +24,12 @@ if (marker !== undefined && existsSync(marker)) {
   process.exit(4);
 }
 if (marker !== undefined) writeFileSync(marker, String(process.pid));
+
+const hold = process.argv.indexOf('--hold-while');
+if (hold >= 0 && existsSync(process.argv[hold + 1])) {
+  process.stderr.write('held\n');
+  while (existsSync(process.argv[hold + 1])) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 if (process.argv.includes('--hang')) {
   // Reads and ignores: the handshake never gets an answer.
