@@ -596,7 +596,9 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
   test('a session idle everywhere expires everywhere; one whose GET stream is open does not', {
     timeout: 60_000,
   }, async () => {
-    const d = await deploy(redis.address, { sessionIdleTimeoutMs: 500 });
+    // The open stream's holder touches the record every tenth of the timeout: a timeout long enough that a busy
+    // machine's stall is no idleness (with 500 ms, a stall of 450 ms would let the busy session lapse).
+    const d = await deploy(redis.address, { sessionIdleTimeoutMs: 2000 });
     try {
       const [a, b] = d.nodes;
       const idle = await openSession(mcp(a));
@@ -604,7 +606,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
       const busy = await openSession(mcp(a));
       const stream = new SSEReader(await get(mcp(b), busy));
       await stream.next();
-      await sleep(1300);
+      await sleep(5200);
       for (const node of d.nodes) {
         const gone = await post(mcp(node), call(2, 'add', { a: 1, b: 1 }), { sessionId: idle });
         assert.equal(gone.status, 404);
