@@ -76,6 +76,29 @@ for (const name of names) {
 EOF
 }
 
+# explain DIR NAME...: for each failing scenario, its FAILURE and WARNING checks and the end of its client's
+# stderr, so the CI log says why without the results folder.
+explain() {
+  "$NODE22" - "$@" <<'EOF'
+const fs = require('node:fs');
+const path = require('node:path');
+const [dir, ...names] = process.argv.slice(2);
+for (const name of names) {
+  const parent = path.join(dir, path.dirname(name));
+  const prefix = `${path.basename(name)}-`;
+  const run = fs.existsSync(parent) ? fs.readdirSync(parent).find((d) => d.startsWith(prefix)) : undefined;
+  console.log(`--- ${name}`);
+  if (run === undefined) { console.log('(no results folder)'); continue; }
+  const read = (file) => { try { return fs.readFileSync(path.join(parent, run, file), 'utf8'); } catch { return ''; } };
+  const checks = JSON.parse(read('checks.json') || '[]');
+  for (const c of checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING'))
+    console.log(`${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
+  const stderr = read('stderr.txt').trimEnd().split('\n').slice(-20).join('\n');
+  console.log(stderr === '' ? '(client stderr empty)' : `client stderr, last lines:\n${stderr}`);
+}
+EOF
+}
+
 TOTAL_P=0
 TOTAL_F=0
 SUMMARY=()
@@ -105,6 +128,13 @@ for revision in "${REVISIONS[@]}"; do
   if [ "$cli_status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1 failing+=("(CLI exit status $cli_status)"); fi
   if [ "${#scored[@]}" -eq 0 ]; then f=$((f + 1)); fi
 
+  named=()
+  for entry in "${failing[@]}"; do [[ $entry == '('* ]] || named+=("${entry%(*}"); done
+  if [ "${#named[@]}" -gt 0 ]; then
+    echo "--- the CLI's log up to its summary (exit codes, timeouts, each failing client's output)"
+    sed '/^=== SUITE SUMMARY ===/,$d' "$log"
+    explain "$dir" "${named[@]}"
+  fi
   line="client $revision: $p passed, $f failed of ${#scored[@]} scored"
   [ "${#failing[@]}" -gt 0 ] && line+="; failing: ${failing[*]}"
   [ "${#warned[@]}" -gt 0 ] && line+="; warnings in: ${warned[*]}"
