@@ -11,6 +11,7 @@ import { Events, type Listener } from './events.js';
 import { roundContext } from './input-rounds.js';
 import type { Listen } from './listen.js';
 import { chooseEra } from './negotiation/choose-era.js';
+import { OpenListens } from './open-listens.js';
 import { checkRoots } from './roots.js';
 import { ServerCalls } from './server-calls.js';
 import type { EraVerdict, EraWire, SessionEra } from './session-era.js';
@@ -56,6 +57,9 @@ export class ClientSession extends ServerCalls {
   );
   /** What its era and its tasks reach of this session. */
   private readonly parts: SessionParts;
+  private readonly listens = new OpenListens();
+  /** Whether `close` was called: the session's listens then end as closed, not failed. */
+  private closedHere = false;
   private readonly wire: EraWire;
   /** Tool calls as tasks, followed by hand: start, get, update, cancel, resume (and list, legacy). */
   readonly tasks: ClientTasks;
@@ -84,7 +88,10 @@ export class ClientSession extends ServerCalls {
     );
     this.onerror = client.options.onerror;
     this.peer.onerror = (err) => this.onerror?.(err);
-    this.peer.onclose = (cause) => this.onclose?.(cause);
+    this.peer.onclose = (cause) => {
+      this.listens.endAll(this.closedHere, cause);
+      this.onclose?.(cause);
+    };
     const roots = client.options.roots;
     this.roots = Array.isArray(roots) ? roots.slice() : [];
     this.parts = {
@@ -118,8 +125,9 @@ export class ClientSession extends ServerCalls {
     return this.peer.isClosed;
   }
 
-  /** Closes the connection; requests waiting reject with ConnectionClosedError. */
+  /** Closes the connection; requests waiting reject with ConnectionClosedError, open listens end as closed. */
   close(): Promise<void> {
+    this.closedHere = true;
     return this.peer.close();
   }
 
@@ -216,13 +224,16 @@ export class ClientSession extends ServerCalls {
    * acknowledged (modern: `subscriptions/listen`) or once the resources are subscribed (legacy: the
    * session's own stream carries the changes). `listen.honoured` is the part of the filter the server
    * can serve. A modern listen stream that drops is opened again with backoff, and the reader gets a
-   * `resync` event: re-fetch what the filter covers. The events (`toolsChanged`, …) fire as well.
+   * `resync` event: re-fetch what the filter covers. The events (`toolsChanged`, …) fire as well. The listen
+   * ends with the session: closed after `close`, failed (ConnectionClosedError) when the connection closed.
    */
   listen(filter: SubscriptionFilter, options?: RequestOptions): Promise<Listen> {
     if (typeof filter !== 'object' || filter === null) {
       return Promise.reject(new TypeError('listen needs a filter, e.g. { toolsListChanged: true }'));
     }
-    return this.spoken().listen(filter, options);
+    return this.spoken()
+      .listen(filter, options)
+      .then((listen) => this.listens.hold(listen));
   }
 
   // ---- roots ----

@@ -247,17 +247,16 @@ describe('listen over HTTP', () => {
       await t.close();
     }
   });
-  test('the session closed while a dropped listen waits to re-open: the listen ends at its next attempt', async () => {
-    // A budget that would outlast the test: only the closed connection can end the listen in time.
+  test('the session closed while a dropped listen waits to re-open: the listen ends as closed, not re-opened', async () => {
+    // A budget that would outlast the test: only the session's close can end the listen in time.
     const patient = retrying({ initialDelayMs: 50, maxDelayMs: 50, maxAttempts: 1000 });
     const t = await listenServer(ackedThenCut, LISTS, patient);
     try {
       const listen = await within(t.session.listen({ toolsListChanged: true }), 5000, 'listen');
       await within(t.listens()[0].closed, 5000, 'the drop');
       await t.session.close();
-      const end = await within(listen.ended, 5000, 'the end');
-      assert.equal(end.reason, 'failed');
-      assert.equal(end.reason === 'failed' && end.error.name, 'ConnectionClosedError');
+      assert.deepEqual(await within(listen.ended, 5000, 'the end'), { reason: 'closed' });
+      await new Promise((r) => setTimeout(r, 100)); // past the re-open delay
       assert.equal(t.listens().length, 1);
     } finally {
       await t.close();
@@ -355,6 +354,66 @@ describe('listen over a connection (stdio-like)', () => {
       await until(() => !listen.isOpen, 5000, 'closed');
     } finally {
       await session.close();
+      await server.close();
+    }
+  });
+});
+
+describe('a listen ends with its session, in both eras', () => {
+  /** Our Server over a memory pair, in `era`; `serverEnd` closes the connection from the server's side. */
+  async function paired(era: 'legacy' | 'modern') {
+    const server = new Server({ name: 'ours', version: '1' });
+    server.tool({ name: 'first', inputSchema: { type: 'object' } }, () => ({ content: [] }));
+    const [serverEnd, clientEnd] = createMemoryPair();
+    if (era === 'modern') serverEnd.start(new ModernStdio(server, serverEnd, () => {}));
+    else server.connect(serverEnd);
+    const session = await within(
+      new Client({ name: 't', version: '1' }, { era }).connect(clientEnd),
+      10_000,
+      'connect',
+    );
+    assert.equal(session.era, era);
+    return { server, serverEnd, session };
+  }
+
+  for (const era of ['legacy', 'modern'] as const) {
+    test(`${era}: closed by this client, an open listen ends as closed and its reader is released`, async () => {
+      const { server, session } = await paired(era);
+      try {
+        const listen = await within(session.listen({ toolsListChanged: true }), 5000, 'listen');
+        const reading = listen[Symbol.asyncIterator]().next();
+        await session.close();
+        assert.deepEqual(await within(listen.ended, 5000, 'the end'), { reason: 'closed' });
+        assert.equal((await within(reading, 5000, 'the reader')).done, true);
+        assert.equal(listen.isOpen, false);
+      } finally {
+        await server.close();
+      }
+    });
+
+    test(`${era}: the connection closed under it, an open listen fails with ConnectionClosedError`, async () => {
+      const { server, serverEnd, session } = await paired(era);
+      try {
+        const listen = await within(session.listen({ toolsListChanged: true }), 5000, 'listen');
+        await serverEnd.close();
+        const end = await within(listen.ended, 5000, 'the end');
+        assert.equal(end.reason, 'failed');
+        assert.equal(end.reason === 'failed' && end.error.name, 'ConnectionClosedError');
+      } finally {
+        await session.close();
+        await server.close();
+      }
+    });
+  }
+
+  test('legacy: a listen asked for after the session closed ends at once, as closed', async () => {
+    const { server, session } = await paired('legacy');
+    try {
+      await session.close();
+      // Lists only: the legacy listen sends nothing, so only the session can tell it is over.
+      const listen = await within(session.listen({ toolsListChanged: true }), 5000, 'listen');
+      assert.deepEqual(await within(listen.ended, 5000, 'the end'), { reason: 'closed' });
+    } finally {
       await server.close();
     }
   });

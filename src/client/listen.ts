@@ -44,10 +44,15 @@ export class Listen implements AsyncIterable<ListenEvent> {
   }
 
   /** Ends the listen; resolves once the server was told (the stream closed, or the subscriptions undone). */
-  async close(): Promise<void> {
-    if (this.end !== undefined) return;
-    this.finish({ reason: 'closed' });
-    await this.stop();
+  close(): Promise<void> {
+    return this.endWith({ reason: 'closed' });
+  }
+
+  /** @internal Ends the listen as `end` says, and undoes it on the wire as `close` does. */
+  endWith(end: ListenEnd): Promise<void> {
+    if (this.end !== undefined) return Promise.resolve();
+    this.finish(end);
+    return this.stop();
   }
 
   /** @internal */
