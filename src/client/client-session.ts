@@ -90,6 +90,7 @@ export class ClientSession extends ServerCalls {
     this.peer.onerror = (err) => this.onerror?.(err);
     this.peer.onclose = (cause) => {
       this.listens.endAll(this.closedHere, cause);
+      this.taskSession.end();
       this.onclose?.(cause);
     };
     const roots = client.options.roots;

@@ -28,6 +28,10 @@ export class LegacyTaskFeed implements TaskFeed {
     return inbox;
   }
 
+  end(): void {
+    this.inboxes.end();
+  }
+
   private readonly heard = (notification: JsonRpcNotification): void => {
     if (notification.method !== TaskMethod.StatusNotification) return;
     const inboxes = [...this.inboxes.of(notification.params?.taskId)];

@@ -264,3 +264,39 @@ describe('task notifications when the stream breaks (HTTP)', () => {
     }
   });
 });
+
+describe('a task call ends with its session (2026-07-28)', () => {
+  // Polls an hour apart on a clock that never moves: only the session's close can end the call in time.
+  const rejectsClosed = async (call: Promise<unknown>) => {
+    const err = await within(
+      call.then(
+        () => undefined,
+        (e: Error) => e,
+      ),
+      MS,
+      'the call to end',
+    );
+    assert.equal(err?.name, 'ConnectionClosedError');
+  };
+
+  test('followed on a listen stream: closing the session ends the call at once', async () => {
+    const { session, listens } = await listening([modernTask('working', {}, 1)]);
+    const call = session.callTool('slow', {});
+    await until(() => listens.length === 1, MS, 'the listen');
+    await session.close();
+    await rejectsClosed(call);
+  });
+
+  test('polled (the server has no listen): closing the session ends the call at once, not at the next poll', async () => {
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working') }, [modernTask('working', {}, 1)]);
+    const session = await within(
+      taskClient({ clock: new ManualClock(), tasks: NEVER }).connect(peer.connection),
+      MS,
+      'connect',
+    );
+    const call = session.callTool('slow', {});
+    await until(() => sent(peer, 'subscriptions/listen').length === 1, MS, 'the listen it refuses');
+    await session.close();
+    await rejectsClosed(call);
+  });
+});

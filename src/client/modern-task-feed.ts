@@ -43,6 +43,11 @@ export class ModernTaskFeed implements TaskFeed {
     return inbox;
   }
 
+  end(): void {
+    this.off = true;
+    this.inboxes.end();
+  }
+
   /** Makes the stream name what is followed now, or closes it when nothing is. */
   private refresh(): void {
     if (this.off) return;

@@ -55,6 +55,7 @@ export function taskSession(parts: SessionParts, wire: EraWire): TaskSession {
   const { peer, client, catalog } = parts;
   /** What the server pushes of the tasks this session follows; made on the first one. */
   let feed: TaskFeed | undefined;
+  let ended = false;
   return {
     era: (): Era => parts.spoken().name,
     capabilities: () => parts.capabilities(),
@@ -63,8 +64,15 @@ export function taskSession(parts: SessionParts, wire: EraWire): TaskSession {
     fulfil: (requests, signal) =>
       fulfil(wire, requests, TaskMethod.Update, (key, method) => parts.inputContext(key, method, signal)),
     follow: (taskId) => {
-      feed ??= parts.spoken().taskFeed((err) => peer.report(err));
+      if (feed === undefined) {
+        feed = parts.spoken().taskFeed((err) => peer.report(err));
+        if (ended) feed.end();
+      }
       return feed.follow(taskId);
+    },
+    end: () => {
+      ended = true;
+      feed?.end();
     },
     onProgress: (listener) => parts.onProgress(listener),
     lookup: async (name, options) => {

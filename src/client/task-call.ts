@@ -27,6 +27,8 @@ export interface TaskSession {
   fulfil(requests: InputRequests, signal: AbortSignal): Promise<InputResponses>;
   /** An inbox for what the server pushes of `taskId` (the session's task feed). */
   follow(taskId: string): TaskInbox;
+  /** The session closed: its task feed ends (`TaskFeed.end`). */
+  end(): void;
   /** Progress no pending request claims, until the returned function is called. */
   onProgress(listener: (params: ProgressNotificationParams) => void): () => void;
   /** The capability check of tools/call, then what tools/list said of the tool. */

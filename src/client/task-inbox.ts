@@ -5,6 +5,11 @@ import type { Task } from './task-types.js';
 export interface TaskFeed {
   /** An inbox for the pushes about `taskId`, until its `stop`. */
   follow(taskId: string): TaskInbox;
+  /**
+   * The session closed: every inbox, and any made later, is told to read its task again at once. That read fails
+   * (the session is closed), so a driver waiting for its next poll ends now, not when the poll was due.
+   */
+  end(): void;
 }
 
 /**
@@ -75,12 +80,14 @@ export class TaskInbox {
 /** A feed's inboxes, by task id; `emptied` is told when the last one stops. */
 export class Inboxes {
   private readonly byId = new Map<string, Set<TaskInbox>>();
+  private ended = false;
 
   constructor(private readonly emptied: () => void) {}
 
   /** A new inbox for `taskId`. */
   add(taskId: string): TaskInbox {
     const inbox = new TaskInbox(taskId, this.leave);
+    if (this.ended) inbox.resync();
     const inboxes = this.byId.get(taskId) ?? new Set();
     inboxes.add(inbox);
     this.byId.set(taskId, inboxes);
@@ -95,6 +102,12 @@ export class Inboxes {
   /** Every inbox. */
   *all(): Iterable<TaskInbox> {
     for (const inboxes of this.byId.values()) yield* inboxes;
+  }
+
+  /** The feed ended (`TaskFeed.end`): every inbox, and any added later, reads its task again. */
+  end(): void {
+    this.ended = true;
+    for (const inbox of this.all()) inbox.resync();
   }
 
   /** The task ids followed now. */
