@@ -51,50 +51,42 @@ scenarios() {
     /^    - .* \[client\]$/ { if (want == "unscored") print $2 }'
 }
 
-# verdicts DIR STRICT NAME... -> one "name verdict passed failed warnings" line per name, verdict being
-# pass, fail, vacuous (no SUCCESS), warn (a WARNING, unless STRICT is 0) or unreported (no checks.json).
+# results verdicts DIR STRICT NAME... -> one "name verdict passed failed warnings" line per name, verdict being
+#   pass, fail, vacuous (no SUCCESS), warn (a WARNING, unless STRICT is 0) or unreported (no checks.json).
+# results failures DIR NAME... -> per name, its FAILURE and WARNING checks, so the CI log says what failed.
 # The CLI writes DIR/<name>-<ISO time>/checks.json (an auth/x scenario under DIR/auth/).
-verdicts() {
+results() {
   "$NODE22" - "$@" <<'EOF'
 const fs = require('node:fs');
 const path = require('node:path');
-const [dir, strict, ...names] = process.argv.slice(2);
-for (const name of names) {
+const [mode, dir, ...rest] = process.argv.slice(2);
+/** The checks scenario `name` left, or undefined when it left none (or more than one run of it). */
+function checksOf(name) {
   const parent = path.join(dir, path.dirname(name));
   const prefix = `${path.basename(name)}-`;
   const runs = fs.existsSync(parent)
     ? fs.readdirSync(parent).filter((d) => d.startsWith(prefix) && /^\d{4}-\d\d-\d\dT/.test(d.slice(prefix.length)))
     : [];
   const file = runs.length === 1 ? path.join(parent, runs[0], 'checks.json') : undefined;
-  if (file === undefined || !fs.existsSync(file)) { console.log(`${name} unreported 0 0 0`); continue; }
-  const checks = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const count = (status) => checks.filter((c) => c.status === status).length;
-  const [p, f, w] = [count('SUCCESS'), count('FAILURE'), count('WARNING')];
-  const verdict = f > 0 ? 'fail' : p === 0 ? 'vacuous' : w > 0 && strict === '1' ? 'warn' : 'pass';
-  console.log(`${name} ${verdict} ${p} ${f} ${w}`);
+  return file !== undefined && fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : undefined;
 }
-EOF
-}
-
-# explain DIR NAME...: for each failing scenario, its FAILURE and WARNING checks and the end of its client's
-# stderr, so the CI log says why without the results folder.
-explain() {
-  "$NODE22" - "$@" <<'EOF'
-const fs = require('node:fs');
-const path = require('node:path');
-const [dir, ...names] = process.argv.slice(2);
-for (const name of names) {
-  const parent = path.join(dir, path.dirname(name));
-  const prefix = `${path.basename(name)}-`;
-  const run = fs.existsSync(parent) ? fs.readdirSync(parent).find((d) => d.startsWith(prefix)) : undefined;
-  console.log(`--- ${name}`);
-  if (run === undefined) { console.log('(no results folder)'); continue; }
-  const read = (file) => { try { return fs.readFileSync(path.join(parent, run, file), 'utf8'); } catch { return ''; } };
-  const checks = JSON.parse(read('checks.json') || '[]');
-  for (const c of checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING'))
-    console.log(`${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
-  const stderr = read('stderr.txt').trimEnd().split('\n').slice(-20).join('\n');
-  console.log(stderr === '' ? '(client stderr empty)' : `client stderr, last lines:\n${stderr}`);
+if (mode === 'verdicts') {
+  const [strict, ...names] = rest;
+  for (const name of names) {
+    const checks = checksOf(name);
+    if (checks === undefined) { console.log(`${name} unreported 0 0 0`); continue; }
+    const count = (status) => checks.filter((c) => c.status === status).length;
+    const [p, f, w] = [count('SUCCESS'), count('FAILURE'), count('WARNING')];
+    const verdict = f > 0 ? 'fail' : p === 0 ? 'vacuous' : w > 0 && strict === '1' ? 'warn' : 'pass';
+    console.log(`${name} ${verdict} ${p} ${f} ${w}`);
+  }
+} else {
+  for (const name of rest) {
+    console.log(`--- ${name}`);
+    const checks = checksOf(name) ?? [];
+    for (const c of checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING'))
+      console.log(`${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
+  }
 }
 EOF
 }
@@ -119,11 +111,11 @@ for revision in "${REVISIONS[@]}"; do
   while read -r name verdict _ _ warnings; do
     [ "$warnings" -gt 0 ] && warned+=("$name")
     if [ "$verdict" = pass ]; then p=$((p + 1)); else f=$((f + 1)) failing+=("$name($verdict)"); fi
-  done < <(verdicts "$dir" "$STRICT" "${scored[@]}")
+  done < <(results verdicts "$dir" "$STRICT" "${scored[@]}")
   up=0 uf=0
   while read -r _ verdict _ _ _; do
     if [ "$verdict" = pass ]; then up=$((up + 1)); else uf=$((uf + 1)); fi
-  done < <(verdicts "$dir" 0 "${unscored[@]}")
+  done < <(results verdicts "$dir" 0 "${unscored[@]}")
   # The CLI exits 1 iff a scored scenario has a FAILURE; anything else non-zero is a crash or a timeout.
   if [ "$cli_status" -ne 0 ] && [ "$f" -eq 0 ]; then f=1 failing+=("(CLI exit status $cli_status)"); fi
   if [ "${#scored[@]}" -eq 0 ]; then f=$((f + 1)); fi
@@ -131,9 +123,9 @@ for revision in "${REVISIONS[@]}"; do
   named=()
   for entry in "${failing[@]}"; do [[ $entry == '('* ]] || named+=("${entry%(*}"); done
   if [ "${#named[@]}" -gt 0 ]; then
-    echo "--- the CLI's log up to its summary (exit codes, timeouts, each failing client's output)"
+    echo "--- the CLI's log up to its summary (exit codes, timeouts, the stderr of each client that failed)"
     sed '/^=== SUITE SUMMARY ===/,$d' "$log"
-    explain "$dir" "${named[@]}"
+    results failures "$dir" "${named[@]}"
   fi
   line="client $revision: $p passed, $f failed of ${#scored[@]} scored"
   [ "${#failing[@]}" -gt 0 ] && line+="; failing: ${failing[*]}"

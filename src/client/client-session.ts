@@ -58,8 +58,6 @@ export class ClientSession extends ServerCalls {
   /** What its era and its tasks reach of this session. */
   private readonly parts: SessionParts;
   private readonly listens = new OpenListens();
-  /** Whether `close` was called: the session's listens then end as closed, not failed. */
-  private closedHere = false;
   private readonly wire: EraWire;
   /** Tool calls as tasks, followed by hand: start, get, update, cancel, resume (and list, legacy). */
   readonly tasks: ClientTasks;
@@ -89,7 +87,7 @@ export class ClientSession extends ServerCalls {
     this.onerror = client.options.onerror;
     this.peer.onerror = (err) => this.onerror?.(err);
     this.peer.onclose = (cause) => {
-      this.listens.endAll(this.closedHere, cause);
+      this.listens.lost(cause);
       this.taskSession.end();
       this.onclose?.(cause);
     };
@@ -128,7 +126,7 @@ export class ClientSession extends ServerCalls {
 
   /** Closes the connection; requests waiting reject with ConnectionClosedError, open listens end as closed. */
   close(): Promise<void> {
-    this.closedHere = true;
+    this.listens.closing();
     return this.peer.close();
   }
 

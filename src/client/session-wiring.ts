@@ -55,7 +55,6 @@ export function taskSession(parts: SessionParts, wire: EraWire): TaskSession {
   const { peer, client, catalog } = parts;
   /** What the server pushes of the tasks this session follows; made on the first one. */
   let feed: TaskFeed | undefined;
-  let ended = false;
   return {
     era: (): Era => parts.spoken().name,
     capabilities: () => parts.capabilities(),
@@ -66,14 +65,11 @@ export function taskSession(parts: SessionParts, wire: EraWire): TaskSession {
     follow: (taskId) => {
       if (feed === undefined) {
         feed = parts.spoken().taskFeed((err) => peer.report(err));
-        if (ended) feed.end();
+        if (peer.isClosed) feed.end();
       }
       return feed.follow(taskId);
     },
-    end: () => {
-      ended = true;
-      feed?.end();
-    },
+    end: () => feed?.end(),
     onProgress: (listener) => parts.onProgress(listener),
     lookup: async (name, options) => {
       parts.requireTools();
