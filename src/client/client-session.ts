@@ -185,6 +185,7 @@ export class ClientSession extends ServerCalls {
       {
         wire: this.wire,
         client: this.client,
+        clock: this.peer.clock,
         carried: this.peer.connection.era,
         listenRoutes: this.notifications.listenRoutes,
         onNotification: (listener) => this.on('notification', listener),

@@ -101,9 +101,10 @@ export interface ClientOptions extends PeerOptions, TelemetryOptions {
   retry?: Partial<RetryPolicy>;
   /**
    * How long the probe over stdio (or another connection without HTTP statuses) waits for `server/discover`
-   * before taking the server for a legacy one. Default 5 s. Over HTTP the probe waits as long as a request
-   * may, since a sign-in may happen within it; so does it with era 'modern', which takes no server for a legacy
-   * one.
+   * once the server has shown it is up (it answered the `ping` sent behind the discover) before taking it for
+   * a legacy one. Default 5 s. Until then it waits as for any request, so a server slow to start is not taken
+   * for a legacy one. Over HTTP the probe waits as long as a request may, since a sign-in may happen within
+   * it; so does it with era 'modern', which takes no server for a legacy one.
    */
   probeTimeoutMs?: number;
 }
@@ -193,7 +194,7 @@ export class Client {
 
   /**
    * Negotiates the era over `connection` and resolves with the session once it is ready: with `era:
-   * 'auto'`, `server/discover` first (within `probeTimeoutMs`), then `initialize` when the answer is not a
+   * 'auto'`, `server/discover` first (see `probeTimeoutMs`), then `initialize` when the answer is not a
    * modern one. On any failure (timeout, abort, an error answer, a malformed result, an unsupported
    * version) the connection is closed and the promise rejects with the reason. initialize itself is never
    * cancelled on the wire: the spec forbids it.

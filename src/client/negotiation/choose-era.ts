@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { JsonRpcNotification } from '../../jsonrpc/types.js';
 import type { Era } from '../../protocol/versions.js';
+import type { Clock } from '../../util/clock.js';
 import { type Client, type ClientConnectOptions, DEFAULT_PROBE_TIMEOUT_MS } from '../client.js';
 import type { ClientContext } from '../client-session.js';
 import { LegacyEra } from '../legacy-era.js';
@@ -14,6 +15,8 @@ import { probeConnection } from './probe.js';
 export interface EraHost {
   readonly wire: EraWire;
   readonly client: Client;
+  /** The session's clock: the probe's wait for a silent discover is timed on it. */
+  readonly clock: Clock;
   /** The one era the transport carries, if it says so (`Connection.era`). */
   readonly carried: Era | undefined;
   /** Where a modern era's listens take their acknowledgements and notifications from. */
@@ -53,17 +56,21 @@ export async function chooseEra(host: EraHost, options: ClientConnectOptions): P
   const preference = carried ?? prior?.era ?? client.era;
   if (preference !== 'legacy' && client.modernVersions.length > 0) {
     const versions = prior?.era === 'modern' ? [prior.protocolVersion] : client.modernVersions;
-    // The probe's bound only decides when to take the server for a legacy one: a client of era 'modern' never
-    // does, so its discover waits as any request (a child slow to start is not a server without the era).
-    const timeout =
-      client.era === 'modern'
-        ? options.timeoutMs
-        : Math.min(client.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, options.timeoutMs ?? Infinity);
+    // Silence is a sign of the legacy era only where that era may be spoken: a client of era 'modern', or one whose
+    // transport carries only the modern era, waits for discover as for any request (a child slow to start is not a
+    // server without the era). A prior verdict may be wrong: its silence fails the connect, which probes afresh.
     const outcome = await probeConnection(
       host.wire,
       (version) => withEnvelope(undefined, client, version),
       versions,
-      timeout,
+      {
+        timeoutMs: options.timeoutMs,
+        legacyAfterMs:
+          client.era === 'modern' || carried === 'modern'
+            ? undefined
+            : (client.options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS),
+      },
+      host.clock,
       options.signal,
     );
     if (outcome.era === 'modern') return modern(host, outcome.start);

@@ -125,3 +125,24 @@ test("a client that speaks only the modern era gets the server's end as the erro
   );
   assert.equal(starts(), 1);
 });
+
+test('a modern-only server slow to start (silent for longer than probeTimeoutMs) is spoken to in the modern era', async () => {
+  const client = new Client(
+    { name: 'connect-stdio-test', version: '1' },
+    { requestTimeoutMs: 10_000, probeTimeoutMs: 200 },
+  );
+  const path = join(dir, 'slow-modern-server.cjs');
+  // It reads nothing for 1.5 s (a package being fetched, say), then serves what waited in its pipe.
+  writeFileSync(path, `setTimeout(() => {${MODERN_SERVER}}, 1500);`);
+  const session = await within(
+    connectStdio(client, { command: process.execPath, args: [path] }),
+    15_000,
+    'connect',
+  );
+  try {
+    assert.equal(session.era, 'modern');
+    assert.equal(session.serverInfo.name, 'upgraded');
+  } finally {
+    await session.close();
+  }
+});

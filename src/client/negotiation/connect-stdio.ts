@@ -10,7 +10,7 @@ const eraVerdicts = new VerdictCache();
 
 /**
  * Spawns the server `command` and connects `client` to it over stdio, negotiating the era as
- * `Client.connect` does (`server/discover` first, within the client's `probeTimeoutMs`, then `initialize`).
+ * `Client.connect` does (`server/discover` first, then `initialize`; see the client's `probeTimeoutMs`).
  * Some legacy servers exit on a request they do not know before `initialize`: when the child ends during
  * the probe, it is started once more and spoken to with `initialize` alone. The verdict is kept per
  * command line for the life of the process, so the next start skips the probe (one that fails is dropped

@@ -11,8 +11,8 @@ import { Client } from '../client.js';
 
 /*
  * The probe over a connection with no HTTP status (stdio, memory; spec 2026-07-28 §negotiation): discover
- * first, within probeTimeoutMs; the rule reads the answer, not one error code, and only a modern refusal stops
- * it before initialize.
+ * first, a ping behind it, and silence counted from the ping's answer (probeTimeoutMs); the rule reads the
+ * answer, not one error code, and only a modern refusal stops it before initialize.
  */
 
 const client = new Client({ name: 'probe', version: '1' }, { requestTimeoutMs: 5000, probeTimeoutMs: 300 });
@@ -22,14 +22,17 @@ const INIT = {
   serverInfo: { name: 'legacy-peer', version: '1' },
 };
 
-/** A peer that answers discover with `discover`, initialize with a 2025 result. */
+/** A peer that answers discover with `discover`, ping (as 2025 servers do before initialize) and initialize. */
 function legacyPeer(discover: (m: any) => Array<Record<string, unknown>> | undefined) {
   return memoryPeer((m) => {
     if (m.method === 'server/discover') return discover(m);
+    if (m.method === 'ping') return [result(m.id, {})];
     if (m.method === 'initialize') return [result(m.id, INIT)];
     return undefined;
   });
 }
+
+const requestsSeen = (peer: { seen: any[] }) => peer.seen.filter((m) => 'id' in m).map((m) => m.method);
 
 describe('probe over a connection', () => {
   const legacyAnswers: Array<[string, (m: any) => Array<Record<string, unknown>> | undefined]> = [
@@ -42,7 +45,7 @@ describe('probe over a connection', () => {
       '-32022 listing only legacy versions',
       (m) => [error(m.id, -32022, 'no', { supported: ['2025-06-18'] })],
     ],
-    ['silence (the probe times out)', () => undefined],
+    ['no answer to discover, within probeTimeoutMs of the answer to ping', () => undefined],
   ];
   for (const [name, answer] of legacyAnswers) {
     test(`${name}: legacy, then initialize`, async () => {
@@ -51,10 +54,7 @@ describe('probe over a connection', () => {
       try {
         assert.equal(session.era, 'legacy');
         assert.equal(session.serverInfo.name, 'legacy-peer');
-        assert.deepEqual(
-          peer.seen.filter((m) => 'id' in m).map((m) => m.method),
-          ['server/discover', 'initialize'],
-        );
+        assert.deepEqual(requestsSeen(peer), ['server/discover', 'ping', 'initialize']);
       } finally {
         await session.close();
       }
@@ -107,6 +107,36 @@ describe('probe over a connection', () => {
     const session = await connecting;
     try {
       assert.equal(session.era, 'modern');
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('a server slow to start (silent for longer than probeTimeoutMs) is not taken for a legacy one', async () => {
+    const peer = memoryPeer(() => undefined);
+    const connecting = within(client.connect(peer.connection), 10_000, 'connect');
+    // Six times probeTimeoutMs of silence, then the server starts: it reads what waited, in order.
+    await new Promise((resolve) => setTimeout(resolve, 1800));
+    assert.deepEqual(requestsSeen(peer), ['server/discover', 'ping']);
+    const [discover, ping] = peer.seen;
+    await peer.send(result(discover.id, discoverResult()));
+    await peer.send(error(ping.id, -32601, 'Method not found'));
+    const session = await connecting;
+    try {
+      assert.equal(session.era, 'modern');
+      assert.ok(!peer.seen.some((m) => m.method === 'initialize'));
+    } finally {
+      await session.close();
+    }
+  });
+
+  test('a server that answers neither discover nor ping is taken for a legacy one at the request timeout', async () => {
+    const quick = new Client({ name: 'probe', version: '1' }, { requestTimeoutMs: 600, probeTimeoutMs: 50 });
+    const peer = memoryPeer((m) => (m.method === 'initialize' ? [result(m.id, INIT)] : undefined));
+    const session = await within(quick.connect(peer.connection), 10_000, 'connect');
+    try {
+      assert.equal(session.era, 'legacy');
+      assert.deepEqual(requestsSeen(peer), ['server/discover', 'ping', 'initialize']);
     } finally {
       await session.close();
     }

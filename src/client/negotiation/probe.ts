@@ -1,9 +1,10 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { Params } from '../../jsonrpc/types.js';
-import { ConnectionClosedError } from '../../peer/errors.js';
+import { ConnectionClosedError, RequestCancelledError, RequestTimeoutError } from '../../peer/errors.js';
 import type { DiscoverResult } from '../../protocol/modern-types.js';
 import { Method } from '../../protocol/types.js';
 import { eraOf } from '../../protocol/versions.js';
+import type { Clock } from '../../util/clock.js';
 import type { EraWire, ModernStart } from '../session-era.js';
 
 /*
@@ -69,32 +70,64 @@ export function isModernRefusal(code: unknown, status?: number): boolean {
   return MODERN_CODES.has(code as number) || (code === ErrorCode.MethodNotFound && status === 404);
 }
 
+/** How long the probe over a connection waits for discover, and when its silence means a legacy server. */
+export interface ProbeBounds {
+  /** The whole wait for an answer; undefined: the client's request timeout. */
+  readonly timeoutMs: number | undefined;
+  /**
+   * How long discover may stay unanswered once the server has shown that it reads its input (it answered the
+   * `ping` sent behind the discover) before the server is taken for a legacy one. Undefined: silence never
+   * means legacy (a client of era 'modern').
+   */
+  readonly legacyAfterMs: number | undefined;
+}
+
 /**
- * The probe over a connection with no HTTP status to read (stdio, memory): `server/discover` within
- * `timeout`. A discover result means modern; so does -32022 naming a version this client speaks (asked
- * again with it, once). -32020 or -32021 mean a modern server that refused the probe itself: an error,
- * never a fallback. Any other answer, a timeout included, means legacy: the rule is not keyed to one
- * error code, since legacy servers answer an unknown pre-initialize request in many ways.
+ * The probe over a connection with no HTTP status to read (stdio, memory): `server/discover`, and behind it a
+ * `ping` with the same envelope (which 2025 servers answer before initialize, and 2026 ones refuse: an answer
+ * either way). A
+ * discover result means modern; so does -32022 naming a version this client speaks (asked again with it,
+ * once). -32020 or -32021 mean a modern server that refused the probe itself: an error, never a fallback.
+ * Any other answer means legacy, and so does no answer `legacyAfterMs` after the ping's: the rule is not
+ * keyed to one error code, since legacy servers answer an unknown pre-initialize request in many ways, some
+ * not at all. Silence is counted from the ping's answer, not from the start, so a server slow to start (a
+ * package fetched, an image pulled) is not taken for a legacy one; a server that answers neither is, when
+ * the whole timeout has passed.
  */
 export async function probeConnection(
   wire: EraWire,
   envelope: (version: string) => Params,
   versions: readonly string[],
-  /** Undefined: the client's request timeout. */
-  timeout: number | undefined,
+  bounds: ProbeBounds,
+  clock: Clock,
   signal: AbortSignal | undefined,
 ): Promise<ProbeOutcome> {
+  let alive: Promise<void> | undefined;
   let version = versions[0];
   for (let attempt = 0; ; attempt++) {
+    const silence = new AbortController();
+    let ended = false;
+    let timer: unknown;
     try {
-      const result = await wire.issue(Method.ServerDiscover, envelope(version), {
-        timeoutMs: timeout,
-        signal,
+      const discover = wire.issue(Method.ServerDiscover, envelope(version), {
+        timeoutMs: bounds.timeoutMs,
+        signal: signal === undefined ? silence.signal : AbortSignal.any([silence.signal, signal]),
       }).result;
+      const legacyAfterMs = bounds.legacyAfterMs;
+      if (legacyAfterMs !== undefined) {
+        alive ??= answersPing(wire, envelope(version), bounds.timeoutMs, signal);
+        void alive.then(() => {
+          if (!ended) timer = clock.setTimeout(() => silence.abort(), legacyAfterMs);
+        });
+      }
+      const result = await discover;
       const start = readDiscover(result, versions);
       return typeof start === 'string' ? { era: 'legacy', answer: start } : { era: 'modern', start };
     } catch (err) {
       if (signal?.aborted || err instanceof ConnectionClosedError) throw err;
+      if (silence.signal.aborted) {
+        return { era: 'legacy', answer: `nothing within ${bounds.legacyAfterMs} ms of its answer to ping` };
+      }
       if (!(err instanceof McpError)) return { era: 'legacy', answer: String(err) };
       if (err.code === ErrorCode.UnsupportedProtocolVersion && !listsOnlyLegacy(err.data)) {
         const corrected = correctedVersion(err.data, versions);
@@ -111,6 +144,40 @@ export async function probeConnection(
         );
       }
       return { era: 'legacy', answer: `${err.code} ${err.message}` };
+    } finally {
+      ended = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
     }
   }
+}
+
+/**
+ * Resolves once the server answers a `ping` (a result or an error of its own): it is up and reading. Never
+ * settles if it does not; the ping's own failures (timeout, close, abort) are the discover's to report. The
+ * ping carries the discover's envelope: a dual-era server reads a message without one as the legacy era's,
+ * which can set how it serves the rest of the connection (the official v2 SDK's stdio server then refuses the
+ * modern session's elicitation), while a legacy server reads the envelope as `_meta` it may ignore.
+ */
+function answersPing(
+  wire: EraWire,
+  params: Params,
+  timeoutMs: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return new Promise((resolve) => {
+    wire.issue(Method.Ping, params, { timeoutMs, signal }).result.then(
+      () => resolve(),
+      (err) => {
+        if (err instanceof McpError && !isLocalFailure(err)) resolve();
+      },
+    );
+  });
+}
+
+function isLocalFailure(err: McpError): boolean {
+  return (
+    err instanceof RequestTimeoutError ||
+    err instanceof RequestCancelledError ||
+    err instanceof ConnectionClosedError
+  );
 }
