@@ -77,7 +77,7 @@ export interface ProbeBounds {
   /**
    * How long discover may stay unanswered once the server has shown that it reads its input (it answered the
    * `ping` sent behind the discover) before the server is taken for a legacy one. Undefined: silence never
-   * means legacy (a client of era 'modern').
+   * means legacy (a client of era 'modern', a transport that carries only that era), and no ping is sent.
    */
   readonly legacyAfterMs: number | undefined;
 }
@@ -85,13 +85,12 @@ export interface ProbeBounds {
 /**
  * The probe over a connection with no HTTP status to read (stdio, memory): `server/discover`, and behind it a
  * `ping` with the same envelope (which 2025 servers answer before initialize, and 2026 ones refuse: an answer
- * either way). A
- * discover result means modern; so does -32022 naming a version this client speaks (asked again with it,
- * once). -32020 or -32021 mean a modern server that refused the probe itself: an error, never a fallback.
- * Any other answer means legacy, and so does no answer `legacyAfterMs` after the ping's: the rule is not
- * keyed to one error code, since legacy servers answer an unknown pre-initialize request in many ways, some
- * not at all. Silence is counted from the ping's answer, not from the start, so a server slow to start (a
- * package fetched, an image pulled) is not taken for a legacy one; a server that answers neither is, when
+ * either way). A discover result means modern; so does -32022 naming a version this client speaks (asked
+ * again with it, once). -32020 or -32021 mean a modern server that refused the probe itself: an error, never
+ * a fallback. Any other answer means legacy, and so does no answer `legacyAfterMs` after the ping's: the rule
+ * is not keyed to one error code, since legacy servers answer an unknown pre-initialize request in many ways,
+ * some not at all. Silence is counted from the ping's answer, not from the start, so a server slow to start
+ * (a package fetched, an image pulled) is not taken for a legacy one; a server that answers neither is, when
  * the whole timeout has passed.
  */
 export async function probeConnection(
