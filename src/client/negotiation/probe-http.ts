@@ -1,18 +1,12 @@
 import { createParser } from 'eventsource-parser';
-import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
+import { McpError } from '../../jsonrpc/errors.js';
 import { serialize } from '../../jsonrpc/serialize.js';
 import { Method } from '../../protocol/types.js';
 import type { Client } from '../client.js';
 import { StreamableHTTPError } from '../http/http-client-errors.js';
 import { lowerCased, reason } from '../http/http-replies.js';
 import { withEnvelope } from '../request-envelope.js';
-import {
-  correctedVersion,
-  isModernRefusal,
-  listsOnlyLegacy,
-  type ProbeOutcome,
-  readDiscover,
-} from './probe.js';
+import { type ProbeOutcome, readDiscover, readDiscoverError } from './probe.js';
 
 /** What the HTTP probe needs besides the client: how to reach the server, and how long to wait. */
 export interface HTTPProbeOptions {
@@ -32,7 +26,7 @@ const PROBE_ID = 0;
  * The HTTP half of the dual-era probe (spec 2026-07-28, Streamable HTTP §Backward Compatibility): POSTs
  * `server/discover` with the envelope and the headers. A discover result, or a recognised modern error
  * (-32022 naming a version this client speaks, asked again with it once; -32020; -32021; -32601 with
- * 404) means modern: the first resolves with how to speak to it, the others reject with the server's
+ * 404; none of them when it lists only legacy versions: `readDiscoverError`) means modern: the first resolves with how to speak to it, the others reject with the server's
  * refusal, since a modern server must not be answered with the legacy fallback. 401 and 403 reject (the
  * fetch signs in where it can). Anything else, garbage included (an empty 2xx, HTML, -32700 with a null
  * id, a 5xx, no answer in time), means legacy, with `answer` saying what came.
@@ -56,15 +50,12 @@ export async function probeHTTP(
     }
     const error = message.error!;
     const said = `HTTP ${status} with JSON-RPC error ${error.code} "${error.message}"`;
-    if (error.code === ErrorCode.UnsupportedProtocolVersion) {
-      if (listsOnlyLegacy(error.data)) return { era: 'legacy', answer: said };
-      const corrected = correctedVersion(error.data, versions);
-      if (corrected !== undefined && attempt === 0) {
-        version = corrected;
-        continue;
-      }
+    const meaning = readDiscoverError(error, status, versions, attempt);
+    if (typeof meaning === 'object') {
+      version = meaning.retryWith;
+      continue;
     }
-    if (isModernRefusal(error.code, status)) {
+    if (meaning === 'refused') {
       throw new McpError(
         error.code,
         `${url} speaks the 2026-07-28 era or later but refused server/discover (${said}); not falling back to ` +

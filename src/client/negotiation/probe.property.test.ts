@@ -9,13 +9,18 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { McpError } from '../../jsonrpc/errors.js';
+import {
+  anyError,
+  anyResult,
+  errorMeaning,
+  isResponse,
+  isUsableDiscover,
+} from '../../test-support/discover-arbitraries.js';
 import { fuzzRuns } from '../../test-support/fuzz.js';
 import { memoryPeer } from '../../test-support/memory-peer.js';
-import { discoverResult } from '../../test-support/scripted-http.js';
 import { within } from '../../test-support/time-limit.js';
 import { Client } from '../client.js';
 
-const OURS = '2026-07-28';
 const REQUEST_TIMEOUT_MS = 500;
 const client = new Client(
   { name: 'probe-fuzz', version: '1' },
@@ -30,46 +35,12 @@ const INIT = {
 type Answer =
   | { kind: 'none' }
   | { kind: 'result'; result: unknown }
-  | { kind: 'error'; code: number; message: unknown; data: unknown };
+  | { kind: 'error'; error: { code: number; message: unknown; data: unknown } };
 
-const versionList = fc.array(fc.constantFrom(OURS, '2025-11-25', '2025-06-18', '2099-01-01', 'x', ''), {
-  maxLength: 3,
-});
-const anyData = fc.oneof(
-  fc.jsonValue(),
-  fc.record({ supported: fc.oneof({ weight: 3, arbitrary: versionList }, fc.jsonValue()) }),
-);
-const anyResult = fc.oneof(
-  fc.jsonValue(),
-  { weight: 2, arbitrary: fc.constant(discoverResult()) },
-  {
-    weight: 2,
-    arbitrary: fc.record(
-      {
-        supportedVersions: fc.oneof({ weight: 3, arbitrary: versionList }, fc.jsonValue()),
-        capabilities: fc.oneof({ weight: 3, arbitrary: fc.constant({}) }, fc.jsonValue()),
-        _meta: fc.jsonValue(),
-      },
-      { requiredKeys: ['supportedVersions', 'capabilities'] },
-    ),
-  },
-);
 const answer: fc.Arbitrary<Answer> = fc.oneof(
   fc.constant({ kind: 'none' as const }),
   { weight: 2, arbitrary: anyResult.map((result) => ({ kind: 'result' as const, result })) },
-  {
-    weight: 2,
-    arbitrary: fc
-      .record({
-        code: fc.oneof(
-          { weight: 4, arbitrary: fc.constantFrom(-32601, -32600, -32602, -32000, -32020, -32021, -32022) },
-          fc.integer(),
-        ),
-        message: fc.oneof({ weight: 4, arbitrary: fc.string() }, fc.jsonValue()),
-        data: anyData,
-      })
-      .map((e) => ({ kind: 'error' as const, ...e })),
-  },
+  { weight: 2, arbitrary: anyError.map((error) => ({ kind: 'error' as const, error })) },
 );
 const noise = fc.array(
   fc.constantFrom(
@@ -84,36 +55,17 @@ const noise = fc.array(
 function message(id: unknown, a: Answer): Record<string, unknown> | undefined {
   if (a.kind === 'none') return undefined;
   if (a.kind === 'result') return { jsonrpc: '2.0', id, result: a.result };
-  return { jsonrpc: '2.0', id, error: { code: a.code, message: a.message, data: a.data } };
+  return { jsonrpc: '2.0', id, error: a.error };
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-const supportedOf = (data: unknown) => (isRecord(data) ? data.supported : undefined);
-const legacyOnly = (data: unknown) => {
-  const s = supportedOf(data);
-  // A version is of the legacy era when it sorts before the first modern one (dates do).
-  return Array.isArray(s) && s.length > 0 && s.every((v) => typeof v === 'string' && v < OURS);
-};
-
-/** What the rules give for a discover answered the same way every time it is sent. */
+/** What the rules give for a discover answered the same way every time it is sent (no HTTP status here). */
 function expected(discover: Answer): { era: 'modern' | 'legacy' } | { refused: number } {
-  if (discover.kind === 'none') return { era: 'legacy' };
-  if (discover.kind === 'result') {
-    const r = discover.result;
-    const ok =
-      isRecord(r) &&
-      Array.isArray(r.supportedVersions) &&
-      r.supportedVersions.includes(OURS) &&
-      isRecord(r.capabilities);
-    return { era: ok ? 'modern' : 'legacy' };
-  }
-  // A well-formed error has an integer code and a string message; anything else is not an error the rules read.
-  if (typeof discover.message !== 'string') return { era: 'legacy' };
-  if ([-32020, -32021, -32022].includes(discover.code) && !legacyOnly(discover.data)) {
-    return { refused: discover.code };
-  }
-  return { era: 'legacy' };
+  const sent = message(0, discover);
+  // No answer, or one JSON-RPC does not read as a response: silence.
+  if (sent === undefined || !isResponse(sent)) return { era: 'legacy' };
+  if (discover.kind === 'result') return { era: isUsableDiscover(discover.result) ? 'modern' : 'legacy' };
+  const error = sent.error as { code: number; data?: unknown };
+  return errorMeaning(error) === 'refused' ? { refused: error.code } : { era: 'legacy' };
 }
 
 test('a hostile answer to the probe ends the connect within bounds, in the era the rules give', async () => {

@@ -37,16 +37,16 @@ export function readDiscover(result: unknown, versions: readonly string[]): Mode
 
 /**
  * For a -32022 answer: the modern version to ask again with (the first of `versions` the server lists), or
- * undefined when it lists none (then, if it lists only legacy versions, it is to be spoken to with initialize).
+ * undefined when it lists none.
  */
-export function correctedVersion(data: unknown, versions: readonly string[]): string | undefined {
+function correctedVersion(data: unknown, versions: readonly string[]): string | undefined {
   const supported = (data as { supported?: unknown } | undefined)?.supported;
   if (!Array.isArray(supported)) return undefined;
   return versions.find((v) => supported.includes(v));
 }
 
-/** True when a -32022's `supported` list names only legacy versions: a server that wants initialize. */
-export function listsOnlyLegacy(data: unknown): boolean {
+/** True when an error's `supported` list names only legacy versions: a server that wants initialize. */
+function listsOnlyLegacy(data: unknown): boolean {
   const supported = (data as { supported?: unknown } | undefined)?.supported;
   return (
     Array.isArray(supported) &&
@@ -68,6 +68,26 @@ const MODERN_CODES: ReadonlySet<number> = new Set([
  */
 export function isModernRefusal(code: unknown, status?: number): boolean {
   return MODERN_CODES.has(code as number) || (code === ErrorCode.MethodNotFound && status === 404);
+}
+
+/**
+ * What an error answer to discover means, the same over every transport (`status` where there is one): ask
+ * again with a version the server names (-32022, on the first attempt only), a modern server's refusal, or a
+ * legacy server. An error whose `supported` list names only legacy versions is a server that wants initialize,
+ * whatever its code.
+ */
+export function readDiscoverError(
+  error: { code: number; data?: unknown },
+  status: number | undefined,
+  versions: readonly string[],
+  attempt: number,
+): { retryWith: string } | 'refused' | 'legacy' {
+  if (listsOnlyLegacy(error.data)) return 'legacy';
+  if (error.code === ErrorCode.UnsupportedProtocolVersion && attempt === 0) {
+    const corrected = correctedVersion(error.data, versions);
+    if (corrected !== undefined) return { retryWith: corrected };
+  }
+  return isModernRefusal(error.code, status) ? 'refused' : 'legacy';
 }
 
 /** How long the probe over a connection waits for discover, and when its silence means a legacy server. */
@@ -128,14 +148,12 @@ export async function probeConnection(
         return { era: 'legacy', answer: `nothing within ${bounds.legacyAfterMs} ms of its answer to ping` };
       }
       if (!(err instanceof McpError)) return { era: 'legacy', answer: String(err) };
-      if (err.code === ErrorCode.UnsupportedProtocolVersion && !listsOnlyLegacy(err.data)) {
-        const corrected = correctedVersion(err.data, versions);
-        if (corrected !== undefined && attempt === 0) {
-          version = corrected;
-          continue;
-        }
+      const meaning = readDiscoverError(err, undefined, versions, attempt);
+      if (typeof meaning === 'object') {
+        version = meaning.retryWith;
+        continue;
       }
-      if (isModernRefusal(err.code) && !listsOnlyLegacy(err.data)) {
+      if (meaning === 'refused') {
         throw new McpError(
           err.code,
           `The server speaks 2026-07-28 or later but refused server/discover: ${err.message}`,
