@@ -229,8 +229,9 @@ function childSettings(
     params: object,
     ctx: ClientContext,
   ) => Promise<ElicitResult>;
+  const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 30_000;
   return {
-    ...reach(options),
+    ...reach(options, handshakeTimeoutMs),
     client: {
       info: { name: 'mcpwire-bridge', version: '1' },
       options: {
@@ -244,7 +245,7 @@ function childSettings(
         onerror: (err) => options.report(err.message),
       },
     },
-    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 30_000,
+    handshakeTimeoutMs,
     backoffMs: 250,
     maxBackoffMs: 10_000,
     crashLoopExits: 5,
@@ -253,7 +254,7 @@ function childSettings(
 }
 
 /** What the upstream is called, and how a session with it is opened. */
-function reach(options: BridgeOptions): Pick<ChildSettings, 'label' | 'connect'> {
+function reach(options: BridgeOptions, handshakeTimeoutMs: number): Pick<ChildSettings, 'label' | 'connect'> {
   const { upstream } = options;
   if ('remote' in upstream) {
     const { url, transport, headers, fetch } = upstream.remote;
@@ -264,9 +265,14 @@ function reach(options: BridgeOptions): Pick<ChildSettings, 'label' | 'connect'>
   }
   const { command } = upstream;
   const onStderr = stderrLines(options.stderr ?? (() => {}));
+  // Each answer of the handshake may take half its bound (the client's own request timeout is the forwarded
+  // requests' hour): a child that answers neither server/discover nor the ping behind it is taken for a legacy one
+  // with time left to answer initialize.
+  const timeoutMs = Math.floor(handshakeTimeoutMs / 2);
   return {
     label: command.command,
-    connect: (client, signal) => connectStdio(client, { ...command, stderr: 'pipe', onStderr }, { signal }),
+    connect: (client, signal) =>
+      connectStdio(client, { ...command, stderr: 'pipe', onStderr }, { signal, timeoutMs }),
   };
 }
 

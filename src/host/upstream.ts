@@ -1,5 +1,6 @@
 import { Client, type ClientOptions } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
+import { RequestTimeoutError } from '../peer/errors.js';
 import type { Implementation } from '../protocol/types.js';
 import { type Clock, systemClock } from '../util/clock.js';
 
@@ -87,9 +88,11 @@ export class Upstream {
     try {
       session = await this.settings.connect(this.client, timeout);
     } catch (err) {
-      const why = timeout.aborted
-        ? `did not answer its handshake within ${this.settings.handshakeTimeoutMs} ms`
-        : `could not be started: ${(err as Error)?.message ?? String(err)}`;
+      // A handshake answer's own bound (a part of this one) ran out: the same failure.
+      const why =
+        timeout.aborted || err instanceof RequestTimeoutError
+          ? `did not answer its handshake within ${this.settings.handshakeTimeoutMs} ms`
+          : `could not be started: ${(err as Error)?.message ?? String(err)}`;
       this.exited(`${label} ${why}`);
       throw new Error(`${label} ${why}`, { cause: err });
     }

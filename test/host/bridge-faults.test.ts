@@ -1,9 +1,13 @@
 // The bridge when its child misbehaves: it exits mid-call, it is cancelled, it writes garbage, it never answers.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client, type ClientSession, connectUrl } from '../../src/client/index.js';
 import { type Bridge, bridgeServer } from '../../src/host/bridge-server.js';
 import { McpError } from '../../src/jsonrpc/errors.js';
+import { handWrittenServer } from '../../src/test-support/hand-written-server.js';
 import { jsonBody } from '../../src/test-support/mcp-http.js';
 import { postModern } from '../../src/test-support/modern-http.js';
 import { officialV2StdioCommand } from '../../src/test-support/official-v2-server.js';
@@ -12,6 +16,19 @@ import { until, within } from '../../src/test-support/time-limit.js';
 import { toolText } from '../../src/test-support/tool-text.js';
 
 const MS = 20_000;
+
+/**
+ * A 2025 stdio server written by hand that reads every request before initialize and answers none of them (as
+ * some do): then initialize with 2025-11-25, and any later request with an empty result.
+ */
+const DEAF_UNTIL_INITIALIZE = handWrittenServer(
+  `if (!initialized && m.method !== 'initialize') continue;
+    initialized = true;
+    answer(m, { result: m.method === 'initialize'
+      ? { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'deaf', version: '1' } }
+      : {} });`,
+  'let initialized = false;',
+);
 describe('bridge faults (a child of our own that misbehaves on demand)', () => {
   let bridge: Bridge;
   let close: () => Promise<void>;
@@ -185,6 +202,28 @@ describe('bridge faults (a child of our own that misbehaves on demand)', () => {
     } finally {
       answer();
       await Promise.all([waiter.close(), logger.close(), idle.close()]);
+    }
+  });
+
+  test('a child that answers nothing before initialize (not server/discover, not ping) starts in the 2025 era within the handshake bound', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpwire-deaf-child-'));
+    const script = join(dir, 'deaf-child.cjs');
+    writeFileSync(script, DEAF_UNTIL_INITIALIZE);
+    const deaf = await within(
+      bridgeServer({
+        upstream: { command: { command: process.execPath, args: [script] } },
+        handshakeTimeoutMs: 4000,
+        stderr: () => {},
+        report: () => {},
+      }),
+      MS,
+      'the bridge to start',
+    );
+    try {
+      assert.equal(deaf.retryAfterMs(), undefined, 'the child is up');
+    } finally {
+      await deaf.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { handWrittenServer } from '../../test-support/hand-written-server.js';
 import { within } from '../../test-support/time-limit.js';
 import { Client } from '../client.js';
 import { connectStdio } from './connect-stdio.js';
@@ -13,28 +14,15 @@ import { connectStdio } from './connect-stdio.js';
  * A legacy stdio server written by hand: it exits at once on any first request but initialize, answers
  * initialize with 2025-11-25 and ping with {}, and appends each start to its log (to count the spawns).
  */
-const LEGACY_SERVER = `
-const { appendFileSync } = require('node:fs');
-appendFileSync(process.argv[2], 'start\\n');
-let initialized = false;
-let buffer = '';
-process.stdin.on('data', (chunk) => {
-  buffer += chunk;
-  let nl;
-  while ((nl = buffer.indexOf('\\n')) >= 0) {
-    const line = buffer.slice(0, nl);
-    buffer = buffer.slice(nl + 1);
-    const m = JSON.parse(line);
-    if (m.id === undefined) continue;
-    if (!initialized && m.method !== 'initialize') process.exit(3);
+const LEGACY_SERVER = handWrittenServer(
+  `if (!initialized && m.method !== 'initialize') process.exit(3);
     initialized = true;
-    const result = m.method === 'initialize'
+    answer(m, { result: m.method === 'initialize'
       ? { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'picky', version: '1' } }
-      : {};
-    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');
-  }
-});
-`;
+      : {} });`,
+  `require('node:fs').appendFileSync(process.argv[2], 'start\\n');
+let initialized = false;`,
+);
 
 let dir: string;
 let script: string;
@@ -76,22 +64,11 @@ test('a legacy server that exits on server/discover is started again and spoken 
 });
 
 /** A modern-only stdio server: answers server/discover, refuses initialize with -32022 naming what it serves. */
-const MODERN_SERVER = `
-let buffer = '';
-process.stdin.on('data', (chunk) => {
-  buffer += chunk;
-  let nl;
-  while ((nl = buffer.indexOf('\\n')) >= 0) {
-    const m = JSON.parse(buffer.slice(0, nl));
-    buffer = buffer.slice(nl + 1);
-    if (m.id === undefined) continue;
-    const answer = m.method === 'server/discover'
+const MODERN_SERVER = handWrittenServer(
+  `answer(m, m.method === 'server/discover'
       ? { result: { supportedVersions: ['2026-07-28'], capabilities: {}, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'upgraded', version: '2' } } } }
-      : { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } };
-    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, ...answer }) + '\\n');
-  }
-});
-`;
+      : { error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } });`,
+);
 
 test('a remembered verdict that proves wrong (the command now starts a modern-only server) is dropped, and the server probed afresh', async () => {
   const client = new Client({ name: 'connect-stdio-test', version: '1' }, { requestTimeoutMs: 10_000 });
