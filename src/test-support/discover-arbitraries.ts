@@ -50,7 +50,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A result a client may speak the modern era from: it lists our version and has capabilities. */
-export function isUsableDiscover(result: unknown): boolean {
+function isUsableDiscover(result: unknown): boolean {
   return (
     isRecord(result) &&
     Array.isArray(result.supportedVersions) &&
@@ -67,12 +67,27 @@ export function isResponse(v: unknown): v is Record<string, unknown> {
   return isRecord(e) && typeof e.code === 'number' && typeof e.message === 'string';
 }
 
+/** What a probe is to end with: an era, or a modern server's refusal with its code. */
+export type Verdict = { era: 'modern' | 'legacy' } | { refused: number };
+
 /**
- * What an error answer to discover means, asked again the same way every time: a modern server's refusal
- * (-32020, -32021, -32022 however it lists versions, and -32601 with HTTP 404), unless its `supported` list names
- * only versions before the modern era (a server that wants initialize); any other error means legacy.
+ * The verdict for the answer a probe read (undefined: none), asked again the same way every time: a response to
+ * the probe's id holding a usable discover result is modern; an error is read as `errorMeaning` says; anything
+ * else, however garbled, is legacy.
  */
-export function errorMeaning(error: { code: number; data?: unknown }, status?: number): 'refused' | 'legacy' {
+export function verdictFor(answer: unknown, probeId: unknown, status?: number): Verdict {
+  if (!isResponse(answer) || answer.id !== probeId) return { era: 'legacy' };
+  if (answer.result !== undefined) return { era: isUsableDiscover(answer.result) ? 'modern' : 'legacy' };
+  const error = answer.error as { code: number; data?: unknown };
+  return errorMeaning(error, status) === 'refused' ? { refused: error.code } : { era: 'legacy' };
+}
+
+/**
+ * What an error answer to discover means: a modern server's refusal (-32020, -32021, -32022 however it lists
+ * versions, and -32601 with HTTP 404), unless its `supported` list names only versions before the modern era (a
+ * server that wants initialize); any other error means legacy.
+ */
+function errorMeaning(error: { code: number; data?: unknown }, status?: number): 'refused' | 'legacy' {
   const supported = isRecord(error.data) ? error.data.supported : undefined;
   // Versions are dates: one before the first modern version is of the legacy era.
   const legacyOnly =

@@ -10,9 +10,9 @@ import { McpError } from '../../jsonrpc/errors.js';
 import {
   anyError,
   anyResult,
-  errorMeaning,
   isResponse,
-  isUsableDiscover,
+  type Verdict,
+  verdictFor,
 } from '../../test-support/discover-arbitraries.js';
 import { fuzzRuns } from '../../test-support/fuzz.js';
 import { within } from '../../test-support/time-limit.js';
@@ -109,7 +109,7 @@ function fetchAnswering(r: Reply): typeof fetch {
 }
 
 /** What the rules give for `r`, asked again the same way every time. */
-function expected(r: Reply): { era: 'modern' | 'legacy' } | { refused: number } | { http: number } {
+function expected(r: Reply): Verdict | { http: number } {
   if (r.status === 401 || r.status === 403) return { http: r.status };
   const sse = r.contentType === 'text/event-stream';
   // The answer read: a JSON body whole, or the first event of an SSE body that is a response (the stream may
@@ -117,10 +117,7 @@ function expected(r: Reply): { era: 'modern' | 'legacy' } | { refused: number } 
   let answer: unknown;
   if (!sse && r.body.kind === 'json' && !r.endless) answer = r.body.message;
   if (sse && r.body.kind === 'sse') answer = r.body.events.find(isResponse);
-  if (!isResponse(answer) || answer.id !== 0) return { era: 'legacy' };
-  if (answer.result !== undefined) return { era: isUsableDiscover(answer.result) ? 'modern' : 'legacy' };
-  const error = answer.error as { code: number; data?: unknown };
-  return errorMeaning(error, r.status) === 'refused' ? { refused: error.code } : { era: 'legacy' };
+  return verdictFor(answer, 0, r.status);
 }
 
 test('a hostile answer to the HTTP probe ends it within its timeout, in the era the rules give', async () => {

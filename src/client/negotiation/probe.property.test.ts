@@ -9,13 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { McpError } from '../../jsonrpc/errors.js';
-import {
-  anyError,
-  anyResult,
-  errorMeaning,
-  isResponse,
-  isUsableDiscover,
-} from '../../test-support/discover-arbitraries.js';
+import { anyError, anyResult, type Verdict, verdictFor } from '../../test-support/discover-arbitraries.js';
 import { fuzzRuns } from '../../test-support/fuzz.js';
 import { memoryPeer } from '../../test-support/memory-peer.js';
 import { within } from '../../test-support/time-limit.js';
@@ -59,13 +53,9 @@ function message(id: unknown, a: Answer): Record<string, unknown> | undefined {
 }
 
 /** What the rules give for a discover answered the same way every time it is sent (no HTTP status here). */
-function expected(discover: Answer): { era: 'modern' | 'legacy' } | { refused: number } {
-  const sent = message(0, discover);
-  // No answer, or one JSON-RPC does not read as a response: silence.
-  if (sent === undefined || !isResponse(sent)) return { era: 'legacy' };
-  if (discover.kind === 'result') return { era: isUsableDiscover(discover.result) ? 'modern' : 'legacy' };
-  const error = sent.error as { code: number; data?: unknown };
-  return errorMeaning(error) === 'refused' ? { refused: error.code } : { era: 'legacy' };
+function expected(discover: Answer): Verdict {
+  // No answer, or one JSON-RPC does not read as a response, is silence: legacy too.
+  return verdictFor(message(0, discover), 0);
 }
 
 test('a hostile answer to the probe ends the connect within bounds, in the era the rules give', async () => {
