@@ -26,10 +26,11 @@ const PROBE_ID = 0;
  * The HTTP half of the dual-era probe (spec 2026-07-28, Streamable HTTP §Backward Compatibility): POSTs
  * `server/discover` with the envelope and the headers. A discover result, or a recognised modern error
  * (-32022 naming a version this client speaks, asked again with it once; -32020; -32021; -32601 with
- * 404; none of them when it lists only legacy versions: `readDiscoverError`) means modern: the first resolves with how to speak to it, the others reject with the server's
- * refusal, since a modern server must not be answered with the legacy fallback. 401 and 403 reject (the
- * fetch signs in where it can). Anything else, garbage included (an empty 2xx, HTML, -32700 with a null
- * id, a 5xx, no answer in time), means legacy, with `answer` saying what came.
+ * 404; none of them when it lists only legacy versions: `readDiscoverError`) means modern: the first
+ * resolves with how to speak to it, the others reject with the server's refusal, since a modern server
+ * must not be answered with the legacy fallback. 401 and 403 reject (the fetch signs in where it can).
+ * Anything else, garbage included (an empty 2xx, HTML, -32700 with a null id, a 5xx, no answer in time),
+ * means legacy, with `answer` saying what came.
  */
 export async function probeHTTP(
   url: string,
