@@ -124,8 +124,8 @@ export async function probeConnection(
   let alive: Promise<void> | undefined;
   let version = versions[0];
   for (let attempt = 0; ; attempt++) {
+    // Aborted when discover has gone unanswered too long after a sign of life, or when this attempt ended.
     const silence = new AbortController();
-    let ended = false;
     let timer: unknown;
     try {
       const discover = wire.issue(Method.ServerDiscover, envelope(version), {
@@ -136,7 +136,7 @@ export async function probeConnection(
       if (legacyAfterMs !== undefined) {
         alive ??= answersPing(wire, envelope(version), bounds.timeoutMs, signal);
         void alive.then(() => {
-          if (!ended) timer = clock.setTimeout(() => silence.abort(), legacyAfterMs);
+          if (!silence.signal.aborted) timer = clock.setTimeout(() => silence.abort(), legacyAfterMs);
         });
       }
       const result = await discover;
@@ -162,7 +162,8 @@ export async function probeConnection(
       }
       return { era: 'legacy', answer: `${err.code} ${err.message}` };
     } finally {
-      ended = true;
+      // The discover has settled (its abort listener is gone): this only stops a timer still to be set.
+      silence.abort();
       if (timer !== undefined) clock.clearTimeout(timer);
     }
   }
