@@ -8,6 +8,7 @@ export type { Connection, MessageInfo, Receiver } from '../peer/connection.js';
 export {
   CapabilityError,
   ConnectionClosedError,
+  InvalidResponseError,
   RequestCancelledError,
   RequestTimeoutError,
   ResponseLostError,

@@ -1,6 +1,6 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
-import { ConnectionClosedError } from '../peer/errors.js';
+import { ConnectionClosedError, InvalidResponseError } from '../peer/errors.js';
 import { ROUND_TRIP_METHODS } from '../protocol/modern-types.js';
 import type { Result } from '../protocol/types.js';
 import { clientCallProblem } from '../server/client-capabilities.js';
@@ -190,6 +190,12 @@ export function begin(
         throw new McpError(
           ErrorCode.InternalError,
           `The server process ended while answering ${method}: ${cause}`,
+        );
+      }
+      if (err instanceof InvalidResponseError) {
+        throw new McpError(
+          ErrorCode.InternalError,
+          `The server behind the bridge answered ${method} with a message that is not a valid JSON-RPC response: ${err.problem}`,
         );
       }
       throw err;

@@ -235,6 +235,30 @@ describe('parseMessage', () => {
     );
   });
 
+  test('an invalid message with no "method" and a readable id is an invalid answer to that request, saying why', () => {
+    const cases: Array<[string, string | undefined]> = [
+      ['{"jsonrpc":"2.0","id":5,"result":3}', '"result" must be an object'],
+      [
+        '{"jsonrpc":"2.0","id":"a","error":{"message":"m"}}',
+        '"error" must be an object with an integer "code" and a string "message"',
+      ],
+      ['{"jsonrpc":"2.0","id":7}', 'a message needs "method", "result" or "error"'],
+      ['{"jsonrpc":"1.0","id":8,"result":{}}', '"jsonrpc" must be "2.0"'],
+      ['[{"jsonrpc":"2.0","id":9,"result":[]}]', '"result" must be an object'],
+      // A request or notification answers nothing; nor does a message whose id cannot be read.
+      ['{"jsonrpc":"1.0","id":1,"method":"ping"}', undefined],
+      ['{"jsonrpc":"2.0","result":{}}', undefined],
+      ['{"jsonrpc":"2.0","id":{"x":1},"result":{}}', undefined],
+      ['{"jsonrpc":"2.0","id":18446744073709551616,"result":3}', undefined],
+      ['"text"', undefined],
+    ];
+    for (const [text, why] of cases) {
+      const parsed = parseMessage(text);
+      assert.equal(parsed.kind, 'invalid', text);
+      if (parsed.kind === 'invalid') assert.equal(parsed.invalidAnswer, why, text);
+    }
+  });
+
   test('returns a batch whole', () => {
     const parsed = parseMessage('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"n"}]');
     assert.equal(parsed.kind, 'batch');

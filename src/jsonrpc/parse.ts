@@ -5,10 +5,27 @@ import type { JsonRpcErrorObject, JsonRpcMessage, RequestId } from './types.js';
 export type Parsed =
   | { kind: 'message'; message: JsonRpcMessage }
   | { kind: 'batch'; messages: JsonRpcMessage[] }
-  | { kind: 'invalid'; id: RequestId | null; error: JsonRpcErrorObject };
+  | {
+      kind: 'invalid';
+      id: RequestId | null;
+      error: JsonRpcErrorObject;
+      /**
+       * Set when the message has no "method" and a readable id: it claims to answer that request of the reader's,
+       * and this says why it is no answer (that request then fails rather than wait for one the peer thinks it gave).
+       */
+      invalidAnswer?: string;
+    };
 
 function invalid(id: RequestId | null, code: number, message: string): Parsed {
   return { kind: 'invalid', id, error: { code, message } };
+}
+
+/** An invalid message; one with no "method" and a readable id is an invalid answer to that request. */
+function invalidMessage(value: unknown, problem: string): Parsed {
+  const id = readableId(value);
+  const error = { code: ErrorCode.InvalidRequest, message: `Invalid request: ${problem}` };
+  if (id === null || !isObject(value) || 'method' in value) return { kind: 'invalid', id, error };
+  return { kind: 'invalid', id, error, invalidAnswer: problem };
 }
 
 /**
@@ -33,13 +50,13 @@ export function classify(value: unknown): Parsed {
     const messages: JsonRpcMessage[] = [];
     for (const item of value) {
       const problem = shapeError(item);
-      if (problem !== undefined) return invalid(readableId(item), ErrorCode.InvalidRequest, problem);
+      if (problem !== undefined) return invalidMessage(item, problem);
       messages.push(item as JsonRpcMessage);
     }
     return { kind: 'batch', messages };
   }
   const problem = shapeError(value);
-  if (problem !== undefined) return invalid(readableId(value), ErrorCode.InvalidRequest, problem);
+  if (problem !== undefined) return invalidMessage(value, problem);
   return { kind: 'message', message: value as JsonRpcMessage };
 }
 
@@ -52,7 +69,7 @@ function isId(v: unknown): v is RequestId {
 }
 
 const UNSAFE_ID =
-  'Invalid request: a numeric "id" must be a safe integer (at most 2^53-1 in magnitude): a larger one loses ' +
+  'a numeric "id" must be a safe integer (at most 2^53-1 in magnitude): a larger one loses ' +
   'digits when parsed, so no response could carry it back unchanged; send the id as a string';
 
 /** Why an id that is not a string is refused: a rounded integer gets its own message. */
@@ -73,42 +90,41 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** Why `value` is not a JSON-RPC message MCP accepts, or undefined when it is one. */
 function shapeError(value: unknown): string | undefined {
-  if (!isObject(value)) return 'Invalid request: a JSON-RPC message must be an object';
-  if (value.jsonrpc !== '2.0') return 'Invalid request: "jsonrpc" must be "2.0"';
+  if (!isObject(value)) return 'a JSON-RPC message must be an object';
+  if (value.jsonrpc !== '2.0') return '"jsonrpc" must be "2.0"';
   const hasId = 'id' in value;
   if ('method' in value) {
-    if (typeof value.method !== 'string') return 'Invalid request: "method" must be a string';
+    if (typeof value.method !== 'string') return '"method" must be a string';
     if (hasId && !isId(value.id)) {
       return value.id === null
-        ? 'Invalid request: "id" must not be null'
-        : idError(value.id, 'Invalid request: "id" must be a string or an integer');
+        ? '"id" must not be null'
+        : idError(value.id, '"id" must be a string or an integer');
     }
     if ('params' in value && value.params !== undefined && !isObject(value.params)) {
-      return 'Invalid request: "params" must be an object';
+      return '"params" must be an object';
     }
     if ('result' in value || 'error' in value) {
-      return 'Invalid request: a request or notification must not carry "result" or "error"';
+      return 'a request or notification must not carry "result" or "error"';
     }
     return undefined;
   }
   const hasResult = 'result' in value;
   const hasError = 'error' in value;
-  if (hasResult && hasError) return 'Invalid request: a response must not carry both "result" and "error"';
+  if (hasResult && hasError) return 'a response must not carry both "result" and "error"';
   if (hasResult) {
-    if (!isId(value.id))
-      return idError(value.id, 'Invalid request: a response needs a string or integer "id"');
-    if (!isObject(value.result)) return 'Invalid request: "result" must be an object';
+    if (!isId(value.id)) return idError(value.id, 'a response needs a string or integer "id"');
+    if (!isObject(value.result)) return '"result" must be an object';
     return undefined;
   }
   if (hasError) {
     if (!hasId || (value.id !== null && !isId(value.id))) {
-      return idError(value.id, 'Invalid request: an error response needs an "id" (string, integer or null)');
+      return idError(value.id, 'an error response needs an "id" (string, integer or null)');
     }
     const error = value.error;
     if (!isObject(error) || !Number.isInteger(error.code) || typeof error.message !== 'string') {
-      return 'Invalid request: "error" must be an object with an integer "code" and a string "message"';
+      return '"error" must be an object with an integer "code" and a string "message"';
     }
     return undefined;
   }
-  return 'Invalid request: a message needs "method", "result" or "error"';
+  return 'a message needs "method", "result" or "error"';
 }

@@ -37,8 +37,9 @@ export interface Receiver {
   /** A non-fatal problem (e.g. malformed input that the transport already answered). */
   error(err: Error): void;
   /**
-   * The answer to our request `id` can no longer come (its stream broke, with no way to resume it): the
-   * request fails with `cause`, a ResponseLostError. Only transports with one stream per request call it.
+   * The answer to our request `id` can no longer come: the request fails with `cause`. A ResponseLostError when
+   * its stream broke with no way to resume it (transports with one stream per request); an InvalidResponseError
+   * when the peer answered it with a message that is not a valid response (every transport).
    */
   lost?(id: RequestId, cause: Error): void;
   /**

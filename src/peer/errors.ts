@@ -63,6 +63,18 @@ export class ResponseLostError extends McpError {
   }
 }
 
+/**
+ * The peer answered the request with a message that is not a valid JSON-RPC response (a result that is not an
+ * object, an error without an integer code, an answer in a batch the version refuses): no valid answer will come,
+ * so the request fails at once rather than at its timeout. `problem` says what is wrong with the answer.
+ */
+export class InvalidResponseError extends McpError {
+  override name = 'InvalidResponseError';
+  constructor(readonly problem: string) {
+    super(ErrorCode.InternalError, `The answer to this request is not a valid JSON-RPC response: ${problem}`);
+  }
+}
+
 /** The caller aborted a request through its AbortSignal. The peer was sent `notifications/cancelled`. */
 export class RequestCancelledError extends McpError {
   override name = 'RequestCancelledError';

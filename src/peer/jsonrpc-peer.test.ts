@@ -3,9 +3,11 @@ import { describe, test } from 'node:test';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/types.js';
 import { ManualClock } from '../test-support/manual-clock.js';
+import { memoryPeer } from '../test-support/memory-peer.js';
 import type { Connection, Receiver } from './connection.js';
 import {
   ConnectionClosedError,
+  InvalidResponseError,
   RequestCancelledError,
   RequestTimeoutError,
   SessionExpiredError,
@@ -621,5 +623,86 @@ describe('Session restart (the transport reached a fresh peer session)', () => {
     await assert.rejects(p, SessionExpiredError);
     await tick();
     assert.equal(s.isClosed, true);
+  });
+});
+
+describe('Session: an invalid answer to a request', () => {
+  /** A peer whose request a hand-played peer answers with `answer(id)`: how it ended, what was reported and seen. */
+  async function answeredWith(answer: (id: unknown) => unknown) {
+    const far = memoryPeer((m) =>
+      'method' in m && 'id' in m ? [answer(m.id) as Record<string, unknown>] : [],
+    );
+    const errors: Error[] = [];
+    const peer = new Peer(far.connection);
+    peer.onerror = (e) => errors.push(e);
+    const outcome = await peer.request('tools/call', { name: 'x' }).then(
+      (result) => ({ result }),
+      (error: McpError) => ({ error }),
+    );
+    await tick();
+    return { outcome, errors, seen: far.seen };
+  }
+
+  for (const [what, answer, problem] of [
+    [
+      'a result that is not an object',
+      (id: unknown) => ({ jsonrpc: '2.0', id, result: 'ok' }),
+      '"result" must be an object',
+    ],
+    [
+      'an error with no code',
+      (id: unknown) => ({ jsonrpc: '2.0', id, error: { message: 'm' } }),
+      '"error" must be an object with an integer "code" and a string "message"',
+    ],
+    [
+      'neither result nor error',
+      (id: unknown) => ({ jsonrpc: '2.0', id }),
+      'a message needs "method", "result" or "error"',
+    ],
+    [
+      'another jsonrpc version',
+      (id: unknown) => ({ jsonrpc: '1.0', id, result: {} }),
+      '"jsonrpc" must be "2.0"',
+    ],
+  ] as const) {
+    test(`${what}: the request fails at once with an InvalidResponseError (-32603) saying why, and is not answered`, async () => {
+      const { outcome, errors, seen } = await answeredWith(answer);
+      assert.ok(
+        'error' in outcome && outcome.error instanceof InvalidResponseError,
+        'the request failed, typed',
+      );
+      assert.equal(outcome.error.code, ErrorCode.InternalError);
+      assert.equal(outcome.error.problem, problem);
+      assert.equal(
+        outcome.error.message,
+        `The answer to this request is not a valid JSON-RPC response: ${problem}`,
+      );
+      assert.equal(errors.length, 1, 'the invalid message reported once');
+      assert.deepEqual(
+        seen.map((m) => m.method),
+        ['tools/call'],
+        'nothing sent back: no answer to the answer, no cancellation',
+      );
+    });
+  }
+
+  test('an answer in a batch, which 2025-11-25 refuses: the request fails at once saying so', async () => {
+    const { outcome, seen } = await answeredWith((id) => [{ jsonrpc: '2.0', id, result: {} }]);
+    assert.ok(
+      'error' in outcome && outcome.error instanceof InvalidResponseError,
+      'the request failed, typed',
+    );
+    assert.match(
+      outcome.error.problem,
+      /^it came in a batch: .*not supported in protocol version 2025-11-25/,
+    );
+    // The batch is refused with one error (id null), as every refused batch is.
+    assert.deepEqual(
+      seen.map((m) => [m.method, m.id]),
+      [
+        ['tools/call', 0],
+        [undefined, null],
+      ],
+    );
   });
 });

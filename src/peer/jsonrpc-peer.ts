@@ -196,6 +196,7 @@ export class JsonRpcPeer implements Receiver {
       this.connection
         .send(errorResponse(null, { code: ErrorCode.InvalidRequest, message: `Invalid request: ${why}` }))
         .catch(noop);
+      this.outgoing.refusedBatch(messages, why);
       return;
     }
     for (const m of messages) this.message(m, info);

@@ -1,11 +1,16 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { JsonRpcRequest, JsonRpcResponse, Params, RequestId } from '../jsonrpc/types.js';
+import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, Params, RequestId } from '../jsonrpc/types.js';
 import { Method } from '../protocol/types.js';
 import type { SentObservation } from '../telemetry/telemetry.js';
 import type { Clock } from '../util/clock.js';
 import { without } from '../util/without.js';
 import { abortReasonText } from './abort-reason.js';
-import { RequestCancelledError, RequestTimeoutError, SessionExpiredError } from './errors.js';
+import {
+  InvalidResponseError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  SessionExpiredError,
+} from './errors.js';
 import type { Progress, RequestOptions } from './peer-options.js';
 
 interface Pending {
@@ -192,6 +197,14 @@ export class OutgoingRequests {
     }
     if ('error' in response) entry.reject(McpError.fromObject(response.error));
     else entry.resolve(response.result);
+  }
+
+  /** Answers to requests of ours came in a batch the peer refused (`why`): those requests fail now, saying so. */
+  refusedBatch(messages: readonly JsonRpcMessage[], why: string): void {
+    for (const m of messages) {
+      if (!('method' in m) && m.id !== null)
+        this.fail(m.id, new InvalidResponseError(`it came in a batch: ${why}`));
+    }
   }
 
   /** Routes progress to the request it belongs to, whose timer starts again; true when it did. */

@@ -33,6 +33,7 @@ export type { Connection, MessageInfo, Receiver } from '../peer/connection.js';
 export {
   CapabilityError,
   ConnectionClosedError,
+  InvalidResponseError,
   RequestCancelledError,
   RequestTimeoutError,
 } from '../peer/errors.js';

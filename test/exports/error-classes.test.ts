@@ -12,6 +12,7 @@ const load = (subpath: string): Promise<Module> => import(subpath === '' ? 'mcpw
 const SESSION_ERRORS = [
   'RequestTimeoutError',
   'ConnectionClosedError',
+  'InvalidResponseError',
   'RequestCancelledError',
   'CapabilityError',
 ];

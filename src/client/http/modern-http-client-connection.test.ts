@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import { McpError } from '../../jsonrpc/errors.js';
-import { ResponseLostError } from '../../peer/errors.js';
+import { InvalidResponseError, ResponseLostError } from '../../peer/errors.js';
 import { headerAnnotations } from '../../protocol/header-annotations.js';
 import { checkMirroredHeaders, decodeHeaderValue, type HeaderLookup } from '../../protocol/mcp-headers.js';
 import {
@@ -95,6 +95,7 @@ describe('ModernHTTPClientConnection', () => {
         await new Promise((r) => setTimeout(r, 20));
         return cut(res);
       }
+      if (args.mode === 'invalid') return sendJson(res, { jsonrpc: '2.0', id: m.id, result: 'done' });
       if (args.mode === 'hang') return; // held open until the client closes it
       if (args.mode === 'sse') {
         openSse(res);
@@ -159,6 +160,16 @@ describe('ModernHTTPClientConnection', () => {
       assert.deepEqual(err.data, { field: 'region' });
       return true;
     });
+  });
+
+  test('an answer that is not a valid response fails the call with -32603 saying why', async () => {
+    await assert.rejects(
+      session.callTool('put', { mode: 'invalid' }),
+      (err: McpError) =>
+        err instanceof InvalidResponseError &&
+        err.code === -32603 &&
+        err.problem === '"result" must be an object',
+    );
   });
 
   test('a 4xx without a JSON-RPC body rejects with the status', async () => {

@@ -9,7 +9,8 @@ import {
 } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ConnectionClosedError, SessionExpiredError } from '../../peer/errors.js';
+import type { McpError } from '../../jsonrpc/errors.js';
+import { ConnectionClosedError, InvalidResponseError, SessionExpiredError } from '../../peer/errors.js';
 import { StreamableHTTPHandler } from '../../server/http/streamable-http-handler.js';
 import { Server } from '../../server/server.js';
 import { type LoopbackServer, listenLoopback, readBody } from '../../test-support/http-loopback.js';
@@ -298,6 +299,32 @@ describe('Streamable HTTP client against hand-written servers', () => {
       await assert.rejects(session.ping());
       assert.ok(
         errors.some((e) => /invalid message: .*"id" must be a safe integer/.test(e.message)),
+        errors.map((e) => e.message).join('\n'),
+      );
+      await session.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('an answer that is not a valid response fails its request with -32603 saying why', async () => {
+    const { server, url } = await mockServer({
+      onRequest: (msg, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: 'pong' }));
+      },
+    });
+    try {
+      const { session, errors } = await connect(url);
+      await assert.rejects(
+        session.ping(),
+        (e: McpError) =>
+          e instanceof InvalidResponseError &&
+          e.code === -32603 &&
+          e.problem === '"result" must be an object',
+      );
+      assert.ok(
+        errors.some((e) => /invalid message: .*"result" must be an object/.test(e.message)),
         errors.map((e) => e.message).join('\n'),
       );
       await session.close();

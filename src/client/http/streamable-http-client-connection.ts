@@ -3,6 +3,7 @@ import { parseMessage } from '../../jsonrpc/parse.js';
 import { serialize } from '../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../peer/connection.js';
+import { failedAnswer } from '../../peer/deliver.js';
 import { ConnectionClosedError } from '../../peer/errors.js';
 import { Method } from '../../protocol/types.js';
 import type { Clock } from '../../util/clock.js';
@@ -258,10 +259,17 @@ export class StreamableHTTPClientConnection implements Connection {
         for (const m of parsed.messages) this.note(m, epoch);
         this.receiver!.batch(parsed.messages);
         return;
-      default:
+      default: {
+        // An invalid answer to one of our requests fails it now.
+        const failed = failedAnswer(parsed, this.receiver!);
+        if (failed !== undefined) {
+          this.settle(epoch, failed.id);
+          this.receiver!.lost?.(failed.id, failed.error);
+        }
         this.receiver!.error(
           new McpError(parsed.error.code, `The server sent an invalid message: ${parsed.error.message}`),
         );
+      }
     }
   }
 
