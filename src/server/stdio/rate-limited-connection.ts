@@ -58,7 +58,11 @@ class RateLimitedConnection implements Connection, Receiver {
   }
 
   asked(id: RequestId): boolean {
-    return this.receiver!.asked?.(id) ?? true;
+    return this.receiver!.asked?.(id) ?? false;
+  }
+
+  lost(id: RequestId, cause: Error): void {
+    this.receiver!.lost?.(id, cause);
   }
 
   error(err: Error): void {

@@ -6,7 +6,7 @@ import type { JsonRpcMessage, Params, RequestId } from '../../jsonrpc/types.js';
 import { MetaKey } from '../../protocol/envelope.js';
 import { until } from '../../test-support/time-limit.js';
 import { Server } from '../server.js';
-import { serveStdio } from './serve-stdio.js';
+import { type StdioServeOptions, serveStdio } from './serve-stdio.js';
 
 type Line = JsonRpcMessage & {
   id?: RequestId;
@@ -71,7 +71,7 @@ function testServer() {
   return { server, aborted };
 }
 
-function connect(server: Server) {
+function connect(server: Server, options: Omit<StdioServeOptions, 'stdin' | 'stdout' | 'onerror'> = {}) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const lines: Line[] = [];
@@ -82,7 +82,7 @@ function connect(server: Server) {
     for (const part of parts) lines.push(JSON.parse(part) as Line);
   });
   const errors: Error[] = [];
-  const service = serveStdio(server, { stdin, stdout, onerror: (err) => errors.push(err) });
+  const service = serveStdio(server, { ...options, stdin, stdout, onerror: (err) => errors.push(err) });
   const send = (...messages: (JsonRpcMessage | string)[]): void => {
     for (const m of messages) stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
   };
@@ -118,6 +118,39 @@ describe('serveStdio: the legacy era', () => {
       ['slow', 'steps', 'ask_name'],
     );
   });
+
+  for (const [what, options] of [
+    ['', {}],
+    [', rate limited', { rateLimit: { requests: 100, concurrent: 10 } }],
+  ] as const) {
+    test(`an answer to the server's elicitation that is not a valid response fails it at once, unanswered${what}`, async () => {
+      const c = connect(testServer().server, options);
+      c.send(
+        {
+          ...initialize,
+          params: { ...initialize.params, capabilities: { elicitation: {} } },
+        } as JsonRpcMessage,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+      );
+      await c.answer(1);
+      c.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask_name' } });
+      const asked = () => c.lines.find((l) => l.method === 'elicitation/create');
+      await until(() => asked() !== undefined, WAIT_MS, 'the elicitation');
+      c.send(`{"jsonrpc":"2.0","id":${JSON.stringify(asked()!.id)},"result":"Ada"}`);
+      const call = await c.answer(2);
+      assert.equal(call.error?.code, -32603, JSON.stringify(call));
+      assert.equal(
+        call.error?.message,
+        'The answer to this request is not a valid JSON-RPC response: "result" must be an object',
+      );
+      await settle();
+      assert.deepEqual(
+        c.lines.filter((l) => l.id === asked()!.id && l.method === undefined),
+        [],
+        'the invalid answer is not answered',
+      );
+    });
+  }
 
   test('a 2026-07-28 request on a legacy connection is refused with -32600, and the session goes on', async () => {
     const c = connect(testServer().server);

@@ -110,6 +110,14 @@ class EraChoice implements Receiver, StdioService {
     else this.report(err);
   }
 
+  asked(id: RequestId): boolean {
+    return this.next?.asked?.(id) ?? false;
+  }
+
+  lost(id: RequestId, cause: Error): void {
+    this.next?.lost?.(id, cause);
+  }
+
   restarted(cause: Error): void {
     this.next?.restarted(cause);
   }
@@ -174,6 +182,14 @@ class LegacyOnly implements Receiver {
 
   error(err: Error): void {
     this.session.error(err);
+  }
+
+  asked(id: RequestId): boolean {
+    return this.session.asked?.(id) ?? false;
+  }
+
+  lost(id: RequestId, cause: Error): void {
+    this.session.lost?.(id, cause);
   }
 
   restarted(cause: Error): void {
