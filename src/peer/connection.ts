@@ -34,12 +34,17 @@ export interface Receiver {
    * nothing: a transport that can still refuse the message carrying it (HTTP) does so.
    */
   asked?(id: RequestId): boolean;
+  /**
+   * The peer answered our request `id` with a message that is not a valid response (`problem` says why): true
+   * when `id` names a request this side sent, which then fails with an InvalidResponseError if it still waits;
+   * false when it names none, and the transport answers the message as invalid input.
+   */
+  invalidAnswer?(id: RequestId, problem: string): boolean;
   /** A non-fatal problem (e.g. malformed input that the transport already answered). */
   error(err: Error): void;
   /**
-   * The answer to our request `id` can no longer come: the request fails with `cause`. A ResponseLostError when
-   * its stream broke with no way to resume it (transports with one stream per request); an InvalidResponseError
-   * when the peer answered it with a message that is not a valid response (every transport).
+   * The answer to our request `id` can no longer come (its stream broke, with no way to resume it): the
+   * request fails with `cause`, a ResponseLostError. Only transports with one stream per request call it.
    */
   lost?(id: RequestId, cause: Error): void;
   /**

@@ -70,8 +70,13 @@ export class ResponseLostError extends McpError {
  */
 export class InvalidResponseError extends McpError {
   override name = 'InvalidResponseError';
-  constructor(readonly problem: string) {
-    super(ErrorCode.InternalError, `The answer to this request is not a valid JSON-RPC response: ${problem}`);
+  constructor(
+    readonly method: string,
+    readonly problem: string,
+  ) {
+    super(ErrorCode.InternalError, `The answer to "${method}" is not a valid JSON-RPC response: ${problem}`, {
+      method,
+    });
   }
 }
 

@@ -675,8 +675,9 @@ describe('Session: an invalid answer to a request', () => {
       assert.equal(outcome.error.problem, problem);
       assert.equal(
         outcome.error.message,
-        `The answer to this request is not a valid JSON-RPC response: ${problem}`,
+        `The answer to "tools/call" is not a valid JSON-RPC response: ${problem}`,
       );
+      assert.equal(outcome.error.method, 'tools/call');
       assert.equal(errors.length, 1, 'the invalid message reported once');
       assert.deepEqual(
         seen.map((m) => m.method),

@@ -210,6 +210,10 @@ export class JsonRpcPeer implements Receiver {
     this.sent?.fail(id, cause);
   }
 
+  invalidAnswer(id: RequestId, problem: string): boolean {
+    return this.sent?.answeredInvalid(id, problem) ?? false;
+  }
+
   restarted(cause: Error): void {
     if (this.ended || this.restarting !== undefined) return;
     const kept = this.sent?.expire(cause) ?? [];

@@ -199,12 +199,18 @@ export class OutgoingRequests {
     else entry.resolve(response.result);
   }
 
+  /** See `Receiver.invalidAnswer`: the request `id` fails, naming its method and `problem`, if it still waits. */
+  answeredInvalid(id: RequestId, problem: string): boolean {
+    if (!this.asked(id)) return false;
+    const entry = this.settle(id);
+    entry?.reject(new InvalidResponseError(entry.method, problem));
+    return true;
+  }
+
   /** Answers to requests of ours came in a batch the peer refused (`why`): those requests fail now, saying so. */
   refusedBatch(messages: readonly JsonRpcMessage[], why: string): void {
-    for (const m of messages) {
-      if (!('method' in m) && m.id !== null)
-        this.fail(m.id, new InvalidResponseError(`it came in a batch: ${why}`));
-    }
+    for (const m of messages)
+      if (!('method' in m) && m.id !== null) this.answeredInvalid(m.id, `it came in a batch: ${why}`);
   }
 
   /** Routes progress to the request it belongs to, whose timer starts again; true when it did. */

@@ -4,7 +4,7 @@ import { parseMessage } from '../../jsonrpc/parse.js';
 import { serialize } from '../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../peer/connection.js';
-import { failedAnswer } from '../../peer/deliver.js';
+import { answeredInvalid } from '../../peer/deliver.js';
 import { ConnectionClosedError, ResponseLostError } from '../../peer/errors.js';
 import { MetaKey } from '../../protocol/envelope.js';
 import { type HeaderAnnotation, headerAnnotations } from '../../protocol/header-annotations.js';
@@ -208,12 +208,8 @@ export class ModernHTTPClientConnection implements Connection {
         parsed.kind === 'batch' ? 'a JSON-RPC batch, which this era does not have' : parsed.error.message;
       this.receiver?.error(new McpError(-32600, `The server sent an invalid message: ${why}`));
       // An invalid answer to one of our requests fails it now.
-      const failed =
-        parsed.kind === 'invalid' && this.receiver !== undefined && failedAnswer(parsed, this.receiver);
-      if (failed) {
-        this.settle(failed.id);
-        this.receiver?.lost?.(failed.id, failed.error);
-      }
+      if (parsed.kind === 'invalid' && this.receiver !== undefined && answeredInvalid(parsed, this.receiver))
+        this.settle(parsed.id!);
       return;
     }
     const message = parsed.message;

@@ -3,7 +3,7 @@ import { parseMessage } from '../../jsonrpc/parse.js';
 import { serialize } from '../../jsonrpc/serialize.js';
 import type { JsonRpcMessage, RequestId } from '../../jsonrpc/types.js';
 import type { Connection, Receiver } from '../../peer/connection.js';
-import { failedAnswer } from '../../peer/deliver.js';
+import { answeredInvalid } from '../../peer/deliver.js';
 import { ConnectionClosedError } from '../../peer/errors.js';
 import { Method } from '../../protocol/types.js';
 import type { Clock } from '../../util/clock.js';
@@ -261,11 +261,7 @@ export class StreamableHTTPClientConnection implements Connection {
         return;
       default: {
         // An invalid answer to one of our requests fails it now.
-        const failed = failedAnswer(parsed, this.receiver!);
-        if (failed !== undefined) {
-          this.settle(epoch, failed.id);
-          this.receiver!.lost?.(failed.id, failed.error);
-        }
+        if (answeredInvalid(parsed, this.receiver!)) this.settle(epoch, parsed.id!);
         this.receiver!.error(
           new McpError(parsed.error.code, `The server sent an invalid message: ${parsed.error.message}`),
         );

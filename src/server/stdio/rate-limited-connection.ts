@@ -58,11 +58,11 @@ class RateLimitedConnection implements Connection, Receiver {
   }
 
   asked(id: RequestId): boolean {
-    return this.receiver!.asked?.(id) ?? false;
+    return this.receiver!.asked?.(id) ?? true;
   }
 
-  lost(id: RequestId, cause: Error): void {
-    this.receiver!.lost?.(id, cause);
+  invalidAnswer(id: RequestId, problem: string): boolean {
+    return this.receiver!.invalidAnswer?.(id, problem) ?? false;
   }
 
   error(err: Error): void {

@@ -141,7 +141,7 @@ describe('serveStdio: the legacy era', () => {
       assert.equal(call.error?.code, -32603, JSON.stringify(call));
       assert.equal(
         call.error?.message,
-        'The answer to this request is not a valid JSON-RPC response: "result" must be an object',
+        'The answer to "elicitation/create" is not a valid JSON-RPC response: "result" must be an object',
       );
       await settle();
       assert.deepEqual(

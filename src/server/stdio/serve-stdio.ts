@@ -110,12 +110,8 @@ class EraChoice implements Receiver, StdioService {
     else this.report(err);
   }
 
-  asked(id: RequestId): boolean {
-    return this.next?.asked?.(id) ?? false;
-  }
-
-  lost(id: RequestId, cause: Error): void {
-    this.next?.lost?.(id, cause);
+  invalidAnswer(id: RequestId, problem: string): boolean {
+    return this.next?.invalidAnswer?.(id, problem) ?? false;
   }
 
   restarted(cause: Error): void {
@@ -184,12 +180,8 @@ class LegacyOnly implements Receiver {
     this.session.error(err);
   }
 
-  asked(id: RequestId): boolean {
-    return this.session.asked?.(id) ?? false;
-  }
-
-  lost(id: RequestId, cause: Error): void {
-    this.session.lost?.(id, cause);
+  invalidAnswer(id: RequestId, problem: string): boolean {
+    return this.session.invalidAnswer?.(id, problem) ?? false;
   }
 
   restarted(cause: Error): void {
