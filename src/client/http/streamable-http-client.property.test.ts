@@ -6,12 +6,10 @@
 // message that answers it when a 200 carried one, else with an error; and the session serves the next call. Runs
 // and seed: test-support/fuzz.ts.
 import assert from 'node:assert/strict';
-import type { ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { McpError } from '../../jsonrpc/errors.js';
-import { InvalidResponseError } from '../../peer/errors.js';
 import { fuzzRuns } from '../../test-support/fuzz.js';
+import { checkOutcome, expected, type Reply, reply, writeReply } from '../../test-support/hostile-answers.js';
 import { type LoopbackServer, listenLoopback, readBody } from '../../test-support/http-loopback.js';
 import { within } from '../../test-support/time-limit.js';
 import { Client } from '../client.js';
@@ -20,161 +18,6 @@ import { StreamableHTTPClientConnection } from './streamable-http-client-connect
 
 const REQUEST_TIMEOUT_MS = 1_000;
 const BOUND_MS = 20_000;
-const ID = '$ID';
-
-/** What answers the call, as the client must read it; `none` when nothing does. */
-type Answer =
-  | { kind: 'result'; value: Record<string, unknown> }
-  | { kind: 'error'; code: number; message: string }
-  | { kind: 'invalid' }
-  | { kind: 'none' };
-
-/** One message of the body: the text it is written as, and whether (and how) it answers the call. */
-interface Piece {
-  text: string;
-  answer: Answer;
-}
-
-const json = (value: unknown): string => JSON.stringify(value);
-const anyParams = fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
-const otherId = fc.oneof(
-  fc.integer({ min: 1_000_000 }),
-  fc.string().map((s) => `other-${s}`),
-);
-
-const answering: fc.Arbitrary<Piece> = fc.oneof(
-  anyParams.map(
-    (value): Piece => ({
-      text: json({ jsonrpc: '2.0', id: ID, result: value }),
-      answer: { kind: 'result', value },
-    }),
-  ),
-  fc.record({ code: fc.integer({ min: -40_000, max: 40_000 }), message: fc.string({ maxLength: 20 }) }).map(
-    ({ code, message }): Piece => ({
-      text: json({ jsonrpc: '2.0', id: ID, error: { code, message } }),
-      answer: { kind: 'error', code, message },
-    }),
-  ),
-  fc
-    .constantFrom<unknown>(
-      { jsonrpc: '2.0', id: ID, result: 'ok' },
-      { jsonrpc: '2.0', id: ID, result: [1] },
-      { jsonrpc: '2.0', id: ID, error: { message: 'no code' } },
-      { jsonrpc: '2.0', id: ID },
-      { jsonrpc: '1.0', id: ID, result: {} },
-    )
-    .map((value): Piece => ({ text: json(value), answer: { kind: 'invalid' } })),
-);
-const NONE: Answer = { kind: 'none' };
-const noise: fc.Arbitrary<Piece> = fc
-  .oneof(
-    fc.string({ maxLength: 30 }).filter((s) => !/[\r\n]/.test(s)),
-    fc
-      .jsonValue({ maxDepth: 2 })
-      .map(json)
-      .filter((t) => !t.includes('"id"')),
-    fc
-      .record({
-        method: fc.constantFrom(
-          'notifications/message',
-          'notifications/progress',
-          'notifications/tools/list_changed',
-          'x/y',
-        ),
-        params: anyParams,
-      })
-      .map(({ method, params }) => json({ jsonrpc: '2.0', method, params })),
-    fc
-      .record({ id: otherId, method: fc.constantFrom('ping', 'roots/list', 'x/y') })
-      .map(({ id, method }) => json({ jsonrpc: '2.0', id, method })),
-    otherId.map((id) => json({ jsonrpc: '2.0', id, result: {} })),
-  )
-  .map((text) => ({ text, answer: NONE }));
-
-/** How the server answers the call. */
-interface Reply {
-  status: number;
-  type: string | undefined;
-  /** A JSON body (one piece), or SSE events (each piece one event). */
-  form: 'json' | 'sse';
-  pieces: Piece[];
-  /** SSE: how an event is framed (the `event:` line, and data split over two lines). */
-  eventType: 'message' | 'none' | 'other';
-  split: boolean;
-  ending: 'end' | 'cut' | 'open';
-}
-
-const anyType = fc.constantFrom(
-  'application/json',
-  'application/json; charset=utf-8',
-  'text/event-stream',
-  'text/plain',
-  undefined,
-);
-/** A JSON body: one message. */
-const jsonReply = fc.record({
-  form: fc.constant('json' as const),
-  type: fc.oneof({ weight: 3, arbitrary: fc.constant('application/json') }, anyType),
-  pieces: fc.oneof({ weight: 3, arbitrary: answering }, noise).map((p) => [p]),
-});
-/** An SSE stream: events before the answer, maybe the answer, and events after it. */
-const sseReply = fc.record({
-  form: fc.constant('sse' as const),
-  type: fc.oneof({ weight: 3, arbitrary: fc.constant('text/event-stream') }, anyType),
-  pieces: fc
-    .tuple(
-      fc.array(noise, { maxLength: 3 }),
-      fc.option(answering, { nil: undefined, freq: 4 }),
-      fc.array(fc.oneof(noise, answering), { maxLength: 2 }),
-    )
-    .map(([before, answer, afterwards]) => [
-      ...before,
-      ...(answer === undefined ? [] : [answer]),
-      ...afterwards,
-    ]),
-});
-const reply: fc.Arbitrary<Reply> = fc
-  .record({
-    status: fc.oneof(
-      { weight: 6, arbitrary: fc.constant(200) },
-      fc.constantFrom(202, 204, 400, 404, 500, 503),
-    ),
-    body: fc.oneof(jsonReply, sseReply),
-    eventType: fc.oneof(
-      { weight: 3, arbitrary: fc.constant('message' as const) },
-      fc.constantFrom('none' as const, 'other' as const),
-    ),
-    split: fc.boolean(),
-    ending: fc.oneof(
-      { weight: 6, arbitrary: fc.constant('end' as const) },
-      fc.constantFrom('cut' as const, 'open' as const),
-    ),
-  })
-  .map(({ body, ...rest }) => ({ ...rest, ...body }));
-
-function sseEvent(data: string, r: Reply): string {
-  const head =
-    r.eventType === 'message' ? 'event: message\n' : r.eventType === 'other' ? 'event: other\n' : '';
-  const cut = r.split ? Math.floor(data.length / 2) : -1;
-  const lines = cut > 0 ? `data: ${data.slice(0, cut)}\ndata: ${data.slice(cut)}\n` : `data: ${data}\n`;
-  return `: note\n${head}${lines}\n`;
-}
-
-/** What the client must read the call's outcome as: the first piece that answers it, if the reply can carry it. */
-function expected(r: Reply): Answer {
-  if (r.status !== 200 || r.type === undefined) return NONE;
-  const sse = r.form === 'sse' && r.type === 'text/event-stream';
-  const isJson = r.form === 'json' && r.type.startsWith('application/json');
-  if (!sse && !isJson) return NONE;
-  if (sse && r.eventType === 'other') return NONE;
-  // A split event's data is its two halves joined by a newline: JSON still parses when the cut falls between
-  // tokens, not inside a string or a number; the model cannot tell, so such runs only need to settle.
-  if (sse && r.split) return NONE;
-  const pieces = isJson ? r.pieces.slice(0, 1) : r.pieces;
-  // A JSON body is read whole: one cut or left open carries nothing.
-  if (isJson && (r.pieces.length !== 1 || r.ending !== 'end')) return NONE;
-  return pieces.find((p) => p.answer.kind !== 'none')?.answer ?? NONE;
-}
 
 let server: LoopbackServer;
 let session: ClientSession;
@@ -193,14 +36,14 @@ before(async () => {
         capabilities: { tools: {} },
         serverInfo: { name: 'f', version: '1' },
       };
-      return void res.end(json({ jsonrpc: '2.0', id: msg.id, result }));
+      return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result }));
     }
     if (!('method' in msg) || !('id' in msg)) return void res.writeHead(202).end();
     if (msg.method !== 'tools/call' || current === undefined) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      return void res.end(json({ jsonrpc: '2.0', id: msg.id, result: {} }));
+      return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: {} }));
     }
-    write(res, current, msg.id);
+    writeReply(res, current, msg.id);
   });
   const connection = new StreamableHTTPClientConnection(`http://127.0.0.1:${server.port}/mcp`, {
     retry: { maxAttempts: 2, initialDelayMs: 5, maxDelayMs: 20, jitter: 0 },
@@ -217,16 +60,6 @@ after(async () => {
   await server?.close();
 });
 
-function write(res: ServerResponse, r: Reply, id: unknown): void {
-  const texts = r.pieces.map((p) => p.text.split(`"${ID}"`).join(json(id)));
-  res.writeHead(r.status, r.type === undefined ? {} : { 'content-type': r.type });
-  if (r.status === 204) return void res.end();
-  res.write(r.form === 'json' ? texts.join('') : texts.map((t) => sseEvent(t, r)).join(''));
-  if (r.ending === 'end') res.end();
-  else if (r.ending === 'cut') res.destroy();
-  // 'open': left for the client to give up on (its request timeout), which closes it.
-}
-
 test('a call settles with the answer a 200 carried first, or an error; the session serves the next', async () => {
   await fc.assert(
     fc.asyncProperty(reply, async (r) => {
@@ -240,20 +73,7 @@ test('a call settles with the answer a 200 carried first, or an error; the sessi
         'the call',
       );
       current = undefined;
-      const want = expected(r);
-      if (want.kind === 'result') assert.deepEqual(outcome, { result: JSON.parse(json(want.value)) });
-      else {
-        assert.ok('error' in outcome, `expected an error for ${JSON.stringify(want)}, got ${json(outcome)}`);
-        assert.ok(outcome.error instanceof Error, String(outcome.error));
-        assert.ok(outcome.error.message.length > 0);
-        if (want.kind === 'error') {
-          assert.ok(outcome.error instanceof McpError);
-          assert.equal(outcome.error.code, want.code);
-          assert.equal(outcome.error.message, want.message);
-        }
-        if (want.kind === 'invalid')
-          assert.ok(outcome.error instanceof InvalidResponseError, String(outcome.error));
-      }
+      checkOutcome(expected(r), outcome);
       assert.deepEqual(await within(session.request('ping'), BOUND_MS, 'the next call'), {});
     }),
     fuzzRuns(80),

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import fc from 'fast-check';
+import { McpError } from '../jsonrpc/errors.js';
+import { InvalidResponseError } from '../peer/errors.js';
+
+/*
+ * Property-test material for the HTTP clients: a server's hostile answer to a request (any status and
+ * Content-Type; a JSON body, or SSE events around the answer; ended, cut or left open), and what a client must
+ * make of it, written from the transport's rules apart from the clients' code.
+ */
+
+const ID = '$ID';
+
+/** What answers the call, as the client must read it; `none` when nothing does. */
+export type Answer =
+  | { kind: 'result'; value: Record<string, unknown> }
+  | { kind: 'error'; code: number; message: string }
+  | { kind: 'invalid' }
+  | { kind: 'none' };
+
+/** One message of the body: the text it is written as, and whether (and how) it answers the call. */
+interface Piece {
+  text: string;
+  answer: Answer;
+}
+
+const json = (value: unknown): string => JSON.stringify(value);
+const anyParams = fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+const otherId = fc.oneof(
+  fc.integer({ min: 1_000_000 }),
+  fc.string().map((s) => `other-${s}`),
+);
+
+const answering: fc.Arbitrary<Piece> = fc.oneof(
+  anyParams.map(
+    (value): Piece => ({
+      text: json({ jsonrpc: '2.0', id: ID, result: value }),
+      answer: { kind: 'result', value },
+    }),
+  ),
+  fc.record({ code: fc.integer({ min: -40_000, max: 40_000 }), message: fc.string({ maxLength: 20 }) }).map(
+    ({ code, message }): Piece => ({
+      text: json({ jsonrpc: '2.0', id: ID, error: { code, message } }),
+      answer: { kind: 'error', code, message },
+    }),
+  ),
+  fc
+    .constantFrom<unknown>(
+      { jsonrpc: '2.0', id: ID, result: 'ok' },
+      { jsonrpc: '2.0', id: ID, result: [1] },
+      { jsonrpc: '2.0', id: ID, error: { message: 'no code' } },
+      { jsonrpc: '2.0', id: ID },
+      { jsonrpc: '1.0', id: ID, result: {} },
+    )
+    .map((value): Piece => ({ text: json(value), answer: { kind: 'invalid' } })),
+);
+const NONE: Answer = { kind: 'none' };
+const noise: fc.Arbitrary<Piece> = fc
+  .oneof(
+    fc.string({ maxLength: 30 }).filter((s) => !/[\r\n]/.test(s)),
+    fc
+      .jsonValue({ maxDepth: 2 })
+      .map(json)
+      .filter((t) => !t.includes('"id"')),
+    fc
+      .record({
+        method: fc.constantFrom(
+          'notifications/message',
+          'notifications/progress',
+          'notifications/tools/list_changed',
+          'x/y',
+        ),
+        params: anyParams,
+      })
+      .map(({ method, params }) => json({ jsonrpc: '2.0', method, params })),
+    fc
+      .record({ id: otherId, method: fc.constantFrom('ping', 'roots/list', 'x/y') })
+      .map(({ id, method }) => json({ jsonrpc: '2.0', id, method })),
+    otherId.map((id) => json({ jsonrpc: '2.0', id, result: {} })),
+  )
+  .map((text) => ({ text, answer: NONE }));
+
+/** How the server answers the call. */
+export interface Reply {
+  status: number;
+  type: string | undefined;
+  /** A JSON body (one piece), or SSE events (each piece one event). */
+  form: 'json' | 'sse';
+  pieces: Piece[];
+  /** SSE: how an event is framed (the `event:` line, and data split over two lines). */
+  eventType: 'message' | 'none' | 'other';
+  split: boolean;
+  ending: 'end' | 'cut' | 'open';
+}
+
+const anyType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/event-stream',
+  'text/plain',
+  undefined,
+);
+/** A JSON body: one message. */
+const jsonReply = fc.record({
+  form: fc.constant('json' as const),
+  type: fc.oneof({ weight: 3, arbitrary: fc.constant('application/json') }, anyType),
+  pieces: fc.oneof({ weight: 3, arbitrary: answering }, noise).map((p) => [p]),
+});
+/** An SSE stream: events before the answer, maybe the answer, and events after it. */
+const sseReply = fc.record({
+  form: fc.constant('sse' as const),
+  type: fc.oneof({ weight: 3, arbitrary: fc.constant('text/event-stream') }, anyType),
+  pieces: fc
+    .tuple(
+      fc.array(noise, { maxLength: 3 }),
+      fc.option(answering, { nil: undefined, freq: 4 }),
+      fc.array(fc.oneof(noise, answering), { maxLength: 2 }),
+    )
+    .map(([before, answer, afterwards]) => [
+      ...before,
+      ...(answer === undefined ? [] : [answer]),
+      ...afterwards,
+    ]),
+});
+export const reply: fc.Arbitrary<Reply> = fc
+  .record({
+    status: fc.oneof(
+      { weight: 6, arbitrary: fc.constant(200) },
+      fc.constantFrom(202, 204, 400, 404, 500, 503),
+    ),
+    body: fc.oneof(jsonReply, sseReply),
+    eventType: fc.oneof(
+      { weight: 3, arbitrary: fc.constant('message' as const) },
+      fc.constantFrom('none' as const, 'other' as const),
+    ),
+    split: fc.boolean(),
+    ending: fc.oneof(
+      { weight: 6, arbitrary: fc.constant('end' as const) },
+      fc.constantFrom('cut' as const, 'open' as const),
+    ),
+  })
+  .map(({ body, ...rest }) => ({ ...rest, ...body }));
+
+function sseEvent(data: string, r: Reply): string {
+  const head =
+    r.eventType === 'message' ? 'event: message\n' : r.eventType === 'other' ? 'event: other\n' : '';
+  const cut = r.split ? Math.floor(data.length / 2) : -1;
+  const lines = cut > 0 ? `data: ${data.slice(0, cut)}\ndata: ${data.slice(cut)}\n` : `data: ${data}\n`;
+  return `: note\n${head}${lines}\n`;
+}
+
+/** What the client must read the call's outcome as: the first piece that answers it, if the reply can carry it. */
+export function expected(r: Reply): Answer {
+  if (r.status !== 200 || r.type === undefined) return NONE;
+  const sse = r.form === 'sse' && r.type === 'text/event-stream';
+  const isJson = r.form === 'json' && r.type.startsWith('application/json');
+  if (!sse && !isJson) return NONE;
+  if (sse && r.eventType === 'other') return NONE;
+  // A split event's data is its two halves joined by a newline: JSON still parses when the cut falls between
+  // tokens, not inside a string or a number; the model cannot tell, so such runs only need to settle.
+  if (sse && r.split) return NONE;
+  const pieces = isJson ? r.pieces.slice(0, 1) : r.pieces;
+  // A JSON body is read whole: one cut or left open carries nothing.
+  if (isJson && (r.pieces.length !== 1 || r.ending !== 'end')) return NONE;
+  return pieces.find((p) => p.answer.kind !== 'none')?.answer ?? NONE;
+}
+
+export function writeReply(res: ServerResponse, r: Reply, id: unknown): void {
+  const texts = r.pieces.map((p) => p.text.split(`"${ID}"`).join(json(id)));
+  res.writeHead(r.status, r.type === undefined ? {} : { 'content-type': r.type });
+  if (r.status === 204) return void res.end();
+  res.write(r.form === 'json' ? texts.join('') : texts.map((t) => sseEvent(t, r)).join(''));
+  if (r.ending === 'end') res.end();
+  else if (r.ending === 'cut') res.destroy();
+  // 'open': left for the client to give up on (its request timeout), which closes it.
+}
+
+/**
+ * Asserts a call's outcome against the answer the reply carried: its result, its error's code and message, an
+ * InvalidResponseError for an invalid one, and some error when none could be read.
+ */
+export function checkOutcome(want: Answer, outcome: { result: unknown } | { error: unknown }): void {
+  if (want.kind === 'result') {
+    assert.deepEqual(outcome, { result: JSON.parse(json(want.value)) });
+    return;
+  }
+  assert.ok('error' in outcome, `expected an error for ${json(want)}, got ${json(outcome)}`);
+  assert.ok(outcome.error instanceof Error, String(outcome.error));
+  assert.ok(outcome.error.message.length > 0);
+  if (want.kind === 'error') {
+    assert.ok(outcome.error instanceof McpError);
+    assert.equal(outcome.error.code, want.code);
+    assert.equal(outcome.error.message, want.message);
+  }
+  if (want.kind === 'invalid')
+    assert.ok(outcome.error instanceof InvalidResponseError, String(outcome.error));
+}
