@@ -116,12 +116,15 @@ export class HTTPIntake {
    * here); possibly before `read` returns. What a refusal or `serve` throws, or `serve`'s promise rejects with, goes
    * to `failed`. A body a framework parsed already (`exchange.parsedBody`) is checked as one parsed here, and refused
    * (413) when its declared Content-Length exceeds the limit: its bytes are gone, so the framework's own limit is
-   * what bounds it. Callbacks rather than a promise: each promise would cost every POST a turn.
+   * what bounds it. Callbacks rather than a promise: each promise would cost every POST a turn. A body that is an
+   * invalid answer to request `id` (`Parsed.invalidAnswer`) is refused (400) after `invalidAnswer` hears it, so
+   * that the request it names fails rather than wait for another answer.
    */
   read(
     exchange: HTTPExchange,
     serve: (parsed: ParsedBody) => void | Promise<void>,
     failed: (err: unknown) => void,
+    invalidAnswer?: (id: RequestId, problem: string) => void,
   ): void {
     let given: Parsed;
     try {
@@ -134,7 +137,7 @@ export class HTTPIntake {
       if (value === undefined) {
         exchange.readBody(
           this.maxBodyBytes,
-          (text) => this.serveParsed(exchange, parseMessage(text), serve, failed),
+          (text) => this.serveParsed(exchange, parseMessage(text), serve, failed, invalidAnswer),
           (err) => this.refuseUnread(exchange, err, failed),
         );
         return;
@@ -149,7 +152,7 @@ export class HTTPIntake {
       failed(err);
       return;
     }
-    this.serveParsed(exchange, given, serve, failed);
+    this.serveParsed(exchange, given, serve, failed, invalidAnswer);
   }
 
   private serveParsed(
@@ -157,9 +160,12 @@ export class HTTPIntake {
     parsed: Parsed,
     serve: (parsed: ParsedBody) => void | Promise<void>,
     failed: (err: unknown) => void,
+    invalidAnswer: ((id: RequestId, problem: string) => void) | undefined,
   ): void {
     try {
       if (parsed.kind === 'invalid') {
+        if (parsed.invalidAnswer !== undefined && parsed.id !== null)
+          invalidAnswer?.(parsed.id, parsed.invalidAnswer);
         this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
         return;
       }

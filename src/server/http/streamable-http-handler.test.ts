@@ -115,6 +115,27 @@ describe('StreamableHTTPHandler: HTTP rules', () => {
     assert.equal((await post(served.url, unreadable, { sessionId })).status, 202);
   });
 
+  test('an invalid answer to a request of the session: 400 -32600, and that request fails at once saying why', async () => {
+    const sessionId = await openSession(served.url, '2025-11-25', { sampling: {} });
+    const call = new SSEReader(await post(served.url, toolCall(8, 'ask'), { sessionId }));
+    const asked = (await call.nextMessage())!.message;
+    assert.equal(asked.method, 'sampling/createMessage');
+    await expectError(
+      await post(served.url, { jsonrpc: '2.0', id: asked.id, result: 'yes' }, { sessionId }),
+      400,
+      -32600,
+      '"result" must be an object',
+      asked.id,
+    );
+    const failed = (await call.nextMessage())!.message;
+    assert.equal(failed.id, 8);
+    assert.equal(failed.error.code, -32603);
+    assert.equal(
+      failed.error.message,
+      'The answer to "sampling/createMessage" is not a valid JSON-RPC response: "result" must be an object',
+    );
+  });
+
   test('a response POSTed with a 2026-07-28 header is 400 -32600: that revision asks clients nothing', async () => {
     await expectError(
       await post(

@@ -431,6 +431,44 @@ describe('LegacySSEHandler: refusals, each with its status and a JSON-RPC error 
     }
   });
 
+  test('an invalid answer to a request of the session → 400 with -32600; that request fails at once saying why', async () => {
+    const s = await serve();
+    s.handler.server.tool({ name: 'ask', inputSchema: { type: 'object' } }, async (_args, ctx) => {
+      await ctx.createMessage({
+        messages: [{ role: 'user', content: { type: 'text', text: '?' } }],
+        maxTokens: 5,
+      });
+      return { content: [] };
+    });
+    try {
+      const { stream, uri } = await openSession(s.port);
+      const init = JSON.parse(initialize(1));
+      init.params.capabilities = { sampling: {} };
+      assert.equal((await send(s.port, 'POST', uri, JSON.stringify(init))).status, 202);
+      await stream.next();
+      const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask', arguments: {} } };
+      assert.equal((await send(s.port, 'POST', uri, JSON.stringify(call))).status, 202);
+      const asked = JSON.parse((await stream.next()).data);
+      assert.equal(asked.method, 'sampling/createMessage');
+      assertRefused(
+        await send(s.port, 'POST', uri, JSON.stringify({ jsonrpc: '2.0', id: asked.id, result: 'no' })),
+        400,
+        -32600,
+        /"result" must be an object/,
+        asked.id,
+      );
+      const failed = JSON.parse((await stream.next()).data);
+      assert.equal(failed.id, 2);
+      assert.equal(failed.error.code, -32603);
+      assert.match(
+        failed.error.message,
+        /^The answer to "sampling\/createMessage" is not a valid JSON-RPC response/,
+      );
+    } finally {
+      await s.close();
+    }
+  });
+
   test('Content-Type other than application/json → 415', async () => {
     const s = await serve();
     try {

@@ -105,6 +105,11 @@ export class SSEServerConnection implements Connection {
     }
   }
 
+  /** An invalid answer to request `id` was POSTed: that request of the session's fails (`Receiver.invalidAnswer`). */
+  invalidAnswer(id: RequestId, problem: string): void {
+    if (!this.ended) this.receiver?.invalidAnswer?.(id, problem);
+  }
+
   /** The id of a response in `parsed` that answers no request of this session (`unaskedResponse`), if any. */
   unasked(parsed: Parsed): RequestId | undefined {
     const receiver = this.receiver;
