@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
+import type { ClientSession } from '../client/client-session.js';
 import { McpError } from '../jsonrpc/errors.js';
 import { InvalidResponseError } from '../peer/errors.js';
+import { fuzzRuns } from './fuzz.js';
+import { within } from './time-limit.js';
 
 /*
  * Property-test material for the HTTP clients: a server's hostile answer to a request (any status and
@@ -123,7 +126,7 @@ const sseReply = fc.record({
       ...afterwards,
     ]),
 });
-export const reply: fc.Arbitrary<Reply> = fc
+const reply: fc.Arbitrary<Reply> = fc
   .record({
     status: fc.oneof(
       { weight: 6, arbitrary: fc.constant(200) },
@@ -151,7 +154,7 @@ function sseEvent(data: string, r: Reply): string {
 }
 
 /** What the client must read the call's outcome as: the first piece that answers it, if the reply can carry it. */
-export function expected(r: Reply): Answer {
+function expected(r: Reply): Answer {
   if (r.status !== 200 || r.type === undefined) return NONE;
   const sse = r.form === 'sse' && r.type === 'text/event-stream';
   const isJson = r.form === 'json' && r.type.startsWith('application/json');
@@ -177,10 +180,10 @@ export function writeReply(res: ServerResponse, r: Reply, id: unknown): void {
 }
 
 /**
- * Asserts a call's outcome against the answer the reply carried: its result, its error's code and message, an
+ * A call's outcome against the answer the reply carried: its result, its error's code and message, an
  * InvalidResponseError for an invalid one, and some error when none could be read.
  */
-export function checkOutcome(want: Answer, outcome: { result: unknown } | { error: unknown }): void {
+function checkOutcome(want: Answer, outcome: { result: unknown } | { error: unknown }): void {
   if (want.kind === 'result') {
     assert.deepEqual(outcome, { result: JSON.parse(json(want.value)) });
     return;
@@ -195,4 +198,36 @@ export function checkOutcome(want: Answer, outcome: { result: unknown } | { erro
   }
   if (want.kind === 'invalid')
     assert.ok(outcome.error instanceof InvalidResponseError, String(outcome.error));
+}
+
+const BOUND_MS = 20_000;
+
+/**
+ * The property of both HTTP clients: `answer` makes the server answer the next `tools/call` with a reply (undefined:
+ * as a plain server would); each call settles within its bounds as the reply says (`expected`), and `session`
+ * serves the next call.
+ */
+export function callsSettle(
+  session: ClientSession,
+  answer: (reply: Reply | undefined) => void,
+  runs: number,
+): Promise<void> {
+  return fc.assert(
+    fc.asyncProperty(reply, async (r) => {
+      answer(r);
+      const call = session.request('tools/call', { name: 'act', arguments: {} });
+      const outcome = await within(
+        call.then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        ),
+        BOUND_MS,
+        'the call',
+      );
+      answer(undefined);
+      checkOutcome(expected(r), outcome);
+      assert.ok(await within(session.request('ping'), BOUND_MS, 'the next call'));
+    }),
+    fuzzRuns(runs),
+  );
 }

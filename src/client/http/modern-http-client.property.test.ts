@@ -3,11 +3,8 @@
 // the answer, ended, cut or left open. The call settles within its bounds with the result or the error of the
 // first message that answers it when a 200 carried one (an invalid one: InvalidResponseError), else with an
 // error; and the client serves the next call. Runs and seed: test-support/fuzz.ts.
-import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import fc from 'fast-check';
-import { fuzzRuns } from '../../test-support/fuzz.js';
-import { checkOutcome, expected, type Reply, reply, writeReply } from '../../test-support/hostile-answers.js';
+import { callsSettle, type Reply, writeReply } from '../../test-support/hostile-answers.js';
 import {
   discoverResult,
   type ScriptedServer,
@@ -47,22 +44,11 @@ after(async () => {
   await server?.close();
 });
 
-test('a call settles with the answer a 200 carried first, or an error; the client serves the next', async () => {
-  await fc.assert(
-    fc.asyncProperty(reply, async (r) => {
-      current = r;
-      const outcome = await within(
-        session.request('tools/call', { name: 'act', arguments: {} }).then(
-          (result) => ({ result }),
-          (error: unknown) => ({ error }),
-        ),
-        BOUND_MS,
-        'the call',
-      );
-      current = undefined;
-      checkOutcome(expected(r), outcome);
-      assert.ok(await within(session.request('ping'), BOUND_MS, 'the next call'));
-    }),
-    fuzzRuns(80),
-  );
-});
+test('a call settles with the answer a 200 carried first, or an error; the client serves the next', () =>
+  callsSettle(
+    session,
+    (reply) => {
+      current = reply;
+    },
+    80,
+  ));
