@@ -18,6 +18,9 @@ export type Refuse = (
 /** A body that parsed: one JSON-RPC message or a batch. */
 export type ParsedBody = Exclude<Parsed, { kind: 'invalid' }>;
 
+/** Hears a POST whose body is an invalid answer to request `id` (`Parsed.invalidAnswer`), before it is refused. */
+export type InvalidAnswer = (exchange: HTTPExchange, id: RequestId, problem: string) => void;
+
 /**
  * The part of serving a request that every HTTP transport of MCP shares, in one order: the DNS-rebinding guards
  * (Host 421, Origin 403: an origin allowed by CORS passes), then CORS (a preflight answered 204, or 403 for an
@@ -124,7 +127,7 @@ export class HTTPIntake {
     exchange: HTTPExchange,
     serve: (parsed: ParsedBody) => void | Promise<void>,
     failed: (err: unknown) => void,
-    invalidAnswer?: (id: RequestId, problem: string) => void,
+    invalidAnswer?: InvalidAnswer,
   ): void {
     let given: Parsed;
     try {
@@ -160,12 +163,12 @@ export class HTTPIntake {
     parsed: Parsed,
     serve: (parsed: ParsedBody) => void | Promise<void>,
     failed: (err: unknown) => void,
-    invalidAnswer: ((id: RequestId, problem: string) => void) | undefined,
+    invalidAnswer: InvalidAnswer | undefined,
   ): void {
     try {
       if (parsed.kind === 'invalid') {
         if (parsed.invalidAnswer !== undefined && parsed.id !== null)
-          invalidAnswer?.(parsed.id, parsed.invalidAnswer);
+          invalidAnswer?.(exchange, parsed.id, parsed.invalidAnswer);
         this.refuse(exchange, 400, parsed.error.message, { code: parsed.error.code, id: parsed.id });
         return;
       }

@@ -303,7 +303,7 @@ export class StreamableHTTPHandler implements ModernHost {
       exchange,
       (parsed) => this.posted(exchange, parsed),
       (err) => this.fail(exchange, err),
-      (id, problem) => this.sessions.invalidAnswer(exchange, id, problem),
+      this.sessions.invalidAnswer,
     );
   }
 

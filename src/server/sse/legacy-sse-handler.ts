@@ -264,7 +264,7 @@ export class LegacySSEHandler {
       exchange,
       (parsed) => this.posted(exchange, connection, parsed),
       (err) => this.fail(exchange, err),
-      (id, problem) => connection.invalidAnswer(id, problem),
+      (_exchange, id, problem) => connection.invalidAnswer(id, problem),
     );
   }
 

@@ -1,5 +1,6 @@
 import type { HTTPExchange } from '../../../http/exchange.js';
-import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/types.js';
+import type { InvalidAnswer } from '../../../http/intake.js';
+import type { JsonRpcMessage } from '../../../jsonrpc/types.js';
 import { Chain } from '../../../util/chain.js';
 import { randomBytesPooled } from '../../../util/random-pool.js';
 import type { ServerSession } from '../../legacy/server-session.js';
@@ -166,12 +167,12 @@ export class LegacySessions implements TransportHost {
    * A POST's body was an invalid answer to request `id`: when the session it names is held here for its principal,
    * that request of the session's fails (`Receiver.invalidAnswer`). The POST is refused all the same.
    */
-  invalidAnswer(exchange: HTTPExchange, id: RequestId, problem: string): void {
+  readonly invalidAnswer: InvalidAnswer = (exchange, id, problem) => {
     const sessionId = exchange.header('mcp-session-id');
     const transport = sessionId === undefined ? undefined : this.table.get(sessionId);
     if (transport === undefined || transport.isClosed || transport.principal !== exchange.principal) return;
     transport.conn.receiver?.invalidAnswer?.(id, problem);
-  }
+  };
 
   /** The session `id` held here, a replica loaded when shared, marked active (see StreamableHTTPHandler.session). */
   async held(sessionId: string): Promise<ServerSession | undefined> {
