@@ -1,6 +1,6 @@
 import { errorResponse, McpError } from '../jsonrpc/errors.js';
 import type { Parsed } from '../jsonrpc/parse.js';
-import type { JsonRpcErrorResponse } from '../jsonrpc/types.js';
+import type { JsonRpcErrorResponse, RequestId } from '../jsonrpc/types.js';
 import type { Receiver } from './connection.js';
 
 /**
@@ -22,16 +22,17 @@ export function deliver(
       receiver.batch(parsed.messages);
       return;
     default:
-      if (!answeredInvalid(parsed, receiver)) answer(errorResponse(parsed.id, parsed.error));
+      if (answeredInvalid(parsed, receiver) === undefined) answer(errorResponse(parsed.id, parsed.error));
       receiver.error(new McpError(parsed.error.code, parsed.error.message));
   }
 }
 
-/** Gives `receiver` an invalid answer to a request of its own (`Parsed.invalidAnswer`); true when it was one. */
+/** Gives `receiver` an invalid answer to a request of its own (`Parsed.invalidAnswer`): that request's id, if it was one. */
 export function answeredInvalid(
   parsed: Extract<Parsed, { kind: 'invalid' }>,
   receiver: Pick<Receiver, 'invalidAnswer'>,
-): boolean {
+): RequestId | undefined {
   const { id, invalidAnswer } = parsed;
-  return invalidAnswer !== undefined && id !== null && receiver.invalidAnswer?.(id, invalidAnswer) === true;
+  if (invalidAnswer === undefined || id === null) return undefined;
+  return receiver.invalidAnswer?.(id, invalidAnswer) === true ? id : undefined;
 }

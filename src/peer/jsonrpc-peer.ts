@@ -16,6 +16,7 @@ import { SmallMap } from '../util/small-map.js';
 import { without } from '../util/without.js';
 import { type Connection, type MessageInfo, type Receiver, SENT } from './connection.js';
 import { ConnectionClosedError, RequestCancelledError } from './errors.js';
+import { NotificationOrder } from './notification-order.js';
 import { OutgoingRequests } from './outgoing-requests.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, type PeerOptions, type RequestOptions } from './peer-options.js';
 import { type HandlerContext, RunningRequest } from './request-context.js';
@@ -39,8 +40,8 @@ export class JsonRpcPeer implements Receiver {
   /** The requests sent, once one is (see `outgoing`). */
   private sent: OutgoingRequests | undefined;
   private inFlight: SmallMap<RequestId, RunningRequest> | undefined;
-  /** Notifications waiting for an async notification handler to finish; present only then. */
-  private notificationQueue: Array<[JsonRpcNotification, MessageInfo | undefined]> | undefined;
+  /** Runs notifications in arrival order; made with the first one. */
+  private notificationOrder: NotificationOrder | undefined;
   private closedCause: Error | undefined;
   /** While the session initializes anew after a restart: what other requests wait for. */
   private restarting: Promise<void> | undefined;
@@ -359,39 +360,8 @@ export class JsonRpcPeer implements Receiver {
     if (method === Method.Progress) {
       if (this.sent?.progressed(notification.params!)) return;
     }
-    if (this.notificationQueue !== undefined) {
-      this.notificationQueue.push([notification, info]);
-      return;
-    }
-    this.runNotification(notification, info);
-  }
-
-  private runNotification(notification: JsonRpcNotification, info: MessageInfo | undefined): void {
-    let outcome: void | Promise<void>;
-    try {
-      outcome = this.responder.notified(notification, info);
-    } catch (err) {
-      this.report(err);
-      return;
-    }
-    if (outcome instanceof Promise) {
-      this.notificationQueue = [];
-      outcome.catch((err) => this.report(err)).then(() => this.drainNotifications());
-    }
-  }
-
-  private drainNotifications(): void {
-    const queue = this.notificationQueue!;
-    this.notificationQueue = undefined;
-    while (queue.length > 0) {
-      const [n, info] = queue.shift()!;
-      this.runNotification(n, info);
-      if (this.notificationQueue !== undefined) {
-        // Another async handler started: the rest wait behind it, still in order.
-        (this.notificationQueue as Array<[JsonRpcNotification, MessageInfo | undefined]>).push(...queue);
-        return;
-      }
-    }
+    this.notificationOrder ??= new NotificationOrder(this.responder, this);
+    this.notificationOrder.deliver(notification, info);
   }
 
   private onCancelled(params: Params): void {

@@ -208,8 +208,9 @@ export class ModernHTTPClientConnection implements Connection {
         parsed.kind === 'batch' ? 'a JSON-RPC batch, which this era does not have' : parsed.error.message;
       this.receiver?.error(new McpError(-32600, `The server sent an invalid message: ${why}`));
       // An invalid answer to one of our requests fails it now.
-      if (parsed.kind === 'invalid' && this.receiver !== undefined && answeredInvalid(parsed, this.receiver))
-        this.settle(parsed.id!);
+      const failed =
+        parsed.kind === 'invalid' && this.receiver ? answeredInvalid(parsed, this.receiver) : undefined;
+      if (failed !== undefined) this.settle(failed);
       return;
     }
     const message = parsed.message;

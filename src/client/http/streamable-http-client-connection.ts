@@ -261,7 +261,8 @@ export class StreamableHTTPClientConnection implements Connection {
         return;
       default: {
         // An invalid answer to one of our requests fails it now.
-        if (answeredInvalid(parsed, this.receiver!)) this.settle(epoch, parsed.id!);
+        const failed = answeredInvalid(parsed, this.receiver!);
+        if (failed !== undefined) this.settle(epoch, failed);
         this.receiver!.error(
           new McpError(parsed.error.code, `The server sent an invalid message: ${parsed.error.message}`),
         );
