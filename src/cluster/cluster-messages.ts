@@ -2,7 +2,7 @@
 // (see sessionHash): session ids, which are credentials, never travel. The bus reaches every process; a node
 // channel reaches one. Server events (`event`) name no session: they are the service's.
 
-import type { JsonRpcMessage, JsonRpcNotification } from '../jsonrpc/types.js';
+import type { JsonRpcMessage, JsonRpcNotification, RequestId } from '../jsonrpc/types.js';
 import type { LoggingLevel } from '../protocol/types.js';
 import type { ServerEvent } from '../server/server-events.js';
 
@@ -68,6 +68,17 @@ export interface ForwardMessage {
   readonly m: JsonRpcMessage;
 }
 
+/**
+ * To the process waiting for it: the client answered its request `i` with a message that is no valid JSON-RPC
+ * response, for reason `p` (`Parsed.invalidAnswer`). The request fails there at once.
+ */
+export interface InvalidAnswerMessage {
+  readonly k: 'invalid';
+  readonly s: string;
+  readonly i: RequestId;
+  readonly p: string;
+}
+
 /** A server event (list change, resource update) published by process `by`, for every other process. */
 export interface EventMessage {
   readonly k: 'event';
@@ -89,7 +100,8 @@ export type ClusterMessage =
   | ClosedMessage
   | CancelMessage
   | AppendMessage
-  | ForwardMessage;
+  | ForwardMessage
+  | InvalidAnswerMessage;
 
 /** Anything heard on the bus or a node channel. */
 export type BusMessage = ClusterMessage | AckMessage | EventMessage | DirectMessage;
@@ -114,6 +126,7 @@ export function parseClusterMessage(text: string): BusMessage | undefined {
     case 'cancel':
     case 'append':
     case 'forward':
+    case 'invalid':
       return m as ClusterMessage;
     case 'ack': {
       const { n, by } = m as { n?: unknown; by?: unknown };

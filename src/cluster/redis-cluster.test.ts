@@ -572,6 +572,40 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
     }
   });
 
+  test('an invalid answer POSTed to another process fails the request where it waits, at once, saying why', {
+    timeout: 60_000,
+  }, async () => {
+    const d = await deploy(redis.address);
+    try {
+      const [a, b] = d.nodes;
+      const sessionId = await openSession(mcp(a), '2025-11-25', { sampling: {} });
+      // The first answer reaches a process that holds no replica of the session yet; the second, one that does.
+      for (const id of [7, 8]) {
+        const calling = new SSEReader(
+          await post(mcp(a), call(id, 'sample', { prompt: 'hi' }), { sessionId }),
+        );
+        const asked = (await calling.nextMessage())!.message;
+        assert.equal(asked.method, 'sampling/createMessage');
+        const refused = await post(mcp(b), { jsonrpc: '2.0', id: asked.id, result: 'yes' }, { sessionId });
+        assert.equal(refused.status, 400);
+        assert.equal((await refused.json()).error.code, -32600);
+        const failed = (await within(calling.nextMessage(), 20_000, 'the call to fail'))!.message;
+        assert.equal(failed.id, id);
+        assert.equal(failed.error.code, -32603);
+        assert.equal(
+          failed.error.message,
+          'The answer to "sampling/createMessage" is not a valid JSON-RPC response: "result" must be an object',
+        );
+      }
+      assert.deepEqual(
+        [...a.errors, ...b.errors].filter((e) => /Dropped/.test(e.message)),
+        [],
+      );
+    } finally {
+      await d.close();
+    }
+  });
+
   test('DELETE through one process ends the session on every process, and the streams they hold', async () => {
     const d = await deploy(redis.address);
     try {

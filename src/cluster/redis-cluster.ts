@@ -360,7 +360,7 @@ export class RedisCluster implements SessionDirectory, ReplicaHost, AckHost, Sha
     const heard = replica === undefined ? this.loading.get(m.s) : undefined;
     if (replica !== undefined) replica.receive(m);
     else if (heard !== undefined) heard.push(m);
-    else if (m.k === 'forward') {
+    else if (m.k === 'forward' || m.k === 'invalid') {
       this.report(
         new Error(
           'Dropped a message the client sent for a request of this process: the session is no longer held here, ' +

@@ -1,4 +1,4 @@
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../jsonrpc/types.js';
+import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, RequestId } from '../jsonrpc/types.js';
 import { type LoggingLevel, Method } from '../protocol/types.js';
 import type { SessionReplica } from '../server/http/legacy/session-directory.js';
 import type { StreamableServerTransport } from '../server/http/legacy/session-transport.js';
@@ -119,13 +119,10 @@ export class Replica implements SessionReplica {
    * request whose id names that process. Undefined for every other message.
    */
   elsewhere(message: JsonRpcMessage): string | undefined {
-    let id: unknown;
-    if (!('method' in message)) id = message.id;
-    else if (message.method === Method.Progress && !('id' in message)) id = message.params?.progressToken;
-    else return undefined;
-    if (typeof id !== 'string') return undefined;
-    const node = id.slice(0, id.indexOf(':'));
-    return node.length !== this.host.nodeId.length || node === this.host.nodeId ? undefined : node;
+    if (!('method' in message)) return this.asker(message.id);
+    if (message.method === Method.Progress && !('id' in message))
+      return this.asker(message.params?.progressToken);
+    return undefined;
   }
 
   /** Sends the message to the process waiting for it, when that is another one (`elsewhere`); false when not. */
@@ -133,7 +130,27 @@ export class Replica implements SessionReplica {
     const node = this.elsewhere(message);
     if (node === undefined) return false;
     const id = 'method' in message ? message.params?.progressToken : message.id;
-    this.host.sendTo(node, { k: 'forward', s: this.hash, m: message }).then(
+    this.sendToAsker(node, { k: 'forward', s: this.hash, m: message }, id);
+    return true;
+  }
+
+  failAnswer(id: RequestId, problem: string): boolean {
+    const node = this.asker(id);
+    if (node === undefined) return false;
+    this.sendToAsker(node, { k: 'invalid', s: this.hash, i: id, p: problem }, id);
+    return true;
+  }
+
+  /** The process that made request `id` of the server's (its id says: `<node id>:<n>`), when it is another one. */
+  private asker(id: unknown): string | undefined {
+    if (typeof id !== 'string') return undefined;
+    const node = id.slice(0, id.indexOf(':'));
+    return node.length !== this.host.nodeId.length || node === this.host.nodeId ? undefined : node;
+  }
+
+  /** Sends what the client sent for request `id` to the process that made it, and reports it when that one is gone. */
+  private sendToAsker(node: string, m: ClusterMessage, id: unknown): void {
+    this.host.sendTo(node, m).then(
       (listening) => {
         if (!listening) {
           this.host.report(
@@ -146,7 +163,6 @@ export class Replica implements SessionReplica {
       },
       (err) => this.host.report(err),
     );
-    return true;
   }
 
   cancel(notification: JsonRpcNotification): void {
@@ -234,6 +250,9 @@ export class Replica implements SessionReplica {
       }
       case 'forward':
         this.transport.deliver(m.m);
+        return;
+      case 'invalid':
+        this.transport.conn.receiver?.invalidAnswer?.(m.i, m.p);
         return;
     }
   }

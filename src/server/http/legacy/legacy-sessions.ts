@@ -1,6 +1,6 @@
 import type { HTTPExchange } from '../../../http/exchange.js';
 import type { InvalidAnswer } from '../../../http/intake.js';
-import type { JsonRpcMessage } from '../../../jsonrpc/types.js';
+import type { JsonRpcMessage, RequestId } from '../../../jsonrpc/types.js';
 import { Chain } from '../../../util/chain.js';
 import { randomBytesPooled } from '../../../util/random-pool.js';
 import type { ServerSession } from '../../legacy/server-session.js';
@@ -19,6 +19,18 @@ const VERSION_WITHOUT_HEADER = '2025-03-26';
 
 /** Loads a replica whoever the session's principal is (`held`: not for a client's request). */
 const ANY_PRINCIPAL = Symbol('any principal');
+
+/** Fails request `id` of the session, where it waits (see `LegacySessions.invalidAnswer`). */
+function failAnswer(
+  transport: StreamableServerTransport | undefined,
+  exchange: HTTPExchange,
+  id: RequestId,
+  problem: string,
+): void {
+  if (transport === undefined || transport.isClosed || transport.principal !== exchange.principal) return;
+  if (transport.replica?.failAnswer(id, problem)) return;
+  transport.conn.receiver?.invalidAnswer?.(id, problem);
+}
 
 /**
  * The 2025 sessions of one Streamable HTTP endpoint: it opens them (initialize, or a stateless POST's session
@@ -164,14 +176,21 @@ export class LegacySessions implements TransportHost {
   }
 
   /**
-   * A POST's body was an invalid answer to request `id`: when the session it names is held here for its principal,
-   * that request of the session's fails (`Receiver.invalidAnswer`). The POST is refused all the same.
+   * A POST's body was an invalid answer to request `id`: when the session it names is the principal's, that request
+   * of the session's fails (`Receiver.invalidAnswer`), in whichever process it waits (a shared session's replica is
+   * loaded here, as for a valid answer). The POST is refused all the same.
    */
   readonly invalidAnswer: InvalidAnswer = (exchange, id, problem) => {
     const sessionId = exchange.header('mcp-session-id');
-    const transport = sessionId === undefined ? undefined : this.table.get(sessionId);
-    if (transport === undefined || transport.isClosed || transport.principal !== exchange.principal) return;
-    transport.conn.receiver?.invalidAnswer?.(id, problem);
+    if (sessionId === undefined) return;
+    const transport = this.table.get(sessionId);
+    if (transport !== undefined || this.settings.directory === undefined)
+      failAnswer(transport, exchange, id, problem);
+    else
+      this.replicate(sessionId, exchange.principal).then(
+        (replica) => failAnswer(replica, exchange, id, problem),
+        this.settings.report,
+      );
   };
 
   /** The session `id` held here, a replica loaded when shared, marked active (see StreamableHTTPHandler.session). */

@@ -1,6 +1,11 @@
 import type { EventStore } from '../../../eventstore/event-store.js';
 import type { SharedRequestCounts } from '../../../http/rate-limiter.js';
-import type { JsonRpcMessage, JsonRpcNotification, JsonRpcRequest } from '../../../jsonrpc/types.js';
+import type {
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  RequestId,
+} from '../../../jsonrpc/types.js';
 import type { ClientCapabilities, Implementation } from '../../../protocol/types.js';
 import type { ListenLeases } from '../modern/listen-streams.js';
 import type { LegacySettings } from './legacy-settings.js';
@@ -83,6 +88,11 @@ export interface SessionReplica {
    * request, or progress about it): true when it was sent there and must not be delivered here.
    */
   forward(message: JsonRpcMessage): boolean;
+  /**
+   * The client answered request `id` with a message that is no valid JSON-RPC response, for reason `problem`: true
+   * when another process made that request and was told, so that it fails there (`Receiver.invalidAnswer`).
+   */
+  failAnswer(id: RequestId, problem: string): boolean;
   /** The process `forward` would send this message to; undefined when it is for this one (or for none). */
   elsewhere(message: JsonRpcMessage): string | undefined;
   /** The client cancelled a request that does not run in this process: the process running it must hear it. */
