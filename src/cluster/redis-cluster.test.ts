@@ -11,7 +11,7 @@ import { createRedisClient } from '../eventstore/redis-client.js';
 import type { JsonRpcMessage, JsonRpcNotification } from '../jsonrpc/types.js';
 import { SessionExpiredError } from '../peer/errors.js';
 import { deploy, type Node } from '../test-support/cluster-deployment.js';
-import { get, initializeRequest, openSession, post, SSEReader } from '../test-support/mcp-http.js';
+import { get, initializeRequest, jsonBody, openSession, post, SSEReader } from '../test-support/mcp-http.js';
 import { postModern } from '../test-support/modern-http.js';
 import { startRedisBackend } from '../test-support/redis-backend.js';
 import { startRedisServer } from '../test-support/redis-server.js';
@@ -588,7 +588,7 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
         assert.equal(asked.method, 'sampling/createMessage');
         const refused = await post(mcp(b), { jsonrpc: '2.0', id: asked.id, result: 'yes' }, { sessionId });
         assert.equal(refused.status, 400);
-        assert.equal((await refused.json()).error.code, -32600);
+        assert.equal((await jsonBody(refused)).error.code, -32600);
         const failed = (await within(calling.nextMessage(), 20_000, 'the call to fail'))!.message;
         assert.equal(failed.id, id);
         assert.equal(failed.error.code, -32603);

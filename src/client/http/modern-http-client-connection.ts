@@ -40,8 +40,10 @@ interface Exchange {
  *
  * Promises: each request's POST carries `MCP-Protocol-Version` (the `_meta` claim of the request itself) and
  * the headers mirrored from its body (`Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` from the `x-mcp-header`
- * annotations of the tool as `tools/list` last described it). A tool whose annotations are invalid is dropped
- * from every `tools/list` answer, with a warning through `receiver.error` (the spec's MUST for HTTP clients).
+ * annotations of the tool as `tools/list` last described it). The body of any 2xx answer to a request is read
+ * for its answer, JSON or SSE: there is no other stream for it to come on. A tool whose annotations are invalid
+ * is dropped from every `tools/list` answer, with a warning through `receiver.error` (the spec's MUST for HTTP
+ * clients).
  * An error status whose body is a JSON-RPC error is delivered as the answer, so the caller sees the server's
  * code; any other refusal rejects the request with a StreamableHTTPError carrying the status. A stream that
  * breaks before the answer fails the request with a ResponseLostError (`receiver.lost`): there is no

@@ -55,11 +55,12 @@ const POST_ACCEPT = 'application/json, text/event-stream';
  *
  * Promises: each message is one POST (`Accept: application/json, text/event-stream`), carrying
  * `Mcp-Session-Id` and `MCP-Protocol-Version` once initialize has named them; JSON and SSE answers are
- * both read. A POST's SSE stream that ends, or whose connection drops, before the request is answered
- * is resumed with GET and `Last-Event-ID` after the server's `retry:` wait (else exponential backoff
- * with jitter), until the answer comes or the policy gives up; the request then fails with a JSON-RPC
- * error naming why, never hangs. After `notifications/initialized` the standalone GET stream is opened
- * (400, 404, 405 or 406 mean the server offers none; POSTs keep working) and kept open the same way.
+ * both read; a 202 to a request says its answer comes on the GET stream. A POST's SSE stream that ends, or
+ * whose connection drops, before the request is answered is resumed with GET and `Last-Event-ID` after the
+ * server's `retry:` wait (else exponential backoff with jitter), until the answer comes or the policy gives
+ * up; the request then fails with a JSON-RPC error naming why, never hangs. After `notifications/initialized`
+ * the standalone GET stream is opened (400, 404, 405 or 406 mean the server offers none; POSTs keep working)
+ * and kept open the same way.
  * A refused POST rejects its `send` with a StreamableHTTPError carrying the status. A 404 on a request
  * carrying our session id restarts the session (see `onSessionLost`). `close()` DELETEs the session
  * (bounded), aborts every stream and request, and then reports `closed` to the receiver.
