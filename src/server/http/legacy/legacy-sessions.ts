@@ -17,6 +17,8 @@ import { type PostBody, StreamableServerTransport, type TransportHost } from './
  */
 const VERSION_WITHOUT_HEADER = '2025-03-26';
 
+const noop = () => {};
+
 /** Loads a replica whoever the session's principal is (`held`: not for a client's request). */
 const ANY_PRINCIPAL = Symbol('any principal');
 
@@ -189,7 +191,9 @@ export class LegacySessions implements TransportHost {
     else
       this.replicate(sessionId, exchange.principal).then(
         (replica) => failAnswer(replica, exchange, id, problem),
-        this.settings.report,
+        // This process is full or the shared state is out of reach, which the next request is told of: the POST
+        // is refused already, and the request waits for its timeout, as it would without this.
+        noop,
       );
   };
 
