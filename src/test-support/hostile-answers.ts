@@ -11,7 +11,7 @@ import { within } from './time-limit.js';
  * Property-test material for the HTTP clients: a server's hostile answer to a request (any status and
  * Content-Type; a JSON body, or SSE events around the answer; ended, cut or left open), and what a client must
  * make of it, written from the transport's rules apart from the clients' code. The legacy HTTP+SSE client's
- * replies are built from the same pieces (hostile-stream-answers.ts).
+ * replies are built from the same pieces (client/sse/sse-client-connection.property.test.ts).
  */
 
 const ID = '$ID';
