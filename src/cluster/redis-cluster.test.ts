@@ -606,6 +606,32 @@ describe('RedisCluster: processes behind a balancer with no affinity', () => {
     }
   });
 
+  test('an invalid answer reaching a process too full to load the session: 400, reported once as invalid', async () => {
+    const d = await deploy(redis.address, [{}, { maxSessions: 1 }]);
+    try {
+      const [a, b] = d.nodes;
+      // The second process's one place goes to a session whose GET stream is open: it cannot drop it for another.
+      const held = await openSession(mcp(b));
+      const stream = await get(mcp(b), held);
+      assert.equal(stream.status, 200);
+      const sessionId = await openSession(mcp(a), '2025-11-25', { sampling: {} });
+      const calling = new SSEReader(await post(mcp(a), call(9, 'sample', { prompt: 'hi' }), { sessionId }));
+      const asked = (await calling.nextMessage())!.message;
+      const refused = await post(mcp(b), { jsonrpc: '2.0', id: asked.id, result: 'yes' }, { sessionId });
+      assert.equal(refused.status, 400);
+      // Reported once, as the invalid message it is; that the session could not be loaded there is not news.
+      assert.deepEqual(
+        b.errors.map((e) => e.message),
+        ['Invalid request: "result" must be an object'],
+      );
+      // It could not: a request of the session gets the full process's 503.
+      assert.equal((await post(mcp(b), request(10, 'ping'), { sessionId })).status, 503);
+      await stream.body?.cancel();
+    } finally {
+      await d.close();
+    }
+  });
+
   test('DELETE through one process ends the session on every process, and the streams they hold', async () => {
     const d = await deploy(redis.address);
     try {
