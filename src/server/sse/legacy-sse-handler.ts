@@ -1,7 +1,7 @@
 import { Cors, type CorsOptions } from '../../http/cors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
-import { HTTPIntake, type ParsedBody } from '../../http/intake.js';
+import { HTTPIntake, type InvalidAnswer, type ParsedBody } from '../../http/intake.js';
 import { HTTP_REJECTION_CODE, type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
 import { fromNode, type NodeListener } from '../../http/node-adapter.js';
 import type { ProtectedResource } from '../../http/protected-resource.js';
@@ -264,9 +264,14 @@ export class LegacySSEHandler {
       exchange,
       (parsed) => this.posted(exchange, connection, parsed),
       (err) => this.fail(exchange, err),
-      (_exchange, id, problem) => connection.invalidAnswer(id, problem),
+      this.invalidAnswer,
     );
   }
+
+  /** A POST's body was an invalid answer to request `id` of its session (found and allowed before the body was read). */
+  private readonly invalidAnswer: InvalidAnswer = (exchange, id, problem) => {
+    this.connections.get(exchange.query.get('sessionId')!)?.invalidAnswer(id, problem);
+  };
 
   private posted(exchange: HTTPExchange, connection: SSEServerConnection, parsed: ParsedBody): void {
     // The stream may have ended while the body arrived.
