@@ -34,7 +34,7 @@ class SwappableEnd implements Connection {
       message: (m, info) => receiver.message(m, info),
       batch: (b, info) => receiver.batch(b, info),
       error: (e) => receiver.error(e),
-      restarted: (c) => receiver.restarted(c),
+      restarted: (c, unsent) => receiver.restarted(c, unsent),
       // The old far side closing is part of the swap, not the end of this connection.
       closed: () => {},
     });

@@ -50,10 +50,12 @@ export interface Receiver {
   /**
    * The transport lost the peer's session and reached a fresh one (a legacy SSE reconnect; a
    * Streamable HTTP 404 on a live session): requests in flight will never be answered, and the
-   * peer must be initialized anew before anything else is sent. Transports that cannot restart
-   * never call it.
+   * peer must be initialized anew before anything else is sent. `unsent` holds the messages the
+   * transport was given for the old session but never handed on (they reached no one, so a request
+   * among them is sent again on the new session, as if `retryOnRestart`). Transports that cannot
+   * restart never call it.
    */
-  restarted(cause: Error): void;
+  restarted(cause: Error, unsent?: readonly JsonRpcMessage[]): void;
   /** The connection ended; nothing more will be delivered. Called at most once. */
   closed(cause?: Error): void;
 }

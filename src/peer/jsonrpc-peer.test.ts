@@ -615,6 +615,27 @@ describe('Session restart (the transport reached a fresh peer session)', () => {
     assert.deepEqual(await later, { ok: 'ping' });
   });
 
+  test('a request the transport never sent is sent on the new session; answers and notifications are not', async () => {
+    const rec = new Recorder();
+    const { peer: s, state } = restartable(rec);
+    const unsent = s.request('tools/call', { name: 'queued' });
+    const lost = s.request('tools/call', { name: 'posted' });
+    const [queued] = rec.sent.map((x) => x.message as JsonRpcRequest);
+    // An answer to a request of the old session's peer, with the same id as ours, and a notification.
+    const answer: JsonRpcMessage = { jsonrpc: '2.0', id: queued.id, result: {} };
+    const note: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/progress', params: {} };
+    rec.receiver.restarted(new Error('reconnected'), [answer, queued, note]);
+    await assert.rejects(lost, SessionExpiredError);
+    state.release!();
+    await tick();
+    assert.deepEqual(
+      rec.sent.slice(2).map((x) => x.message),
+      [queued],
+    );
+    rec.receiver.message({ jsonrpc: '2.0', id: queued.id, result: { ok: true } });
+    assert.deepEqual(await unsent, { ok: true });
+  });
+
   test('a session that cannot initialize anew closes', async () => {
     const rec = new Recorder();
     const s = new Peer(rec);

@@ -215,9 +215,9 @@ export class JsonRpcPeer implements Receiver {
     return this.sent?.answeredInvalid(id, problem) ?? false;
   }
 
-  restarted(cause: Error): void {
+  restarted(cause: Error, unsent: readonly JsonRpcMessage[] = []): void {
     if (this.ended || this.restarting !== undefined) return;
-    const kept = this.sent?.expire(cause) ?? [];
+    const kept = this.sent?.expire(cause, unsent) ?? [];
     // Handlers of the old session's requests can no longer answer anyone.
     this.abortAll(cause);
     this.initializeId = undefined;

@@ -1,5 +1,12 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse, Params, RequestId } from '../jsonrpc/types.js';
+import {
+  isRequest,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type Params,
+  type RequestId,
+} from '../jsonrpc/types.js';
 import { Method } from '../protocol/types.js';
 import type { SentObservation } from '../telemetry/telemetry.js';
 import type { Clock } from '../util/clock.js';
@@ -248,11 +255,18 @@ export class OutgoingRequests {
   }
 
   /**
-   * The peer's session was lost: requests that asked to be sent again are kept (still waiting), the others
-   * fail with SessionExpiredError.
+   * The peer's session was lost: requests that asked to be sent again are kept (still waiting), and so are those
+   * among `unsent`, which never left the transport and so cannot have run; the others fail with
+   * SessionExpiredError.
    */
-  expire(cause: Error): Resend[] {
+  expire(cause: Error, unsent: readonly JsonRpcMessage[]): Resend[] {
     const kept: Resend[] = [];
+    for (const m of unsent) {
+      if (!isRequest(m)) continue;
+      // Ids are issued once: a pending request with the message's id is the one it carries.
+      const entry = this.pending?.get(m.id);
+      if (entry !== undefined) entry.resend ??= { message: m, related: undefined };
+    }
     for (const [id, entry] of [...(this.pending ?? [])]) {
       if (entry.resend !== undefined) {
         kept.push(entry);

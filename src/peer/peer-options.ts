@@ -35,7 +35,7 @@ export interface RequestOptions {
   /**
    * When the transport loses the peer's session (see `Receiver.restarted`), send this request
    * again once the session is initialized anew, instead of failing it with SessionExpiredError.
-   * Only for requests that are safe to run twice.
+   * Only for requests that are safe to run twice. (One the transport never sent goes again regardless.)
    */
   retryOnRestart?: boolean;
   /**

@@ -9,6 +9,8 @@ export interface RecordingReceiver extends Receiver {
   /** One entry per `closed` call: its cause, or undefined. */
   readonly closes: (Error | undefined)[];
   readonly restarts: Error[];
+  /** One entry per `restarted` call: the messages it said were never sent. */
+  readonly unsent: (readonly JsonRpcMessage[])[];
   /** Resolves once `check` holds, polling every few ms; rejects after `ms` (bounded tests). */
   until(check: () => boolean, ms?: number): Promise<void>;
 }
@@ -20,11 +22,15 @@ export function recordingReceiver(): RecordingReceiver {
     errors: [],
     closes: [],
     restarts: [],
+    unsent: [],
     message: (m) => r.messages.push(m),
     batch: (b) => r.batches.push(b),
     error: (e) => r.errors.push(e),
     closed: (c) => r.closes.push(c),
-    restarted: (c) => r.restarts.push(c),
+    restarted: (c, unsent = []) => {
+      r.restarts.push(c);
+      r.unsent.push(unsent);
+    },
     async until(check, ms = 5000) {
       const deadline = Date.now() + ms;
       while (!check()) {

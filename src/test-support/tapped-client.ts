@@ -48,9 +48,9 @@ export class TappedConnection extends StreamableHTTPClientConnection {
         receiver.batch(b, info);
       },
       error: (err) => receiver.error(err),
-      restarted: (cause) => {
+      restarted: (cause, unsent) => {
         this.restarts.push(cause);
-        receiver.restarted(cause);
+        receiver.restarted(cause, unsent);
       },
       closed: (cause) => receiver.closed(cause),
     });

@@ -272,6 +272,37 @@ describe('SSEClientConnection with our LegacySSEHandler and the demo server', ()
     }
   });
 
+  test('a request made while the client reconnects reached no one: it is sent on the new session', async () => {
+    // The reconnection waits for this clock, so the request is made while there is no session for certain.
+    const clock = new ManualClock();
+    const { connection, session } = await connect({ clock });
+    try {
+      const first = serverSessionOf();
+      await first.connection.close();
+      await within(
+        (async () => {
+          while (connection.endpoint !== undefined) await delay(5);
+        })(),
+        5000,
+        'the client to see the stream end',
+      );
+      const during = session.callTool('echo', { message: 'during' });
+      let settled = false;
+      during.then(
+        () => (settled = true),
+        () => (settled = true),
+      );
+      await delay(20);
+      assert.equal(settled, false, 'the call waits for a session');
+      clock.advance(FAST_RETRY.initialDelayMs);
+      const echo = await within(during, 5000, 'the call made while reconnecting');
+      assert.equal(toolText(echo), 'Echo: during');
+      assert.notEqual(serverSessionOf(), first);
+    } finally {
+      await session.close();
+    }
+  });
+
   test('closeGracefully: queued messages are POSTed, then the stream closes', async () => {
     const { connection, session } = await connect();
     const sessionsBefore = handler.sessionCount;
@@ -660,6 +691,54 @@ describe('SSEClientConnection against hand-written servers', () => {
       );
       assert.match(receiver.errors[0]?.message ?? '', /answered 404: no such session; reconnecting in 5 ms/);
     } finally {
+      await connection.close();
+      await fake.close();
+    }
+  });
+
+  test('a new session: what was queued is dropped, and the restart names what never left', async () => {
+    let heldPost: ServerResponse | undefined;
+    const fake = await fakeServer({
+      // The second stream names its endpoint only when the test says so.
+      get: (_req, res, n) => openSse(res, n === 1 ? '/messages?sessionId=1' : null),
+      // The first POST is never answered: it is in flight when the session is lost.
+      post: (_body, res, n) => {
+        if (n === 1) heldPost = res;
+        else {
+          res.writeHead(202);
+          res.end();
+        }
+      },
+    });
+    const { connection, receiver } = startTransport(fake.url);
+    try {
+      await receiver.until(() => connection.endpoint !== undefined);
+      const inFlight = connection.send(ping(1));
+      await receiver.until(() => fake.posts.length === 1);
+      fake.streams[0].end();
+      await receiver.until(() => fake.gets.length === 2);
+      const cancelled: JsonRpcMessage = {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 1 },
+      };
+      const queued = [connection.send(ping(2)), connection.send(cancelled)];
+      fake.push('event: endpoint\ndata: /messages?sessionId=2\n\n');
+      await receiver.until(() => receiver.restarts.length === 1);
+      // Every send settles as delivered to the lost session; only the two that were never POSTed are unsent.
+      await Promise.all([inFlight, ...queued]);
+      assert.deepEqual(receiver.unsent[0], [ping(2), cancelled]);
+      assert.deepEqual(
+        fake.posts.map((b) => JSON.parse(b).id),
+        [1],
+      );
+      await connection.send(ping(3));
+      assert.deepEqual(
+        fake.posts.map((b) => JSON.parse(b).id),
+        [1, 3],
+      );
+    } finally {
+      heldPost?.end();
       await connection.close();
       await fake.close();
     }

@@ -71,8 +71,9 @@ const noop = () => {};
  *   forgot the session) reconnects under the retry policy, honouring the server's `retry:` field and
  *   `Retry-After`. A new endpoint means a new server session: messages still queued for the old one
  *   are dropped (their `send` resolves, as if delivered to the lost session) and `receiver.restarted`
- *   is called, so the session fails or resends its requests in flight and initializes anew. The
- *   budget resets whenever an endpoint arrives.
+ *   is called with those whose POST never began, so the session initializes anew, sends those
+ *   requests again and fails or resends the others in flight. The budget resets whenever an
+ *   endpoint arrives.
  * - A permanent failure (another 4xx, an answer that is not an event stream, no endpoint in time,
  *   the budget spent) closes the connection: `receiver.closed(err)` with an `SSEClientError` naming
  *   the cause, and every queued `send` rejects with ConnectionClosedError.
@@ -268,14 +269,16 @@ export class SSEClientConnection implements Connection {
     this.currentEndpoint = endpoint;
     this.failures = 0;
     if (this.hadSession) {
-      // Everything still queued was meant for the lost session; the receiver's restart says what was lost.
-      this.posts.dropAll();
+      // Everything still queued was meant for the lost session; the receiver's restart says what was lost, and
+      // what never left.
+      const unsent = this.posts.dropAll();
       this.receiver!.restarted(
         new SSEClientError(
           'reconnected',
           `Reconnected to ${this.url}: a new server session, so the old one's requests in flight are lost ` +
             'and the client initializes anew',
         ),
+        unsent,
       );
     }
     this.hadSession = true;

@@ -20,7 +20,10 @@ export interface SSEPostLink {
 
 /** A message waiting to be POSTed, with the `send` promise it settles. */
 interface Outgoing {
+  readonly message: JsonRpcMessage;
   readonly body: string;
+  /** True once its POST began: it may have reached the server. */
+  posted: boolean;
   resolve(): void;
   reject(err: Error): void;
 }
@@ -76,7 +79,7 @@ export class SSEPostQueue {
       return Promise.reject(err);
     }
     return new Promise<void>((resolve, reject) => {
-      this.items.push({ body, resolve, reject });
+      this.items.push({ message, body, resolve, reject, posted: false });
       this.pump();
     });
   }
@@ -100,9 +103,17 @@ export class SSEPostQueue {
     this.postAbort?.abort(SESSION_LOST);
   }
 
-  /** A new session: every message still queued was meant for the lost one, and is settled as lost with it. */
-  dropAll(): void {
-    for (const item of this.items.splice(0)) item.resolve();
+  /**
+   * A new session: every message still queued was meant for the lost one, and is settled as lost with it. Returns
+   * those whose POST never began, which reached no server.
+   */
+  dropAll(): JsonRpcMessage[] {
+    const unsent: JsonRpcMessage[] = [];
+    for (const item of this.items.splice(0)) {
+      if (!item.posted) unsent.push(item.message);
+      item.resolve();
+    }
+    return unsent;
   }
 
   /** Waits until the queue is empty or `timeoutMs` passed. */
@@ -126,6 +137,7 @@ export class SSEPostQueue {
 
   /** POSTs one message and settles its `send`; never throws. */
   private async post(item: Outgoing, endpoint: URL): Promise<void> {
+    item.posted = true;
     const abort = new AbortController();
     this.postAbort = abort;
     const timer =

@@ -69,8 +69,8 @@ class RateLimitedConnection implements Connection, Receiver {
     this.receiver!.error(err);
   }
 
-  restarted(cause: Error): void {
-    this.receiver!.restarted(cause);
+  restarted(cause: Error, unsent?: readonly JsonRpcMessage[]): void {
+    this.receiver!.restarted(cause, unsent);
   }
 
   closed(cause?: Error): void {

@@ -114,8 +114,8 @@ class EraChoice implements Receiver, StdioService {
     return this.next?.invalidAnswer?.(id, problem) ?? false;
   }
 
-  restarted(cause: Error): void {
-    this.next?.restarted(cause);
+  restarted(cause: Error, unsent?: readonly JsonRpcMessage[]): void {
+    this.next?.restarted(cause, unsent);
   }
 
   closed(cause?: Error): void {
@@ -184,8 +184,8 @@ class LegacyOnly implements Receiver {
     return this.session.invalidAnswer?.(id, problem) ?? false;
   }
 
-  restarted(cause: Error): void {
-    this.session.restarted(cause);
+  restarted(cause: Error, unsent?: readonly JsonRpcMessage[]): void {
+    this.session.restarted(cause, unsent);
   }
 
   closed(cause?: Error): void {
