@@ -57,6 +57,7 @@ export { OAuthError } from './oauth/oauth-error.js';
 export type { ApplicationType } from './oauth/registration.js';
 export type { ClientKey } from './oauth/token-auth.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
+export { InvalidServerResultError } from './server-result.js';
 export type { EraVerdict, ServerDescription } from './session-era.js';
 export type { ClientSessionEvents } from './session-events.js';
 export { SSEClientConnection, type SSEClientOptions } from './sse/sse-client-connection.js';

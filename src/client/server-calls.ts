@@ -24,6 +24,7 @@ import {
 } from '../protocol/types.js';
 import { requireFeature, requireSubscribe, type ServerFeature } from './capability-checks.js';
 import { paginate } from './paginate.js';
+import { checkedResult } from './server-result.js';
 import type { SessionEra } from './session-era.js';
 import { followToolCall, sendToolCall, type TaskSession } from './task-call.js';
 import type { TaskRequestOptions } from './task-types.js';
@@ -33,8 +34,10 @@ import type { ToolCatalog } from './tool-catalog.js';
  * What a client asks of the server it is connected to, the same in either era: its tools, resources, resource
  * templates and prompts (a page, or every item), calls and reads, subscriptions, completion, its log level, ping,
  * and any other request. Each first checks that the server declared the capability it needs and rejects with
- * CapabilityError, sending nothing, when it did not (`ping` and `request` check nothing). `ClientSession` is the
- * one implementation: it gives the era spoken, what the server announced and what `tools/list` told of the tools.
+ * CapabilityError, sending nothing, when it did not (`ping` and `request` check nothing). Each result is checked
+ * against its method before the caller sees it, and one that is not one for it rejects with
+ * InvalidServerResultError (`request`'s is not: its shape is the caller's to know). `ClientSession` is the one
+ * implementation: it gives the era spoken, what the server announced and what `tools/list` told of the tools.
  */
 export abstract class ServerCalls {
   /** What the server announced at the handshake. */
@@ -52,10 +55,9 @@ export abstract class ServerCalls {
   async listTools(cursor?: Cursor, options?: RequestOptions): Promise<ListToolsResult> {
     this.require('tools', Method.ToolsList);
     const generation = this.catalog.begin();
-    const result = await this.spoken().request<ListToolsResult>(
+    const result = checkedResult(
       Method.ToolsList,
-      cursorParams(cursor),
-      options,
+      await this.spoken().request<ListToolsResult>(Method.ToolsList, cursorParams(cursor), options),
     );
     this.catalog.record(generation, result, cursor === undefined);
     return result;
@@ -84,7 +86,7 @@ export abstract class ServerCalls {
     this.require('tools', Method.ToolsCall);
     const known = await this.catalog.lookup(name, options);
     const sent = await sendToolCall(this.taskSession, name, args, known?.taskSupport, options);
-    const result = await followToolCall(this.taskSession, sent, options);
+    const result = checkedResult(Method.ToolsCall, await followToolCall(this.taskSession, sent, options));
     if (known !== undefined) await this.catalog.check(name, known, result);
     return result;
   }
@@ -93,7 +95,7 @@ export abstract class ServerCalls {
 
   /** One page of the server's resources. */
   listResources(cursor?: Cursor, options?: RequestOptions): Promise<ListResourcesResult> {
-    return this.send('resources', Method.ResourcesList, cursorParams(cursor), options);
+    return this.checked('resources', Method.ResourcesList, cursorParams(cursor), options);
   }
 
   /** Every resource of the server, page after page. */
@@ -106,7 +108,7 @@ export abstract class ServerCalls {
 
   /** One page of the server's resource templates. */
   listResourceTemplates(cursor?: Cursor, options?: RequestOptions): Promise<ListResourceTemplatesResult> {
-    return this.send('resources', Method.ResourcesTemplatesList, cursorParams(cursor), options);
+    return this.checked('resources', Method.ResourcesTemplatesList, cursorParams(cursor), options);
   }
 
   /** Every resource template of the server, page after page. */
@@ -135,7 +137,7 @@ export abstract class ServerCalls {
 
   /** Reads one resource's contents. */
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
-    return this.send('resources', Method.ResourcesRead, { uri }, options);
+    return this.checked('resources', Method.ResourcesRead, { uri }, options);
   }
 
   /**
@@ -157,7 +159,7 @@ export abstract class ServerCalls {
 
   /** One page of the server's prompts. */
   listPrompts(cursor?: Cursor, options?: RequestOptions): Promise<ListPromptsResult> {
-    return this.send('prompts', Method.PromptsList, cursorParams(cursor), options);
+    return this.checked('prompts', Method.PromptsList, cursorParams(cursor), options);
   }
 
   /** Every prompt of the server, page after page. */
@@ -174,7 +176,7 @@ export abstract class ServerCalls {
     args?: { [key: string]: string },
     options?: RequestOptions,
   ): Promise<GetPromptResult> {
-    return this.send(
+    return this.checked(
       'prompts',
       Method.PromptsGet,
       args === undefined ? { name } : { name, arguments: args },
@@ -192,7 +194,7 @@ export abstract class ServerCalls {
     options?: RequestOptions,
   ): Promise<CompleteResult> {
     const params: Params = context === undefined ? { ref, argument } : { ref, argument, context };
-    return this.send('completions', Method.CompletionComplete, params, options);
+    return this.checked('completions', Method.CompletionComplete, params, options);
   }
 
   /**
@@ -213,6 +215,16 @@ export abstract class ServerCalls {
 
   protected require(feature: ServerFeature, method: string): void {
     requireFeature(this.serverCapabilities, feature, method);
+  }
+
+  /** `send`, for a request whose result is checked (`checkedResult`): it rejects with InvalidServerResultError. */
+  private checked<R>(
+    feature: ServerFeature,
+    method: string,
+    params: Params | undefined,
+    options?: RequestOptions,
+  ): Promise<R> {
+    return this.send<R>(feature, method, params, options).then((result) => checkedResult(method, result));
   }
 
   /**

@@ -2,6 +2,7 @@ import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { Params } from '../jsonrpc/types.js';
 import { ConnectionClosedError, InvalidResponseError } from '../peer/errors.js';
 import { ROUND_TRIP_METHODS } from '../protocol/modern-types.js';
+import { serverResultProblem } from '../protocol/server-results.js';
 import type { Result } from '../protocol/types.js';
 import { clientCallProblem } from '../server/client-capabilities.js';
 import type { ClientScope } from '../server/client-scope.js';
@@ -175,7 +176,7 @@ export function begin(
   return new HeldExchange(client, idPrefix, async (exchange, signal) => {
     picked.inFlight.add(exchange);
     try {
-      return await picked.session.request<Result>(method, childParams(params), {
+      const result = await picked.session.request<Result>(method, childParams(params), {
         signal,
         timeoutMs,
         onprogress: progress
@@ -184,6 +185,13 @@ export function begin(
             }
           : undefined,
       });
+      // A task-augmented request is answered with its task, which the client reads as such.
+      const problem = params.task === undefined ? serverResultProblem(method, result) : undefined;
+      if (problem === undefined) return result;
+      throw new McpError(
+        ErrorCode.InternalError,
+        `The server behind the bridge answered ${method} with a result that is not one: result${problem}`,
+      );
     } catch (err) {
       if (err instanceof ConnectionClosedError) {
         const cause = (err.cause as Error | undefined)?.message ?? err.message;

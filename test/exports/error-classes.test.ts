@@ -18,7 +18,14 @@ const SESSION_ERRORS = [
 ];
 
 const EXPECTED: Record<string, string[]> = {
-  client: ['McpError', 'ErrorCode', ...SESSION_ERRORS, 'SessionExpiredError', 'ResponseLostError'],
+  client: [
+    'McpError',
+    'ErrorCode',
+    ...SESSION_ERRORS,
+    'SessionExpiredError',
+    'ResponseLostError',
+    'InvalidServerResultError',
+  ],
   server: [
     'McpError',
     'ErrorCode',

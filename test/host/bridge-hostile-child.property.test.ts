@@ -1,9 +1,10 @@
 // The bridge before a stdio child that answers a tools/call with whatever it likes: lines that are not JSON, JSON
 // that is no message, notifications and requests of its own with any params, answers to ids never sent, and then
-// its answer to the call: a valid result, a valid error with any code, message and data, or one that is not a
-// valid response (a result that is no object, an error with no code, neither, another "jsonrpc", in a batch).
-// Whatever it writes, a client of either era gets the child's answer (the result, or an McpError with its code,
-// message and data) or, for an invalid one, an McpError -32603 saying why: within seconds, never at a timeout.
+// its answer to the call: a valid result, a valid error with any code, message and data, one that is not a valid
+// response (a result that is no object, an error with no code, neither, another "jsonrpc", in a batch), or a valid
+// response whose result is no CallToolResult. Whatever it writes, a client of either era gets the child's answer
+// (the result, or an McpError with its code, message and data) or, for the others, an McpError -32603 saying what
+// is wrong: within seconds, never at a timeout.
 // The bridge keeps the same child throughout, and serves another client after. Runs and seed: test-support/fuzz.ts.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,6 +46,7 @@ type Answer =
   | { kind: 'result'; text: string; isError: boolean | undefined }
   | { kind: 'error'; code: number; message: string; data: unknown }
   | { kind: 'invalid'; line: Record<string, unknown> }
+  | { kind: 'misfit'; result: Record<string, unknown>; problem: string }
   | { kind: 'batch' };
 
 const valid = fc.oneof(
@@ -87,9 +89,23 @@ const invalid: fc.Arbitrary<Answer> = fc
     fc.constantFrom('1.0', 2, null).map((jsonrpc) => ({ jsonrpc, id: ID, result: { content: [] } })),
   )
   .map((line) => ({ kind: 'invalid', line }));
+/** Valid responses whose result is no CallToolResult, and where it is not. */
+const misfit: fc.Arbitrary<Answer> = fc
+  .constantFrom<[Record<string, unknown>, string]>(
+    [{}, '.content must be an array'],
+    [{ content: 'text' }, '.content must be an array'],
+    [{ content: [{ type: 'text' }] }, '.content[0].text must be a string'],
+    [
+      { content: [{ type: 'video', url: 'x' }] },
+      '.content[0].type must be "text", "image", "audio", "resource_link" or "resource"',
+    ],
+    [{ content: [], isError: 'yes' }, '.isError must be a boolean'],
+  )
+  .map(([result, problem]) => ({ kind: 'misfit', result, problem }));
 const answer = fc.oneof(
   { weight: 3, arbitrary: valid },
   { weight: 2, arbitrary: invalid },
+  { weight: 1, arbitrary: misfit },
   { weight: 1, arbitrary: fc.constant<Answer>({ kind: 'batch' }) },
 );
 
@@ -108,6 +124,8 @@ function answerLine(a: Answer): string {
       });
     case 'invalid':
       return JSON.stringify(a.line);
+    case 'misfit':
+      return JSON.stringify({ jsonrpc: '2.0', id: ID, result: a.result });
     case 'batch':
       return JSON.stringify([{ jsonrpc: '2.0', id: ID, result: { content: [] } }]);
   }
@@ -207,6 +225,13 @@ function check(a: Answer, outcome: { result: unknown } | { error: unknown }): vo
     return;
   }
   assert.equal(error.code, -32603);
+  if (a.kind === 'misfit') {
+    assert.equal(
+      error.message,
+      `The server behind the bridge answered tools/call with a result that is not one: result${a.problem}`,
+    );
+    return;
+  }
   assert.match(
     error.message,
     /^The server behind the bridge answered tools\/call with a message that is not a valid JSON-RPC response: /,
