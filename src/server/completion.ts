@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { isStringArray } from '../protocol/param-checks.js';
 import type {
   CompleteRequestParams,
   CompleteResult,
@@ -70,7 +71,8 @@ export async function complete(
     { arguments: params.context?.arguments ?? NO_ARGUMENTS },
     ctx,
   );
-  if (!Array.isArray(values)) throw new Error(`The completer of "${argument.name}" returned no array`);
+  if (!isStringArray(values))
+    throw new Error(`The completer of "${argument.name}" returned no array of strings`);
   const total = values.length;
   return {
     completion: {

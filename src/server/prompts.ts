@@ -1,8 +1,16 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { GetPromptResult, Icon, Meta, Prompt, PromptArgument } from '../protocol/types.js';
+import {
+  type GetPromptResult,
+  type Icon,
+  type Meta,
+  Method,
+  type Prompt,
+  type PromptArgument,
+} from '../protocol/types.js';
 import { type Access, checkAccess } from './access.js';
 import type { Completer } from './completion.js';
 import type { ServerContext } from './context.js';
+import { fitting } from './handler-result.js';
 import type { InputRequired } from './input-required.js';
 import type {
   PromptArgName,
@@ -159,7 +167,7 @@ export function getPrompt(
       );
     }
   }
-  return entry.get(args ?? {}, ctx);
+  return fitting(Method.PromptsGet, `Prompt "${entry.key}"`, entry.get(args ?? {}, ctx));
 }
 
 function getChecked(
@@ -173,5 +181,5 @@ function getChecked(
       `Invalid arguments for prompt "${entry.key}": ${outcome.message}`,
     );
   }
-  return entry.get(outcome.value, ctx);
+  return fitting(Method.PromptsGet, `Prompt "${entry.key}"`, entry.get(outcome.value, ctx));
 }

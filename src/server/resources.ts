@@ -1,15 +1,17 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type {
-  Annotations,
-  Icon,
-  Meta,
-  ReadResourceResult,
-  Resource,
-  ResourceTemplate,
+import {
+  type Annotations,
+  type Icon,
+  type Meta,
+  Method,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
 } from '../protocol/types.js';
 import { type Access, type Caller, callerOf, checkAccess } from './access.js';
 import type { Completer } from './completion.js';
 import type { ServerContext } from './context.js';
+import { fitting } from './handler-result.js';
 import type { InputRequired } from './input-required.js';
 import { decodeCursor, encodeCursor, firstAtOrAfter, type Page, pageOf } from './pagination.js';
 import type { Entry, Registry } from './registry.js';
@@ -203,9 +205,11 @@ export function readResource(
 ): ReadOutcome {
   const source = sourceOf(resources, templates, uri, callerOf(ctx.transport));
   if (source === undefined) throw notFound(uri);
-  return 'entry' in source
-    ? source.entry.read(uri, ctx)
-    : source.template.callbacks.read(uri, source.variables, ctx);
+  const read =
+    'entry' in source
+      ? source.entry.read(uri, ctx)
+      : source.template.callbacks.read(uri, source.variables, ctx);
+  return fitting(Method.ResourcesRead, `The resource "${uri}"`, read);
 }
 
 /**

@@ -2,19 +2,21 @@ import { McpError } from '../jsonrpc/errors.js';
 import { jsonProblem } from '../jsonrpc/json-fidelity.js';
 import { CapabilityError, RequestTimeoutError } from '../peer/errors.js';
 import { type HeaderAnnotation, headerAnnotations } from '../protocol/header-annotations.js';
-import type {
-  CallToolResult,
-  ContentBlock,
-  Icon,
-  JsonObject,
-  Meta,
-  ObjectSchema,
-  Tool,
-  ToolAnnotations,
-  ToolExecution,
+import {
+  type CallToolResult,
+  type ContentBlock,
+  type Icon,
+  type JsonObject,
+  type Meta,
+  Method,
+  type ObjectSchema,
+  type Tool,
+  type ToolAnnotations,
+  type ToolExecution,
 } from '../protocol/types.js';
 import { type Access, checkAccess } from './access.js';
 import type { ServerContext } from './context.js';
+import { fitting } from './handler-result.js';
 import { InputRequired } from './input-required.js';
 import type { Entry } from './registry.js';
 import {
@@ -195,7 +197,7 @@ function finish(entry: ToolEntry, result: ToolResult | InputRequired): CallOutco
     );
   }
   const output = entry.output;
-  if (output === undefined || result.isError === true) return withContent(result);
+  if (output === undefined || result.isError === true) return withContent(entry, result);
   if (structured === undefined) {
     throw new Error(`Tool "${entry.key}" declares an outputSchema but returned no structuredContent`);
   }
@@ -212,17 +214,23 @@ function conforming(entry: ToolEntry, result: ToolResult, outcome: ValidationOut
       `Tool "${entry.key}" returned structuredContent that does not match its outputSchema: ${outcome.message}`,
     );
   }
-  return withContent(result);
+  return withContent(entry, result);
 }
 
-/** Spec (tools, structured content): a structured result also carries its JSON as text, for older clients. */
-function withContent(result: ToolResult): CallToolResult {
-  if (result.content !== undefined) return result as CallToolResult;
+/**
+ * Spec (tools, structured content): a structured result also carries its JSON as text, for older clients. The
+ * result is then checked as a client checks it (`fitting`).
+ */
+function withContent(entry: ToolEntry, result: ToolResult): CallToolResult {
   const structured = result.structuredContent;
-  return {
-    ...result,
-    content: structured === undefined ? [] : [{ type: 'text', text: JSON.stringify(structured) }],
-  };
+  const whole: CallToolResult =
+    result.content !== undefined
+      ? (result as CallToolResult)
+      : {
+          ...result,
+          content: structured === undefined ? [] : [{ type: 'text', text: JSON.stringify(structured) }],
+        };
+  return fitting(Method.ToolsCall, `Tool "${entry.key}"`, whole) as CallToolResult;
 }
 
 // Thenables too, not only native promises: a handler may return any awaitable.
