@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
+import { faultOf } from '../protocol/param-checks.js';
 import { serverResultProblem } from '../protocol/server-results.js';
 
 /**
@@ -29,7 +30,6 @@ export class InvalidServerResultError extends McpError {
 export function checkedResult<R>(method: string, result: R): R {
   const problem = serverResultProblem(method, result);
   if (problem === undefined) return result;
-  // A problem's path is made of fixed names and indices: it ends at the first space.
-  const space = problem.indexOf(' ');
-  throw new InvalidServerResultError(method, 'result' + problem.slice(0, space), problem.slice(space + 1));
+  const fault = faultOf(problem);
+  throw new InvalidServerResultError(method, 'result' + fault.at, fault.problem);
 }

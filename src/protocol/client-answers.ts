@@ -1,7 +1,14 @@
 import type { Params } from '../jsonrpc/types.js';
 import { samplingMessage } from './client-request-params.js';
 import { contentFault, type Fault } from './elicitation-content.js';
-import { isObject, optionalObject, optionalString, type Problem, requiredString } from './param-checks.js';
+import {
+  faultOf,
+  isObject,
+  optionalObject,
+  optionalString,
+  type Problem,
+  requiredString,
+} from './param-checks.js';
 import { Method } from './types.js';
 
 /*
@@ -69,10 +76,9 @@ export function questionOf(method: string, params: Params | undefined): Params |
 const accepted = (value: Record<string, unknown>): CheckedAnswer => ({ ok: true, value });
 const refused = (at: string, problem: string): CheckedAnswer => ({ ok: false, at, problem });
 
-/** A Problem of the params checks, whose path is made of fixed names and indices: it ends at the first space. */
+/** A Problem of the params checks, as a refusal. */
 function fromProblem(problem: string): CheckedAnswer {
-  const space = problem.indexOf(' ');
-  return refused(problem.slice(0, space), problem.slice(space + 1));
+  return { ok: false, ...faultOf(problem) };
 }
 
 function elicitAnswer(params: Params | undefined, result: Record<string, unknown>): CheckedAnswer {

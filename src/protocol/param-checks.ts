@@ -15,6 +15,12 @@ export const NO_PARAMS: Params = Object.freeze({});
 
 export const LEVEL_LIST = LOGGING_LEVELS.map((level) => `"${level}"`).join(', ');
 
+/** A Problem as where and what: its path is made of fixed names and indices, so it ends at the first space. */
+export function faultOf(problem: string): { at: string; problem: string } {
+  const space = problem.indexOf(' ');
+  return { at: problem.slice(0, space), problem: problem.slice(space + 1) };
+}
+
 export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

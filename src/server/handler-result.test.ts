@@ -30,6 +30,9 @@ async function served() {
   unchecked.prompt({ name: 'system' }, () => ({
     messages: [{ role: 'system', content: { type: 'text', text: 'x' } }],
   }));
+  unchecked.prompt({ name: 'numbers', arguments: [{ name: 'n', complete: () => [1, 2] }] }, () => ({
+    messages: [],
+  }));
   unchecked.prompt({ name: 'fine' }, () => ({
     messages: [{ role: 'user', content: { type: 'text', text: 'x' } }],
   }));
@@ -61,6 +64,11 @@ describe("a handler's result that is not one for its method", () => {
         'prompts/get',
         { name: 'system' },
         'Prompt "system" answered prompts/get with a result that is not one: result.messages[0].role must be "user" or "assistant"',
+      ],
+      [
+        'completion/complete',
+        { ref: { type: 'ref/prompt', name: 'numbers' }, argument: { name: 'n', value: '' } },
+        'The completer of "n" returned no array of strings',
       ],
     ];
     for (const [method, params, message] of cases) {

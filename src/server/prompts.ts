@@ -167,7 +167,7 @@ export function getPrompt(
       );
     }
   }
-  return fitting(Method.PromptsGet, `Prompt "${entry.key}"`, entry.get(args ?? {}, ctx));
+  return answered(entry, args ?? {}, ctx);
 }
 
 function getChecked(
@@ -181,5 +181,10 @@ function getChecked(
       `Invalid arguments for prompt "${entry.key}": ${outcome.message}`,
     );
   }
-  return fitting(Method.PromptsGet, `Prompt "${entry.key}"`, entry.get(outcome.value, ctx));
+  return answered(entry, outcome.value, ctx);
+}
+
+/** The prompt's messages, as its handler gives them and a client will check them. */
+function answered(entry: PromptEntry, args: unknown, ctx: ServerContext): ReturnType<GetPrompt> {
+  return fitting(Method.PromptsGet, `Prompt "${entry.key}"`, entry.get(args, ctx));
 }
