@@ -87,6 +87,8 @@ export abstract class ServerCalls {
     const known = await this.catalog.lookup(name, options);
     const sent = await sendToolCall(this.taskSession, name, args, known?.taskSupport, options);
     const result = checkedResult(Method.ToolsCall, await followToolCall(this.taskSession, sent, options));
+    // A tool with an outputSchema may leave `content` out: a caller reads it, as with the SDKs, as empty.
+    result.content ??= [];
     if (known !== undefined) await this.catalog.check(name, known, result);
     return result;
   }

@@ -11,7 +11,14 @@ const CAPABILITIES = { tools: {}, resources: {}, prompts: {}, completions: {} };
 /** What a server that does not keep to the spec answers each method with. */
 const MISFITS: Record<string, Record<string, unknown>> = {
   // The listing fits (callTool reads it first); a page asked for by the cursor "bad" does not.
-  'tools/list': { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] },
+  'tools/list': {
+    tools: [
+      { name: 'echo', inputSchema: { type: 'object' } },
+      { name: 'structured', inputSchema: { type: 'object' }, outputSchema: { type: 'object' } },
+    ],
+  },
+  // Fits: a tool with an outputSchema may leave content out.
+  'tools/call structured': { structuredContent: { sum: 4 } },
   'tools/list bad': { tools: [{ name: 'bad' }] },
   'tools/call': { content: 'hi' },
   'resources/read': { contents: [{ uri: 'file:///a' }] },
@@ -33,8 +40,8 @@ function misfitServer(era: 'legacy' | 'modern') {
           serverInfo: { name: 'misfit', version: '1' },
         }),
       ];
-    const answer =
-      MISFITS[m.params?.cursor === undefined ? m.method : `${m.method} ${m.params.cursor}`] ?? {};
+    const variant = m.params?.cursor ?? (m.method === 'tools/call' ? m.params.name : undefined);
+    const answer = MISFITS[`${m.method} ${variant}`] ?? MISFITS[m.method] ?? {};
     return [result(m.id, era === 'modern' ? { ...answer, resultType: 'complete' } : answer)];
   });
 }
@@ -94,6 +101,9 @@ for (const era of ['legacy', 'modern'] as const) {
             `The server answered ${method} with a result that is not one: ${field} ${problem}`,
           );
         }
+        // Content left out reads as empty, as with the SDKs.
+        const structured = await session.callTool('structured', {});
+        assert.deepEqual([structured.content, structured.structuredContent], [[], { sum: 4 }]);
         // `request` leaves the shape to its caller, and the session goes on.
         assert.deepEqual(await session.request('tools/call', { name: 'echo' }).then((r) => r.content), 'hi');
       } finally {

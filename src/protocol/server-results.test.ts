@@ -13,6 +13,7 @@ const FITTING: [string, unknown][] = [
     { tools: [TOOL, { ...TOOL, title: 'T', outputSchema: { type: 'object' }, x: 1 }], nextCursor: 'c' },
   ],
   ['tools/call', { content: [] }],
+  ['tools/call', { structuredContent: { sum: 4 } }],
   [
     'tools/call',
     {
@@ -56,7 +57,7 @@ const MISFITS: [string, unknown, string][] = [
   ['tools/list', { tools: [{ name: 'a' }] }, '.tools[0].inputSchema must be an object (a JSON Schema)'],
   ['tools/list', { tools: [], nextCursor: 1 }, '.nextCursor must be a string'],
   ['tools/list', { tools: [], _meta: 'm' }, '._meta must be an object'],
-  ['tools/call', { text: 'hi' }, '.content must be an array'],
+  ['tools/call', { content: null }, '.content must be an array'],
   ['tools/call', { content: TEXT }, '.content must be an array'],
   ['tools/call', { content: [{ type: 'text' }] }, '.content[0].text must be a string'],
   [

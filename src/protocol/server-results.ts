@@ -32,7 +32,9 @@ type ResultCheck = (result: Record<string, unknown>) => Problem;
 
 const RESULTS: Readonly<Record<string, ResultCheck>> = {
   [Method.ToolsList]: page('tools', tool),
-  [Method.ToolsCall]: (r) => blocks(r, 'content') ?? optionalBoolean(r, 'isError'),
+  // A tool with an outputSchema may leave `content` out (spec 2025-06-18 on); the SDKs read it as empty.
+  [Method.ToolsCall]: (r) =>
+    (r.content === undefined ? undefined : blocks(r, 'content')) ?? optionalBoolean(r, 'isError'),
   [Method.ResourcesList]: page('resources', resource),
   [Method.ResourcesTemplatesList]: page('resourceTemplates', template),
   [Method.ResourcesRead]: (r) => items(r, 'contents', contents),

@@ -92,7 +92,7 @@ const invalid: fc.Arbitrary<Answer> = fc
 /** Valid responses whose result is no CallToolResult, and where it is not. */
 const misfit: fc.Arbitrary<Answer> = fc
   .constantFrom<[Record<string, unknown>, string]>(
-    [{}, '.content must be an array'],
+    [{ content: null }, '.content must be an array'],
     [{ content: 'text' }, '.content must be an array'],
     [{ content: [{ type: 'text' }] }, '.content[0].text must be a string'],
     [
