@@ -9,11 +9,12 @@ import { InputRequired } from './input-required.js';
  */
 export function fitting<T>(method: string, who: string, outcome: T | PromiseLike<T>): T | Promise<T> {
   return typeof (outcome as PromiseLike<T> | null)?.then === 'function'
-    ? Promise.resolve(outcome).then((settled) => checked(method, who, settled))
-    : checked(method, who, outcome as T);
+    ? Promise.resolve(outcome).then((settled) => fits(method, who, settled))
+    : fits(method, who, outcome as T);
 }
 
-function checked<T>(method: string, who: string, outcome: T): T {
+/** `fitting`, for an answer known to be settled already. */
+export function fits<T>(method: string, who: string, outcome: T): T {
   if (outcome instanceof InputRequired) return outcome;
   const problem = serverResultProblem(method, outcome);
   if (problem === undefined) return outcome;

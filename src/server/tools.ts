@@ -16,7 +16,7 @@ import {
 } from '../protocol/types.js';
 import { type Access, checkAccess } from './access.js';
 import type { ServerContext } from './context.js';
-import { fitting } from './handler-result.js';
+import { fits } from './handler-result.js';
 import { InputRequired } from './input-required.js';
 import type { Entry } from './registry.js';
 import {
@@ -219,7 +219,7 @@ function conforming(entry: ToolEntry, result: ToolResult, outcome: ValidationOut
 
 /**
  * Spec (tools, structured content): a structured result also carries its JSON as text, for older clients. The
- * result is then checked as a client checks it (`fitting`).
+ * result is then checked as a client checks it (`fits`).
  */
 function withContent(entry: ToolEntry, result: ToolResult): CallToolResult {
   const structured = result.structuredContent;
@@ -230,7 +230,7 @@ function withContent(entry: ToolEntry, result: ToolResult): CallToolResult {
           ...result,
           content: structured === undefined ? [] : [{ type: 'text', text: JSON.stringify(structured) }],
         };
-  return fitting(Method.ToolsCall, `Tool "${entry.key}"`, whole) as CallToolResult;
+  return fits(Method.ToolsCall, `Tool "${entry.key}"`, whole);
 }
 
 // Thenables too, not only native promises: a handler may return any awaitable.
