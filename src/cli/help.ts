@@ -29,7 +29,9 @@ export const SERVE_HELP = `Usage: mcpwire serve [options] [MODULE]
 
 Serves an MCP server over Streamable HTTP at http://127.0.0.1:3000/mcp, both protocol eras
 (2026-07-28 and 2025-11-25 sessions) on one endpoint, with the legacy HTTP+SSE endpoints (/sse,
-/messages) beside it. Ctrl-C finishes requests in flight (up to 5 s) before it exits.
+/messages) beside it. Ctrl-C finishes requests in flight (up to 5 s) before it exits. For load
+balancers and orchestrators, GET /health answers 200 while the process runs, and GET /ready 200
+while /mcp serves, else 503 with the reason (the server behind a bridge restarting).
 
 MODULE is yours: a .js or .mjs file (.ts where Node strips types) whose default export, or export
 "server", is a Server of mcpwire/server or a function that returns one. The function is given

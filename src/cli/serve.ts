@@ -18,7 +18,9 @@ import type { Server } from '../server/server.js';
 import { LegacySSEHandler } from '../server/sse/legacy-sse-handler.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
 import type { EventLogger } from '../telemetry/log-sink.js';
+import { retryAfterSeconds } from '../util/retry-after.js';
 import { Handoff } from './handoff.js';
+import { answerProbe, LIVENESS_PATH, READINESS_PATH, type Unready } from './probes.js';
 import { requestStateKeysFromEnv } from './request-state-key.js';
 import { bridgeChild, type ServeChild, type ServeCluster } from './serve-command.js';
 import { clusterKeys, joinCluster, sharedTasks } from './serve-redis.js';
@@ -262,26 +264,29 @@ async function serveHttp(options: ServeOptions): Promise<number> {
     : undefined;
 
   const handoff = new Handoff(http);
+  // Its child is down and starting again: no request can be served until it is up. (Shutting down, the server
+  // takes no new connection: a probe then fails to connect, which tells the same.)
+  const unready = (): Unready | undefined => {
+    const down = bridge?.retryAfterMs();
+    return down === undefined
+      ? undefined
+      : { reason: 'the server behind this bridge is restarting', retryAfterMs: down };
+  };
   http.on('request', (req, res) => {
     const exchange = fromNode(req, res);
     if (exchange.path === '/mcp') {
-      const down = bridge?.retryAfterMs();
+      const down = unready();
       if (down !== undefined) {
-        // Its child is down and starting again: no request can be served until it is up.
-        const seconds = Math.max(1, Math.ceil(down / 1000));
-        writeJsonError(
-          exchange,
-          503,
-          `Service Unavailable: the server behind this bridge is restarting; retry in ${seconds} s`,
-          {
-            headers: { 'retry-after': String(seconds) },
-          },
-        );
+        const seconds = retryAfterSeconds(down.retryAfterMs ?? 0);
+        writeJsonError(exchange, 503, `Service Unavailable: ${down.reason}; retry in ${seconds} s`, {
+          headers: { 'retry-after': String(seconds) },
+        });
         return;
       }
       streamable.handle(exchange);
       return;
     }
+    if (answerProbe(exchange, unready)) return;
     if (auth !== undefined && exchange.path === auth.metadataPath) {
       auth.node()(req, res);
       return;
@@ -289,7 +294,11 @@ async function serveHttp(options: ServeOptions): Promise<number> {
     (legacy ? legacy.handle(exchange) : Promise.resolve(false)).then((served) => {
       if (!served) {
         const paths = legacy ? '/mcp (Streamable HTTP), /sse and /messages (HTTP+SSE)' : '/mcp';
-        writeJsonError(exchange, 404, `Not Found: this server serves MCP at ${paths}`);
+        writeJsonError(
+          exchange,
+          404,
+          `Not Found: this server serves MCP at ${paths}, and answers probes at ${LIVENESS_PATH} and ${READINESS_PATH}`,
+        );
       }
     });
   });

@@ -9,6 +9,7 @@ import type { ClientScope } from '../server/client-scope.js';
 import type { ServerContext } from '../server/context.js';
 import { type InputRequired, inputRequired } from '../server/input-required.js';
 import type { ServerSession } from '../server/legacy/server-session.js';
+import { retryAfterSeconds } from '../util/retry-after.js';
 import { ChildPool, soleRequest } from './child-pool.js';
 import { HeldExchange, type HeldExchanges, type RoundClient, type RoundOutcome } from './held-exchange.js';
 
@@ -167,7 +168,7 @@ export function begin(
 ): HeldExchange {
   const picked = pool.pick();
   if (picked === undefined) {
-    const wait = Math.ceil((pool.retryAfterMs() ?? 0) / 1000);
+    const wait = retryAfterSeconds(pool.retryAfterMs() ?? 0);
     throw new McpError(
       ErrorCode.InternalError,
       `The server behind this bridge is restarting: retry ${method} in ${wait} s`,

@@ -1,5 +1,6 @@
 // `mcpwire serve -- CMD ARGS…` (the built command): a stdio server of our own served over HTTP to both eras, its
-// stderr in serve's log, 503 with Retry-After while it restarts after exiting, and the usage mistakes.
+// stderr in serve's log, 503 with Retry-After (at /mcp and /ready) while it restarts after exiting, and the usage
+// mistakes.
 import assert from 'node:assert/strict';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,9 +48,10 @@ test('a child that exits: its stderr in the log, the call failed saying how, the
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.equal(again?.code, 0, again?.stderr);
+  assert.equal((await fetch(new URL('/ready', url))).status, 200, 'ready again once the child is up');
 });
 
-test('while its child is down, /mcp answers 503 with Retry-After', async () => {
+test('while its child is down, /mcp answers 503 with Retry-After, and /ready 503 with the reason', async () => {
   const marker = join(await mkdtemp(join(tmpdir(), 'mcpwire-once-')), 'started');
   const down = await serveDemo([
     '--',
@@ -73,6 +75,18 @@ test('while its child is down, /mcp answers 503 with Retry-After', async () => {
     assert.equal(response.status, 503);
     assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
     assert.match(await response.text(), /restarting; retry in \d+ s/);
+    // The probes: alive, not ready, and when to ask again.
+    const origin = new URL(down.url).origin;
+    assert.equal((await fetch(`${origin}/health`)).status, 200);
+    const ready = await fetch(`${origin}/ready`);
+    assert.equal(ready.status, 503);
+    const wait = ready.headers.get('retry-after') ?? '';
+    assert.match(wait, /^[1-9]\d*$/);
+    assert.deepEqual(await ready.json(), {
+      status: 'unavailable',
+      reason: 'the server behind this bridge is restarting',
+      retryAfterSeconds: Number(wait),
+    });
   } finally {
     down.run.child.kill('SIGINT');
     await down.run.exit(10_000).catch(() => {});

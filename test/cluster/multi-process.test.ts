@@ -336,6 +336,8 @@ test('Redis restarted mid-run: 503 with a JSON-RPC error while it is down, servi
     cluster.processes.every((p) => p.running),
     'no process crashed',
   );
+  // Every process shares Redis: none is taken out of rotation for its loss, so clients keep the 503 that says why.
+  for (const url of cluster.urls()) assert.equal((await fetch(`${url}/ready`)).status, 200, url);
 
   await store.restart();
   // Back without restarting mcpwire: new sessions through both processes.
