@@ -87,6 +87,13 @@ Options:
   --max-in-flight N
                    Requests one caller may have in flight at once; past it 429 (or -32000).
                    With --redis, counted over every process
+  --max-body SIZE  The largest request body, in bytes or with KiB, MiB or GiB (default 4MiB);
+                   past it 413 with a JSON-RPC error
+  --session-idle-timeout MS
+                   Close a session unused for this long (default 1800000, 30 min; 0 never):
+                   no request in flight and no stream open
+  --max-sessions N Sessions each endpoint holds at most (default 10000). At the cap, on /mcp a
+                   new one takes the place of the least recently used idle one; /sse answers 503
   --log-format F   Write an event per line to stderr: json or text (sessions opened and closed,
                    each request with its outcome and duration, refusals); default: errors only
   --children N     With CMD: start N processes of it, each request going to the least busy

@@ -11,6 +11,7 @@ import { connect, parseConnectArgs } from './connect.js';
 import { CALL_HELP, CONNECT_HELP, helpOf, MAIN_HELP, SERVE_HELP } from './help.js';
 import { type ServeOAuth, serve } from './serve.js';
 import { parseChild, splitCommand } from './serve-command.js';
+import { parseServeLimits, wholeNumber } from './serve-limits.js';
 import { LOG_FORMATS, type LogFormat } from './stderr-logger.js';
 import { UsageError } from './usage-error.js';
 import { parseWorkers } from './workers.js';
@@ -95,13 +96,8 @@ function parseRateLimit(
   inFlight: string | undefined,
 ): RateLimitOptions | undefined {
   if (perMinute === undefined && inFlight === undefined) return undefined;
-  const count = (flag: string, text: string | undefined) => {
-    if (text === undefined) return undefined;
-    const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < 1)
-      throw new UsageError(`${flag} takes a whole number of at least 1, not "${text}"`);
-    return n;
-  };
+  const count = (flag: string, text: string | undefined) =>
+    text === undefined ? undefined : wholeNumber(flag, text, 1);
   return { requests: count('--rate-limit', perMinute), concurrent: count('--max-in-flight', inFlight) };
 }
 
@@ -151,6 +147,9 @@ async function main(argv: string[]): Promise<number> {
         'log-format': { type: 'string' },
         'rate-limit': { type: 'string' },
         'max-in-flight': { type: 'string' },
+        'max-body': { type: 'string' },
+        'session-idle-timeout': { type: 'string' },
+        'max-sessions': { type: 'string' },
         children: { type: 'string' },
         env: { type: 'string', multiple: true, default: [] },
         cwd: { type: 'string' },
@@ -212,6 +211,14 @@ async function main(argv: string[]): Promise<number> {
       stdio: values.stdio,
     });
     const rateLimit = parseRateLimit(values['rate-limit'], values['max-in-flight']);
+    const limits = parseServeLimits(
+      {
+        'max-body': values['max-body'],
+        'session-idle-timeout': values['session-idle-timeout'],
+        'max-sessions': values['max-sessions'],
+      },
+      { stdio: values.stdio, stateless: values.stateless },
+    );
     const logFormat = values['log-format'] as LogFormat | undefined;
     if (logFormat !== undefined && !LOG_FORMATS.includes(logFormat)) {
       throw new UsageError(`--log-format is json or text, not "${logFormat}"`);
@@ -223,6 +230,7 @@ async function main(argv: string[]): Promise<number> {
       skills,
       logFormat,
       rateLimit,
+      limits,
       oauth: parseServeOAuth(values, values.stdio),
       redis,
       stdio: values.stdio,

@@ -23,6 +23,7 @@ import { Handoff } from './handoff.js';
 import { answerProbe, LIVENESS_PATH, READINESS_PATH, type Unready } from './probes.js';
 import { requestStateKeysFromEnv } from './request-state-key.js';
 import { bridgeChild, type ServeChild, type ServeCluster } from './serve-command.js';
+import type { ServeLimits } from './serve-limits.js';
 import { clusterKeys, joinCluster, sharedTasks } from './serve-redis.js';
 import { type LogFormat, stderrLogger } from './stderr-logger.js';
 import { watchModule } from './watch.js';
@@ -64,6 +65,8 @@ export interface ServeOptions {
   logFormat?: LogFormat;
   /** Bounds on each caller of the HTTP endpoint (`--rate-limit`, `--max-in-flight`). */
   rateLimit?: RateLimitOptions;
+  /** Bounds on the HTTP endpoints themselves (`--max-body`, `--session-idle-timeout`, `--max-sessions`). */
+  limits?: ServeLimits;
 }
 
 /** Whose access tokens `mcpwire serve --oauth-issuer …` takes, and how it checks them. */
@@ -256,11 +259,19 @@ async function serveHttp(options: ServeOptions): Promise<number> {
     cluster,
     auth,
     rateLimit: options.rateLimit,
+    ...options.limits,
     onerror,
   });
   handler = streamable;
   const legacy = options.legacySse
-    ? new LegacySSEHandler(server, { dnsRebindingProtection, cors, auth, onerror })
+    ? new LegacySSEHandler(server, {
+        dnsRebindingProtection,
+        cors,
+        auth,
+        maxBodyBytes: options.limits?.maxBodyBytes,
+        maxSessions: options.limits?.maxSessions,
+        onerror,
+      })
     : undefined;
 
   const handoff = new Handoff(http);
