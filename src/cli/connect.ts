@@ -4,6 +4,7 @@ import { serveStdio } from '../server/stdio/serve-stdio.js';
 import { type CliSignIn, cliSignIn } from './call-oauth.js';
 import { givesAuthorization, parseHeaders } from './header-args.js';
 import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
+import { checkedToolPatterns } from './serve-command.js';
 import { UsageError } from './usage-error.js';
 
 /** How long the remote server may take to answer its handshake, a sign-in in the browser included. */
@@ -16,6 +17,8 @@ export interface ConnectArgs {
   headers: Record<string, string>;
   /** Keep an OAuth sign-in for the next runs (false with `--no-store`). */
   store: boolean;
+  /** The remote's tools the local client never sees (`--hide-tool`, see HiddenTools). */
+  hideTools: readonly string[];
 }
 
 /** `mcpwire connect`'s arguments, or 'help'; UsageError when they are wrong. */
@@ -27,6 +30,7 @@ export function parseConnectArgs(argv: readonly string[]): ConnectArgs | 'help' 
       transport: { type: 'string', default: 'auto' },
       header: { type: 'string', multiple: true, default: [] },
       'no-store': { type: 'boolean', default: false },
+      'hide-tool': { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -43,7 +47,13 @@ export function parseConnectArgs(argv: readonly string[]): ConnectArgs | 'help' 
   if (!['auto', 'http', 'sse'].includes(transport)) {
     throw new UsageError(`--transport must be one of auto, http, sse, not "${values.transport}"`);
   }
-  return { url, transport, headers: parseHeaders(values.header), store: !values['no-store'] };
+  return {
+    url,
+    transport,
+    headers: parseHeaders(values.header),
+    store: !values['no-store'],
+    hideTools: checkedToolPatterns(values['hide-tool']),
+  };
 }
 
 /**
@@ -70,6 +80,7 @@ export async function connect(args: ConnectArgs, clientVersion: string): Promise
   try {
     bridge = await bridgeServer({
       upstream: { remote },
+      hideTools: args.hideTools,
       handshakeTimeoutMs: HANDSHAKE_MS,
       report: (message) => say(`mcpwire: ${message}\n`),
     });

@@ -111,6 +111,9 @@ Options:
   --env NAME=VALUE With CMD: set a variable for it (repeatable); it inherits only PATH, HOME,
                    the locale and a few more from this process
   --cwd DIR        With CMD: the folder to start it in
+  --hide-tool NAME With CMD: a tool of it clients never see (repeatable; * matches any run of
+                   characters, as in delete_*): left out of the tool list, and a call of it
+                   answered as one of a tool that does not exist (-32602)
   -h, --help       Show this help
 
 Environment:
@@ -242,6 +245,9 @@ Options:
                           header skips the sign-in
   --transport T           auto (default), http (Streamable HTTP only) or sse (HTTP+SSE only)
   --no-store              Keep no sign-in: sign in again each run
+  --hide-tool NAME        A tool of the remote the local client never sees (repeatable; *
+                          matches any run of characters): left out of the tool list, and a
+                          call of it answered as one of a tool that does not exist (-32602)
   -h, --help              Show this help
 
 A desktop app's configuration:

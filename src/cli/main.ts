@@ -154,6 +154,7 @@ async function main(argv: string[]): Promise<number> {
         env: { type: 'string', multiple: true, default: [] },
         cwd: { type: 'string' },
         isolate: { type: 'boolean', default: false },
+        'hide-tool': { type: 'string', multiple: true, default: [] },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -173,6 +174,7 @@ async function main(argv: string[]): Promise<number> {
       env: values.env,
       cwd: values.cwd,
       isolate: values.isolate,
+      hideTools: values['hide-tool'],
     });
     if (child !== undefined && values.watch) {
       throw new UsageError(

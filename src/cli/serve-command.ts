@@ -11,6 +11,8 @@ export interface ServeChild {
   readonly children: number;
   /** Each 2025 session gets a process of its own, ended with the session. */
   readonly isolate: boolean;
+  /** Its tools that clients never see (`--hide-tool`, see HiddenTools). */
+  readonly hideTools: readonly string[];
 }
 
 /** At most this many children per process: each is a process of its own. */
@@ -32,18 +34,28 @@ export function splitCommand(
   return { modules: positionals.slice(0, before), command: positionals.slice(before) };
 }
 
-/** The child of `serve -- CMD`, from the command and `--children`, `--env K=V`, `--cwd`, `--isolate`; UsageError when wrong. */
+/**
+ * The child of `serve -- CMD`, from the command and `--children`, `--env K=V`, `--cwd`, `--isolate`, `--hide-tool`;
+ * UsageError when wrong.
+ */
 export function parseChild(
   command: string[] | undefined,
-  flags: { children?: string; env: readonly string[]; cwd?: string; isolate: boolean },
+  flags: {
+    children?: string;
+    env: readonly string[];
+    cwd?: string;
+    isolate: boolean;
+    hideTools: readonly string[];
+  },
 ): ServeChild | undefined {
-  const { children, env, cwd, isolate } = flags;
+  const { children, env, cwd, isolate, hideTools } = flags;
   if (command === undefined) {
     const given = {
       '--children': children !== undefined,
       '--env': env.length > 0,
       '--cwd': cwd !== undefined,
       '--isolate': isolate,
+      '--hide-tool': hideTools.length > 0,
     };
     const stray = Object.entries(given).find(([, set]) => set)?.[0];
     if (stray !== undefined)
@@ -70,7 +82,18 @@ export function parseChild(
     command: { command: program, args, env: variables, cwd },
     children: n,
     isolate,
+    hideTools: checkedToolPatterns(hideTools),
   };
+}
+
+/** `--hide-tool` patterns: a tool's name, `*` standing for any run of characters; none empty. */
+export function checkedToolPatterns(patterns: readonly string[]): readonly string[] {
+  const empty = patterns.find((p) => p.trim() === '');
+  if (empty !== undefined)
+    throw new UsageError(
+      '--hide-tool takes the name of a tool, or a pattern such as delete_*, not an empty one',
+    );
+  return patterns;
 }
 
 /** The cluster `serve --redis` joins, and where its HTTP handler finds a session by id (for `--isolate`). */
@@ -98,6 +121,7 @@ export async function bridgeChild(
     upstream: { command: child.command },
     children: child.children,
     isolate: child.isolate,
+    hideTools: child.hideTools,
     cluster: cluster?.cluster,
     sessions: cluster?.sessions,
     serverOptions,

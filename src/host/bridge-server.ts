@@ -21,6 +21,7 @@ import { ClusterIsolation } from './cluster-isolation.js';
 import { ClusterRounds } from './cluster-rounds.js';
 import { type Elsewhere, forward, relayToClient } from './forward.js';
 import { HeldExchanges } from './held-exchange.js';
+import { HiddenTools } from './hidden-tools.js';
 import { IsolatedChildren, type Isolation, type Owners } from './isolated-children.js';
 import type { ChildSettings } from './upstream.js';
 
@@ -77,6 +78,8 @@ export interface BridgeOptions {
   cluster?: ClusterMessaging;
   /** The 2025 session of an id as this process holds it: the HTTP handler's `session`. Needed with a cluster and `isolate`. */
   sessions?: (id: string) => Promise<ServerSession | undefined>;
+  /** Tools of the upstream its clients never see: names, `*` standing for any run of characters (see HiddenTools). */
+  hideTools?: readonly string[];
 }
 
 /** A stdio server served as a `Server`, ready for any transport; `close` ends its children. */
@@ -153,6 +156,8 @@ export async function bridgeServer(options: BridgeOptions): Promise<Bridge> {
     shared[method] = (_server, params, ctx) =>
       forward(poolFor(ctx), exchanges, method, params, ctx, requestTimeoutMs);
   }
+  if (options.hideTools !== undefined && options.hideTools.length > 0)
+    new HiddenTools(options.hideTools).hideIn(shared);
   const legacy: Record<string, MethodHandler> = {};
   const ownSubscribe = made.legacyMethods[Method.ResourcesSubscribe];
   if (ownSubscribe !== undefined && capabilities.resources?.subscribe === true) {

@@ -111,6 +111,32 @@ describe('mcpwire connect → server-everything over Streamable HTTP', () => {
       await sdk.close();
     }
   });
+  test('--hide-tool: the official client sees neither hidden tool, and a call of one is -32602 (server-everything)', async () => {
+    const sdk = new SdkClient({ name: 'desktop', version: '1' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'connect', '--no-store', '--hide-tool', 'trigger-*', '--hide-tool', 'echo', remote.url],
+      stderr: 'pipe',
+    });
+    await within(sdk.connect(transport), MS, 'connect');
+    try {
+      const names = (await sdk.listTools()).tools.map((t) => t.name);
+      assert.ok(names.includes('get-sum'), names.join(', '));
+      assert.deepEqual(
+        names.filter((name) => name === 'echo' || name.startsWith('trigger-')),
+        [],
+      );
+      await assert.rejects(
+        sdk.callTool({ name: 'echo', arguments: { message: 'hidden' } }),
+        (err: unknown) =>
+          (err as { code?: number }).code === -32602 && /Unknown tool: echo/.test(String(err)),
+      );
+      const sum = await sdk.callTool({ name: 'get-sum', arguments: { a: 2, b: 3 } });
+      assert.match(JSON.stringify(sum.content), /5/);
+    } finally {
+      await sdk.close();
+    }
+  });
 });
 
 describe('mcpwire connect → mcpwire serve', () => {
@@ -219,4 +245,7 @@ test('connect: usage mistakes', async () => {
   const header = runCli(['connect', '--header', 'nocolon', 'http://127.0.0.1:1/mcp']);
   assert.equal(await header.exit(10_000), 2);
   assert.match(header.stderr(), /--header takes "Name: value"/);
+  const empty = runCli(['connect', '--hide-tool', '', 'http://127.0.0.1:1/mcp']);
+  assert.equal(await empty.exit(10_000), 2);
+  assert.match(empty.stderr(), /--hide-tool takes the name of a tool/);
 });

@@ -10,11 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { type CliRun, callCli, runCli, serveDemo, stopServe } from '../../src/test-support/cli-run.js';
 
 const CHILD = fileURLToPath(new URL('../../src/test-support/bridge-child.ts', import.meta.url));
+/** `-- CMD ARGS…` for serve: the child, run through tsx. */
+const SERVE_CHILD = ['--', process.execPath, '--import', import.meta.resolve('tsx'), CHILD];
 
 let run: CliRun;
 let url: string;
 before(async () => {
-  ({ run, url } = await serveDemo(['--', process.execPath, '--import', import.meta.resolve('tsx'), CHILD]));
+  ({ run, url } = await serveDemo(SERVE_CHILD));
 });
 after(() => stopServe(run));
 
@@ -53,15 +55,7 @@ test('a child that exits: its stderr in the log, the call failed saying how, the
 
 test('while its child is down, /mcp answers 503 with Retry-After, and /ready 503 with the reason', async () => {
   const marker = join(await mkdtemp(join(tmpdir(), 'mcpwire-once-')), 'started');
-  const down = await serveDemo([
-    '--',
-    process.execPath,
-    '--import',
-    import.meta.resolve('tsx'),
-    CHILD,
-    '--once',
-    marker,
-  ]);
+  const down = await serveDemo([...SERVE_CHILD, '--once', marker]);
   try {
     const crash = runCli(['call', down.url, 'call', 'crash', '--era', 'legacy']);
     crash.child.stdin.end();
@@ -93,16 +87,28 @@ test('while its child is down, /mcp answers 503 with Retry-After, and /ready 503
   }
 });
 
+test('--hide-tool: both eras see neither the tool nor a way to call it; the others are served', async () => {
+  const hiding = await serveDemo(['--hide-tool', 'cr*', ...SERVE_CHILD]);
+  try {
+    for (const era of ['modern', 'legacy']) {
+      const listed = await callCli(hiding.url, ['tools', '--era', era]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /\bpid\b/);
+      assert.doesNotMatch(listed.stdout, /\bcrash\b/);
+      const hidden = await callCli(hiding.url, ['call', 'crash', '--era', era]);
+      assert.notEqual(hidden.code, 0);
+      assert.match(hidden.stderr, /Unknown tool: crash/);
+    }
+    // The child never ran it: it is still the first one, and nothing in the log says it crashed.
+    assert.doesNotMatch(hiding.run.stderr(), /about to crash/);
+  } finally {
+    hiding.run.child.kill('SIGINT');
+    await hiding.run.exit(10_000).catch(() => {});
+  }
+});
+
 test("with --log-format json, the child's stderr and its exit are events", async () => {
-  const logged = await serveDemo([
-    '--log-format',
-    'json',
-    '--',
-    process.execPath,
-    '--import',
-    import.meta.resolve('tsx'),
-    CHILD,
-  ]);
+  const logged = await serveDemo(['--log-format', 'json', ...SERVE_CHILD]);
   try {
     const crashed = await callCli(logged.url, ['call', 'crash', '--era', 'legacy']);
     assert.notEqual(crashed.code, 0);
@@ -122,7 +128,7 @@ test("with --log-format json, the child's stderr and its exit are events", async
   }
 });
 
-test('usage mistakes: a module and a command, --children out of range, --env without =', async () => {
+test('usage mistakes: a module and a command, --children out of range, --env without =, flags of a command without one', async () => {
   const both = runCli(['serve', './server.js', '--', 'node', 'x.js']);
   assert.equal(await both.exit(10_000), 2);
   assert.match(both.stderr(), /one module .* or a command after --/);
@@ -135,4 +141,7 @@ test('usage mistakes: a module and a command, --children out of range, --env wit
   const stray = runCli(['serve', '--cwd', '/tmp']);
   assert.equal(await stray.exit(10_000), 2);
   assert.match(stray.stderr(), /--cwd is for the command after --/);
+  const hide = runCli(['serve', '--hide-tool', 'x']);
+  assert.equal(await hide.exit(10_000), 2);
+  assert.match(hide.stderr(), /--hide-tool is for the command after --/);
 });
