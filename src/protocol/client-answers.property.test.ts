@@ -74,8 +74,13 @@ describe('checkClientAnswer over arbitrary answers', () => {
           if (value.action === 'accept') assert.ok(fits(value.content ?? {}), JSON.stringify(fits.errors));
           else assert.equal(value.content, undefined, 'a decline or cancel carries no content');
         } else if (wellFormed && answer.action === 'accept' && !hasFormat(schema)) {
-          // Formats aside, the checker refuses only what the judge refuses.
-          assert.equal(fits(answer.content ?? {}), false, `${checked.at} ${checked.problem}`);
+          // Formats aside, the checker refuses only what the judge refuses. Only content left out reads as empty:
+          // `content: null` is no form's values (seed 4242 found the oracle reading it as `{}`).
+          assert.equal(
+            fits(answer.content === undefined ? {} : answer.content),
+            false,
+            `${checked.at} ${checked.problem}`,
+          );
         }
       }),
       fuzzRuns(1500),
