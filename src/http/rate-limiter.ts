@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../util/clock.js';
+import { retryAfterSeconds } from '../util/retry-after.js';
 import type { HTTPExchange } from './exchange.js';
 import type { Refuse } from './intake.js';
 
@@ -120,7 +121,7 @@ export class RateLimiter implements RateBounds {
       (taken) => {
         this.sharedFailing = false;
         if (taken.sent > this.requests) {
-          const seconds = Math.max(1, Math.ceil(taken.resetMs / 1000));
+          const seconds = retryAfterSeconds(taken.resetMs);
           return this.settle(exchange, refuse, post, this.overWindow(principal, address, seconds));
         }
         if (taken.full) return this.settle(exchange, refuse, post, this.tooManyInFlight(principal, address));
@@ -145,7 +146,7 @@ export class RateLimiter implements RateBounds {
         ? this.usageOf(this.addresses, address)
         : this.usageOf(this.principals, principal);
     if (usage.sent >= this.requests) {
-      const seconds = Math.max(1, Math.ceil((usage.windowStart + this.windowMs - this.clock.now()) / 1000));
+      const seconds = retryAfterSeconds(usage.windowStart + this.windowMs - this.clock.now());
       return this.overWindow(principal, address, seconds);
     }
     if (inFlight) {
