@@ -87,8 +87,9 @@ Options:
   --max-in-flight N
                    Requests one caller may have in flight at once; past it 429 (or -32000).
                    With --redis, counted over every process
-  --max-body SIZE  The largest request body, in bytes or with KiB, MiB or GiB (default 4MiB);
-                   past it 413 with a JSON-RPC error
+  --max-body SIZE  The largest request body, in bytes or with KiB or MiB (default 4MiB, at most
+                   511MiB); past it 413 with a JSON-RPC error. With --stdio, the longest message
+                   line (default 16MiB); past it -32600 with the request's id
   --session-idle-timeout MS
                    Close a session unused for this long (default 1800000, 30 min; 0 never):
                    no request in flight and no stream open

@@ -1,8 +1,12 @@
+import { LONGEST_TEXT_BYTES } from '../util/text-bound.js';
 import { UsageError } from './usage-error.js';
 
-/** The bounds `mcpwire serve` sets on its HTTP endpoints, each left to the handlers' default when not given. */
+/** The bounds `mcpwire serve` sets on its endpoints, each left to the default when not given. */
 export interface ServeLimits {
-  /** `--max-body SIZE`: the largest request body (StreamableHTTPOptions.maxBodyBytes, and the HTTP+SSE one's). */
+  /**
+   * `--max-body SIZE`: the largest request body (StreamableHTTPOptions.maxBodyBytes, and the HTTP+SSE one's), or
+   * with `--stdio` the longest message line (`maxLineBytes`).
+   */
   readonly maxBodyBytes?: number;
   /** `--session-idle-timeout MS`: a session unused this long is closed; 0 never. */
   readonly sessionIdleTimeoutMs?: number;
@@ -10,9 +14,9 @@ export interface ServeLimits {
   readonly maxSessions?: number;
 }
 
-const UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
-/** A body is read into memory whole: no bound above this. */
-const MAX_BODY_LIMIT = 1024 ** 3;
+const UNITS: Readonly<Record<string, number>> = { '': 1, B: 1, KiB: 1024, MiB: 1024 ** 2 };
+/** The largest whole MiB a body or line may be: each is decoded into one string (see `LONGEST_TEXT_BYTES`). */
+const MAX_SIZE_MIB = Math.floor(LONGEST_TEXT_BYTES / 1024 ** 2);
 
 /** A whole number of at least `min`, or a usage error naming the flag. */
 export function wholeNumber(flag: string, text: string, min: number): number {
@@ -22,32 +26,31 @@ export function wholeNumber(flag: string, text: string, min: number): number {
   return n;
 }
 
-/** `4194304`, `512KiB`, `16MiB` or `1GiB` as bytes: at least 1 KiB (less would refuse a plain initialize), at most 1 GiB. */
+/** `4194304`, `512KiB` or `16MiB` as bytes: at least 1 KiB (less would refuse a plain initialize), at most 511 MiB. */
 function size(flag: string, text: string): number {
-  const match = /^(\d+)\s*(B|KiB|MiB|GiB)?$/.exec(text);
+  const match = /^(\d+)\s*(B|KiB|MiB)?$/.exec(text);
   const bytes = match === null ? Number.NaN : Number(match[1]) * UNITS[match[2] ?? ''];
-  if (!Number.isSafeInteger(bytes) || bytes < 1024 || bytes > MAX_BODY_LIMIT) {
+  if (!Number.isSafeInteger(bytes) || bytes < 1024 || bytes > MAX_SIZE_MIB * 1024 ** 2) {
     throw new UsageError(
-      `${flag} takes a size from 1KiB to 1GiB, in bytes or with KiB, MiB or GiB (16MiB), not "${text}"`,
+      `${flag} takes a size from 1KiB to ${MAX_SIZE_MIB}MiB, in bytes or with KiB or MiB (16MiB), not "${text}"`,
     );
   }
   return bytes;
 }
 
 /**
- * The three flags as `serve` takes them. They bound HTTP endpoints, so `--stdio` takes none; `--stateless` has no
- * sessions to time out or count.
+ * The three flags as `serve` takes them. `--stdio` and `--stateless` take only `--max-body`: they have no
+ * sessions to time out or count (`--stdio` serves one client for the life of the process).
  */
 export function parseServeLimits(
   flags: { 'max-body'?: string; 'session-idle-timeout'?: string; 'max-sessions'?: string },
   mode: { stdio: boolean; stateless: boolean },
 ): ServeLimits {
-  const given = Object.entries(flags).filter(([, value]) => value !== undefined);
-  if (mode.stdio && given.length > 0)
+  const sessions = Object.entries(flags).find(([name, value]) => value !== undefined && name !== 'max-body');
+  if (mode.stdio && sessions !== undefined)
     throw new UsageError(
-      `--${given[0][0]} bounds the HTTP endpoints; --stdio serves one client on this process's stdin`,
+      `--${sessions[0]} bounds the HTTP endpoints' sessions; --stdio serves one client on this process's stdin`,
     );
-  const sessions = given.find(([name]) => name !== 'max-body');
   if (mode.stateless && sessions !== undefined)
     throw new UsageError(`--${sessions[0]} bounds sessions; --stateless has none`);
   const body = flags['max-body'];

@@ -191,7 +191,11 @@ async function serveOnStdio(options: ServeOptions): Promise<number> {
     requestStateKeys: requestStateKeysFromEnv(),
     ...serverOptions,
   });
-  const service = serveStdio(server, { onerror, rateLimit: options.rateLimit });
+  const service = serveStdio(server, {
+    onerror,
+    rateLimit: options.rateLimit,
+    maxLineBytes: options.limits?.maxBodyBytes,
+  });
   log(`serving ${options.module ?? (bridge === undefined ? 'the demo server' : label)} on stdio`);
   return new Promise((resolve) => {
     // Its end is the client's: the children of a bridge go with it.

@@ -1,5 +1,6 @@
 import { classify, type Parsed, parseMessage } from '../jsonrpc/parse.js';
 import type { RequestId } from '../jsonrpc/types.js';
+import { textBound } from '../util/text-bound.js';
 import type { Cors } from './cors.js';
 import { BodyTooLargeError, type HTTPExchange } from './exchange.js';
 import { checkContentType, checkHostAndOrigin, type HostOriginPolicy } from './guards.js';
@@ -38,15 +39,18 @@ export class HTTPIntake {
   private passedOrigin: string | undefined;
 
   private readonly policy: HostOriginPolicy | undefined;
+  /** Throws a RangeError at construction for a bound no string could hold (see `textBound`). */
+  readonly maxBodyBytes: number;
 
   constructor(
     policy: HostOriginPolicy | undefined,
     private readonly cors: Cors | undefined,
     private readonly auth: ProtectedResource | undefined,
-    readonly maxBodyBytes: number,
+    maxBodyBytes: number,
     private readonly refuse: Refuse,
     private readonly limits?: RateLimiter,
   ) {
+    this.maxBodyBytes = textBound('maxBodyBytes', maxBodyBytes);
     const origins = policy?.allowedOrigins;
     this.policy =
       cors === undefined || origins === undefined

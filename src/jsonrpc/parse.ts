@@ -64,7 +64,7 @@ export function classify(value: unknown): Parsed {
  * Only safe integers: JSON.parse has already rounded a larger integer (2^64 reads as 18446744073709552000,
  * 2^53 and 2^53+1 as one number), so its response could not carry the id the peer sent (JSON-RPC 2.0 §5).
  */
-function isId(v: unknown): v is RequestId {
+export function isId(v: unknown): v is RequestId {
   return typeof v === 'string' || Number.isSafeInteger(v);
 }
 

@@ -3,17 +3,20 @@ import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import type { McpError } from '../jsonrpc/errors.js';
-import type { JsonRpcMessage } from '../jsonrpc/types.js';
+import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
 import { recordingReceiver } from '../test-support/recording-receiver.js';
 import { LineWriter, messageLineReader } from './stdio-framing.js';
 
-function setup(maxLineBytes?: number) {
+function setup(maxLineBytes?: number, asked?: (id: RequestId) => boolean) {
   const receiver = recordingReceiver();
+  const failed: [RequestId, string][] = [];
+  if (asked !== undefined)
+    receiver.invalidAnswer = (id, problem) => asked(id) && failed.push([id, problem]) > 0;
   const answers: JsonRpcMessage[] = [];
   const reader = messageLineReader(receiver, (reply) => answers.push(reply), maxLineBytes);
   const push = (text: string | Buffer) => reader.push(typeof text === 'string' ? Buffer.from(text) : text);
   const { messages, batches, errors } = receiver;
-  return { reader, push, messages, batches, errors, answers };
+  return { reader, push, messages, batches, errors, answers, failed };
 }
 
 const note = (n: number | string): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'n', params: { n } });
@@ -78,26 +81,57 @@ describe('messageLineReader', () => {
     assert.deepEqual(messages, []);
   });
 
-  test('drops an oversize line as soon as it passes the limit, answers it, and reads the next one', () => {
+  test('drops an oversize line, answers it with the id its start shows once it ends, and reads the next one', () => {
     const { push, messages, errors, answers } = setup(64);
-    push('{"jsonrpc":"2.0","method":"n","params":{"pad":"');
-    push('x'.repeat(40));
-    // Reported before the line's end arrives: nothing of it is being kept.
-    assert.equal(errors.length, 1);
-    assert.equal(answers.length, 1);
-    assert.equal((answers[0] as any).error.code, -32600);
-    assert.match(errors[0].message, /limit of 64 bytes/);
+    push('{"jsonrpc":"2.0","id":7,"method":"m","params":{"pad":"');
     push('x'.repeat(1000));
+    assert.equal(errors.length, 0, 'nothing is said before the line ends');
     push('"}}\n' + line(note(1)));
     assert.equal(errors.length, 1, 'one report per oversize line');
+    assert.match(errors[0].message, /^Invalid request: message of 1057 bytes exceeds the limit of 64 bytes$/);
+    assert.deepEqual(answers, [
+      { jsonrpc: '2.0', id: 7, error: { code: -32600, message: errors[0].message } },
+    ]);
     assert.deepEqual(messages, [note(1)]);
   });
 
-  test('drops an oversize line that arrives in one chunk', () => {
-    const { push, messages, errors } = setup(64);
-    push(line(note('y'.repeat(100))) + line(note(1)));
+  test('an oversize line in one chunk, its id last, is answered with that id', () => {
+    const { push, messages, errors, answers } = setup(64);
+    push(
+      `{"method":"m","params":{"pad":"${'y'.repeat(100)}"},"jsonrpc":"2.0","id":"abc"}\r\n${line(note(1))}`,
+    );
     assert.equal(errors.length, 1);
+    assert.equal((answers[0] as { id: unknown }).id, 'abc');
     assert.deepEqual(messages, [note(1)]);
+  });
+
+  test('an oversize answer to a request of the reader fails that request, and is not answered', () => {
+    const { push, errors, answers, failed } = setup(64, (id) => id === 3);
+    push(`{"result":{"text":"${'z'.repeat(5000)}"},"jsonrpc":"2.0","id":3}\n`);
+    assert.deepEqual(failed, [[3, 'it is 5045 bytes long, over the limit of 64 bytes']]);
+    assert.deepEqual(answers, []);
+    assert.equal(errors.length, 1);
+  });
+
+  test('the ends are read across chunks of any size: an answer whose id comes last, sent 7 bytes at a time', () => {
+    const { push, failed, answers } = setup(64, (id) => id === 'r-1');
+    const text = `{"result":{"text":"${'é😀"\\'.repeat(3000)}"},"jsonrpc":"2.0","id":"r-1"}\n`;
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.length; at += 7) push(bytes.subarray(at, at + 7));
+    assert.deepEqual(failed, [['r-1', `it is ${bytes.length - 1} bytes long, over the limit of 64 bytes`]]);
+    assert.deepEqual(answers, []);
+  });
+
+  test("an oversize line whose ends show no id is answered with id null; one cut by the input's end too", () => {
+    const { reader, push, answers } = setup(64);
+    push(`[${line(note('y'.repeat(100))).trim()}]\n`);
+    push('{"jsonrpc":"2.0","method":"m","params":{"a":{"id":5}');
+    push(`,"pad":"${'x'.repeat(100)}"}}`);
+    reader.end();
+    assert.deepEqual(
+      answers.map((a) => (a as { id: unknown }).id),
+      [null, null],
+    );
   });
 
   test('a last line without a newline counts when the input ends', () => {

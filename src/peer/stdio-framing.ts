@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { ErrorCode, errorResponse, McpError } from '../jsonrpc/errors.js';
+import { tooLong } from '../jsonrpc/message-ends.js';
 import { parseMessage } from '../jsonrpc/parse.js';
 import { serialize } from '../jsonrpc/serialize.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
@@ -12,22 +12,32 @@ export const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 const LF = 0x0a;
 const CR = 0x0d;
 const RESOLVED = Promise.resolve();
+/** How much of each end of a line too long to keep is kept: enough for the short members beside the long one. */
+const EDGE_BYTES = 4096;
+
+/** A line past the limit, being skipped: its length so far and its two ends. */
+interface CutLine {
+  bytes: number;
+  readonly head: Buffer;
+  tail: Buffer;
+}
 
 /**
  * Splits a byte stream into lines. Lines may be split across chunks or share one; a trailing `\r`
  * is dropped and empty lines are skipped. Bytes are decoded per whole line, so a UTF-8 character
- * split across chunks survives. A line longer than `maxLineBytes` is dropped and reported once;
- * its bytes are not kept while the rest of it streams past.
+ * split across chunks survives. A line longer than `maxLineBytes` is dropped and reported once it
+ * ends, with its length and its first and last few KiB; the rest of it is not kept while it streams past.
  */
 export class LineReader {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   /** Inside an oversize line: skip everything up to its newline. */
-  private discarding = false;
+  private cut: CutLine | undefined;
 
+  /** `maxLineBytes` is at most `LONGEST_TEXT_BYTES`: a line is decoded into one string (see `textBound`). */
   constructor(
     private readonly onLine: (line: string) => void,
-    private readonly onOversize: (bytes: number) => void,
+    private readonly onOversize: (bytes: number, head: Buffer, tail: Buffer) => void,
     private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
   ) {}
 
@@ -40,22 +50,23 @@ export class LineReader {
     if (start < chunk.length) this.hold(chunk, start);
   }
 
-  /** The input ended: a last line without its newline still counts. */
+  /**
+   * The input ended: a last line without its newline still counts. An oversize one is reported without its
+   * tail: where the input stopped need not be where the message did.
+   */
   end(): void {
-    if (this.pendingBytes > 0 && !this.discarding) this.complete(Buffer.alloc(0), 0, 0);
+    const cut = this.cut;
+    this.cut = undefined;
+    if (cut !== undefined) this.onOversize(cut.bytes, cut.head, Buffer.alloc(0));
+    else if (this.pendingBytes > 0) this.complete(Buffer.alloc(0), 0, 0);
     this.reset();
-    this.discarding = false;
   }
 
   private complete(chunk: Buffer, start: number, end: number): void {
-    if (this.discarding) {
-      this.discarding = false;
-      return;
-    }
-    const bytes = this.pendingBytes + end - start;
-    if (bytes > this.maxLineBytes) {
-      this.reset();
-      this.onOversize(bytes);
+    if (this.skip(chunk, start, end)) {
+      const cut = this.cut!;
+      this.cut = undefined;
+      this.onOversize(cut.bytes, cut.head, cut.tail);
       return;
     }
     let line: string;
@@ -65,7 +76,7 @@ export class LineReader {
       line = chunk.toString('utf8', start, end);
     } else {
       this.pending.push(chunk.subarray(start, end));
-      line = Buffer.concat(this.pending, bytes).toString('utf8');
+      line = Buffer.concat(this.pending, this.pendingBytes + end - start).toString('utf8');
       this.reset();
       if (line.charCodeAt(line.length - 1) === CR) line = line.slice(0, -1);
       if (line.length === 0) return;
@@ -74,16 +85,28 @@ export class LineReader {
   }
 
   private hold(chunk: Buffer, start: number): void {
-    if (this.discarding) return;
-    const bytes = this.pendingBytes + chunk.length - start;
-    if (bytes > this.maxLineBytes) {
-      this.reset();
-      this.discarding = true;
-      this.onOversize(bytes);
-      return;
-    }
+    if (this.skip(chunk, start, chunk.length)) return;
     this.pending.push(start === 0 ? chunk : chunk.subarray(start));
-    this.pendingBytes = bytes;
+    this.pendingBytes += chunk.length - start;
+  }
+
+  /**
+   * Takes bytes `start` to `end` of `chunk`, the current line's, into the cut when the line is past the limit (or
+   * now goes past it, with what is pending), and says whether it did. A line within it costs no allocation here.
+   */
+  private skip(chunk: Buffer, start: number, end: number): boolean {
+    const cut = this.cut;
+    if (cut !== undefined) {
+      cut.bytes += end - start;
+      cut.tail = lastBytes([cut.tail, chunk.subarray(start, end)]);
+      return true;
+    }
+    const bytes = this.pendingBytes + end - start;
+    if (bytes <= this.maxLineBytes) return false;
+    const parts = [...this.pending, chunk.subarray(start, end)];
+    this.cut = { bytes, head: Buffer.concat(parts, Math.min(EDGE_BYTES, bytes)), tail: lastBytes(parts) };
+    this.reset();
+    return true;
   }
 
   private reset(): void {
@@ -93,10 +116,24 @@ export class LineReader {
   }
 }
 
+/** A copy of the last `EDGE_BYTES` of `parts` joined (a copy, so that no chunk is kept for a few bytes of it). */
+function lastBytes(parts: readonly Buffer[]): Buffer {
+  const kept: Buffer[] = [];
+  let bytes = 0;
+  for (let i = parts.length - 1; i >= 0 && bytes < EDGE_BYTES; i--) {
+    const part = parts[i];
+    const take = Math.min(part.length, EDGE_BYTES - bytes);
+    kept.unshift(part.subarray(part.length - take));
+    bytes += take;
+  }
+  return Buffer.concat(kept, bytes);
+}
+
 /**
  * A LineReader for newline-delimited JSON-RPC: each line is parsed once and delivered to
- * `receiver` (a batch whole). Invalid lines, oversize ones included, are answered with a JSON-RPC
- * error through `answer` and reported through `receiver.error`.
+ * `receiver` (a batch whole). Invalid lines are answered with a JSON-RPC error through `answer` and
+ * reported through `receiver.error`. An oversize one is answered with the id its ends show, and when
+ * they show an answer to a request of `receiver`'s, that request fails at once (see `tooLong`).
  */
 export function messageLineReader(
   receiver: Receiver,
@@ -105,11 +142,8 @@ export function messageLineReader(
 ): LineReader {
   return new LineReader(
     (line) => deliver(parseMessage(line), receiver, answer),
-    (bytes) => {
-      const message = `Invalid request: message of ${bytes}+ bytes exceeds the limit of ${maxLineBytes} bytes`;
-      answer(errorResponse(null, { code: ErrorCode.InvalidRequest, message }));
-      receiver.error(new McpError(ErrorCode.InvalidRequest, message));
-    },
+    (bytes, head, tail) =>
+      deliver(tooLong(head.toString('utf8'), tail.toString('utf8'), bytes, maxLineBytes), receiver, answer),
     maxLineBytes,
   );
 }

@@ -1,8 +1,11 @@
 // `mcpwire serve --max-body`, `--max-sessions` and `--session-idle-timeout` (the built command): each bound
-// reaches both HTTP endpoints as the handlers' own options would, with the answers they give.
+// reaches both HTTP endpoints as the handlers' own options would, with the answers they give; `--max-body` also
+// bounds the message lines of `--stdio`.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { type CliRun, runCli, serveDemo, stopServe } from '../../src/test-support/cli-run.js';
+import { Client, connectStdio } from '../../src/client/index.js';
+import { McpError } from '../../src/jsonrpc/errors.js';
+import { CLI, type CliRun, runCli, serveDemo, stopServe } from '../../src/test-support/cli-run.js';
 import { openSession, post } from '../../src/test-support/mcp-http.js';
 
 const runs: CliRun[] = [];
@@ -36,6 +39,30 @@ test('--max-body 2KiB: a larger POST gets 413 with its JSON-RPC error, a smaller
   assert.equal(small.status, 200);
   await small.text();
 });
+
+for (const era of ['legacy', 'modern'] as const) {
+  test(`--stdio --max-body 2KiB, ${era} client: a longer request fails at once with -32600, the next is served`, async () => {
+    const client = new Client({ name: 'c', version: '1' }, { era, requestTimeoutMs: 60_000 });
+    const session = await connectStdio(client, {
+      command: process.execPath,
+      args: [CLI, 'serve', '--stdio', '--max-body', '2KiB'],
+    });
+    try {
+      assert.equal(session.era, era);
+      // Without the id its start shows, the error would answer no request, and this one would wait a minute.
+      await assert.rejects(session.callTool('echo', { message: 'x'.repeat(3000) }), (err: Error) => {
+        assert.ok(err instanceof McpError, String(err));
+        assert.equal(err.code, -32600);
+        assert.match(err.message, /^Invalid request: message of \d+ bytes exceeds the limit of 2048 bytes$/);
+        return true;
+      });
+      const served = await session.callTool('echo', { message: 'short' });
+      assert.match(JSON.stringify(served.content), /short/);
+    } finally {
+      await session.close();
+    }
+  });
+}
 
 test('--max-sessions 1: a second session takes the place of the idle first, whose client gets 404', async () => {
   const url = await serve(['--max-sessions', '1']);
@@ -78,5 +105,5 @@ test('--session-idle-timeout 100: a session unused that long is closed', async (
 test('a usage mistake: exit 2 with what the flag takes', async () => {
   const run = runCli(['serve', '--max-body', '16MB']);
   assert.equal(await run.exit(10_000), 2);
-  assert.match(run.stderr(), /--max-body takes a size from 1KiB to 1GiB/);
+  assert.match(run.stderr(), /--max-body takes a size from 1KiB to 511MiB/);
 });

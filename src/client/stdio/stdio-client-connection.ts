@@ -7,6 +7,7 @@ import {
   LineWriter,
   messageLineReader,
 } from '../../peer/stdio-framing.js';
+import { textBound } from '../../util/text-bound.js';
 import { stdioEnvironment } from './stdio-env.js';
 
 export interface StdioClientOptions {
@@ -29,7 +30,11 @@ export interface StdioClientOptions {
   stderr?: 'pipe' | 'inherit';
   /** Hears the child's stderr as it comes (with `stderr: 'pipe'`). */
   onStderr?: (chunk: string) => void;
-  /** Longest accepted message line in bytes; 16 MiB by default. */
+  /**
+   * Longest accepted message line in bytes; 16 MiB by default, at most 2^29 - 24 (the longest string V8 makes).
+   * A longer line is dropped unkept; its first and last 4 KiB tell whose it is: a request is answered -32600 with
+   * its id, an answer fails the request it answers at once.
+   */
   maxLineBytes?: number;
   /**
    * How much may wait to be written to a child that does not read its stdin (bytes, counted as characters of the
@@ -93,6 +98,7 @@ class StdioClient implements StdioClientConnection {
   private signalEnded!: () => void;
 
   constructor(private readonly opts: StdioClientOptions) {
+    textBound('maxLineBytes', opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
     this.endedSignal = new Promise((resolve) => {
       this.signalEnded = resolve;
     });

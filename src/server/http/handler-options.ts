@@ -78,6 +78,7 @@ export interface StreamableHTTPOptions {
    * Largest request body, counted on the bytes actually read; past it 413 with `Connection: close`. Default 4 MiB.
    * The rest of a refused body is read and dropped, up to `REFUSED_BODY_DRAIN_BYTES` (16 MiB) more and for
    * `REFUSED_BODY_DRAIN_MS` (5 s), so that a client still sending reads the 413; past either, it is cut off.
+   * A body is decoded into one string: a bound past the longest V8 makes (2^29 - 24) throws a RangeError.
    */
   maxBodyBytes?: number;
   /**

@@ -7,13 +7,18 @@ import {
   LineWriter,
   messageLineReader,
 } from '../../peer/stdio-framing.js';
+import { textBound } from '../../util/text-bound.js';
 
 export interface StdioServerOptions {
   /** Where messages are read from; process.stdin by default. */
   stdin?: Readable;
   /** Where messages are written; process.stdout by default. Nothing else is ever written to it. */
   stdout?: Writable;
-  /** Longest accepted message line in bytes; 16 MiB by default. */
+  /**
+   * Longest accepted message line in bytes; 16 MiB by default, at most 2^29 - 24 (the longest string V8 makes).
+   * A longer line is dropped unkept; its first and last 4 KiB tell whose it is: a request is answered -32600 with
+   * its id, an answer fails the request it answers at once.
+   */
   maxLineBytes?: number;
 }
 
@@ -27,7 +32,7 @@ export function stdioServerConnection(opts: StdioServerOptions = {}): Connection
   return new StdioServerConnection(
     opts.stdin ?? process.stdin,
     opts.stdout ?? process.stdout,
-    opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+    textBound('maxLineBytes', opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES),
   );
 }
 
