@@ -5,6 +5,12 @@
 
 const noop = () => {};
 
+/**
+ * The longest SSE event, and JSON answer, an HTTP client reads by default (`maxEventChars`): what a stdio line may
+ * be. A server sending more is cut off rather than let it grow this process without bound.
+ */
+export const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
 /** Header names are case-insensitive: one spelling, so that ours replace the caller's instead of joining them. */
 export function lowerCased(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -15,6 +21,35 @@ export function lowerCased(headers: Record<string, string> | undefined): Record<
 /** Frees the connection of a response whose body nobody reads. */
 export function discard(response: Response): void {
   response.body?.cancel().catch(noop);
+}
+
+/** A JSON answer's body whole, or undefined once it passes `maxBytes` (the rest is not read). */
+export async function boundedText(response: Response, maxBytes: number): Promise<string | undefined> {
+  const body = response.body;
+  if (body === null) return '';
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return text + decoder.decode();
+      bytes += value.length;
+      if (bytes > maxBytes) {
+        reader.cancel().catch(noop);
+        return undefined;
+      }
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Why a request fails whose answer was longer than the client reads. */
+export function tooLongAnswer(what: string, maxEventChars: number): string {
+  return `${what} is longer than this client reads (maxEventChars: ${maxEventChars})`;
 }
 
 const EXCERPT_CHARS = 1000;

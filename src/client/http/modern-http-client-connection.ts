@@ -11,7 +11,16 @@ import { type HeaderAnnotation, headerAnnotations } from '../../protocol/header-
 import { mirroredHeaders } from '../../protocol/mcp-headers.js';
 import { Method } from '../../protocol/types.js';
 import { StreamableHTTPError } from './http-client-errors.js';
-import { discard, excerpt, lowerCased, reason, serverMessage } from './http-replies.js';
+import {
+  boundedText,
+  DEFAULT_MAX_EVENT_CHARS,
+  discard,
+  excerpt,
+  lowerCased,
+  reason,
+  serverMessage,
+  tooLongAnswer,
+} from './http-replies.js';
 import { plainFetch } from './plain-fetch.js';
 
 /** How a `ModernHTTPClientConnection` reaches its server. Every field is optional. */
@@ -22,6 +31,11 @@ export interface ModernHTTPClientOptions {
   headers?: Record<string, string>;
   /** Called before every request; its headers are added, e.g. a fresh bearer token. */
   authHeaders?: () => Record<string, string> | Promise<Record<string, string>>;
+  /**
+   * The longest answer read: an SSE event still unfinished, in characters; a JSON body, in bytes. Past it the
+   * request fails with a ResponseLostError saying so, and the rest is not read. Default 16 Mi.
+   */
+  maxEventChars?: number;
 }
 
 const ACCEPT = 'application/json, text/event-stream';
@@ -59,6 +73,7 @@ export class ModernHTTPClientConnection implements Connection {
   /** The `x-mcp-header` annotations of each tool `tools/list` described, by tool name. */
   private readonly annotations = new Map<string, readonly HeaderAnnotation[]>();
   private readonly fetch: typeof fetch;
+  private readonly maxEventChars: number;
   private readonly baseHeaders: Record<string, string>;
   private readonly authHeaders: ModernHTTPClientOptions['authHeaders'];
   private readonly url: string;
@@ -66,6 +81,7 @@ export class ModernHTTPClientConnection implements Connection {
   constructor(url: string | URL, options: ModernHTTPClientOptions = {}) {
     this.url = String(url);
     this.fetch = plainFetch(options.fetch);
+    this.maxEventChars = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
     this.baseHeaders = lowerCased(options.headers);
     this.authHeaders = options.authHeaders;
   }
@@ -137,12 +153,14 @@ export class ModernHTTPClientConnection implements Connection {
       discard(response);
       return this.lose(request.id, `the server answered with Content-Type "${type}", neither JSON nor SSE`);
     }
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await response.text();
+      text = await boundedText(response, this.maxEventChars);
     } catch (err) {
       return this.lose(request.id, `the connection dropped while the JSON answer was read: ${reason(err)}`);
     }
+    if (text === undefined)
+      return this.lose(request.id, tooLongAnswer('the JSON answer', this.maxEventChars));
     this.deliver(text);
     this.lose(request.id, 'the JSON answer of the POST did not answer the request');
   }
@@ -173,11 +191,17 @@ export class ModernHTTPClientConnection implements Connection {
     const body = response.body;
     if (body === null) return this.lose(request.id, 'the server sent an SSE answer without a body');
     const exchange = this.exchanges.get(request.id);
+    let tooLong = false;
     const parser = createParser({
       onEvent: (event) => {
         if (event.data !== '' && (event.event === undefined || event.event === 'message'))
           this.deliver(event.data);
       },
+      // Unknown fields and bad retry values are ignored, as the SSE standard says.
+      onError: (err) => {
+        tooLong ||= err.type === 'max-buffer-size-exceeded';
+      },
+      maxBufferSize: this.maxEventChars,
     });
     const reader = body.getReader();
     const decoder = new TextDecoder();
@@ -189,6 +213,10 @@ export class ModernHTTPClientConnection implements Connection {
         if (exchange?.answered) {
           reader.cancel().catch(() => {});
           return;
+        }
+        if (tooLong) {
+          reader.cancel().catch(() => {});
+          return this.lose(request.id, tooLongAnswer('an event of the SSE answer', this.maxEventChars));
         }
       }
     } catch (err) {

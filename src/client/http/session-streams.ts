@@ -2,7 +2,7 @@ import { createParser } from 'eventsource-parser';
 import type { Clock } from '../../util/clock.js';
 import { type RetryPolicy, retryDelay } from '../retry-policy.js';
 import { SessionLostError, StreamableHTTPError } from './http-client-errors.js';
-import { discard, excerpt, reason, serverMessage } from './http-replies.js';
+import { discard, excerpt, reason, serverMessage, tooLongAnswer } from './http-replies.js';
 import type { Awaited, Epoch } from './session-epoch.js';
 
 /** What the streams need of their connection. */
@@ -31,6 +31,8 @@ export interface SessionStreamsSettings {
   readonly clock: Clock;
   /** The random source of the backoff jitter, in [0, 1). */
   readonly random: () => number;
+  /** The longest event read; past it the stream is not resumed (the server would send the event again). */
+  readonly maxEventChars: number;
 }
 
 const SSE_ACCEPT = 'text/event-stream';
@@ -44,6 +46,8 @@ interface Cursor {
   retryMs: number | undefined;
   /** Set by any event, priming event or comment; the reconnection loop clears it and resets its budget. */
   progressed: boolean;
+  /** Set when an event passed `maxEventChars`: the stream ends for good. */
+  tooLong: boolean;
 }
 
 /**
@@ -65,7 +69,7 @@ export class SessionStreams {
    * and resumes with GET and Last-Event-ID, until the policy's attempts in a row bring nothing.
    */
   async follow(epoch: Epoch, first: Response | undefined, awaited: Awaited | undefined): Promise<void> {
-    const cursor: Cursor = { lastEventId: undefined, retryMs: undefined, progressed: false };
+    const cursor: Cursor = { lastEventId: undefined, retryMs: undefined, progressed: false, tooLong: false };
     const signal = epoch.signal;
     let response = first;
     let initial = first === undefined;
@@ -86,6 +90,13 @@ export class SessionStreams {
         response = undefined;
       }
       if (signal.aborted || this.host.isClosing()) return;
+      if (cursor.tooLong) {
+        const why = tooLongAnswer('an event of the SSE stream', this.settings.maxEventChars);
+        if (awaited === undefined)
+          this.host.error(new StreamableHTTPError(`The standalone GET stream is given up: ${why}`));
+        else if (!awaited.settled) this.host.giveUp(epoch, awaited, why);
+        return;
+      }
       if (awaited !== undefined) {
         if (awaited.settled) return;
         if (cursor.lastEventId === undefined) {
@@ -210,6 +221,11 @@ export class SessionStreams {
           this.host.deliver(event.data, epoch);
         }
       },
+      // Unknown fields and bad retry values are ignored, as the SSE standard says.
+      onError: (err) => {
+        cursor.tooLong ||= err.type === 'max-buffer-size-exceeded';
+      },
+      maxBufferSize: this.settings.maxEventChars,
     });
     const reader = body.getReader();
     const decoder = new TextDecoder();
@@ -219,9 +235,9 @@ export class SessionStreams {
         if (done) return 'the server ended the SSE stream';
         if (epoch.signal.aborted) return 'aborted';
         parser.feed(decoder.decode(value, { stream: true }));
-        if (until?.settled) {
+        if (until?.settled || cursor.tooLong) {
           reader.cancel().catch(noop);
-          return 'answered';
+          return cursor.tooLong ? 'an event too long' : 'answered';
         }
       }
     } catch (err) {

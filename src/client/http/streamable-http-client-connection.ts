@@ -9,7 +9,17 @@ import { Method } from '../../protocol/types.js';
 import type { Clock } from '../../util/clock.js';
 import { type RetryPolicy, retryPolicy } from '../retry-policy.js';
 import { SessionLostError, StreamableHTTPError } from './http-client-errors.js';
-import { discard, excerpt, lowerCased, reason, refused, serverMessage } from './http-replies.js';
+import {
+  boundedText,
+  DEFAULT_MAX_EVENT_CHARS,
+  discard,
+  excerpt,
+  lowerCased,
+  reason,
+  refused,
+  serverMessage,
+  tooLongAnswer,
+} from './http-replies.js';
 import { plainFetch } from './plain-fetch.js';
 import { type Awaited, Epoch } from './session-epoch.js';
 import { SessionStreams } from './session-streams.js';
@@ -27,6 +37,12 @@ export interface StreamableHTTPClientOptions {
   authHeaders?: () => Record<string, string> | Promise<Record<string, string>>;
   /** How dropped SSE streams are resumed when the server sent no `retry:`. Default `DEFAULT_RETRY_POLICY`. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * The longest answer read: an SSE event still unfinished, in characters; a JSON body, in bytes. Past it the
+   * request waiting for it fails saying so (the standalone GET stream is given up, reported), and the rest is not
+   * read. Default 16 Mi.
+   */
+  maxEventChars?: number;
   /**
    * What a 404 on a request carrying our session id does: `'restart'` (default) drops the session id and
    * tells the receiver (`Receiver.restarted`), which initializes a fresh session; `'close'` closes the
@@ -73,6 +89,7 @@ export class StreamableHTTPClientConnection implements Connection {
   private ended = false;
   private closeDone: Promise<void> | undefined;
   private readonly fetch: typeof fetch;
+  private readonly maxEventChars: number;
   private readonly baseHeaders: Record<string, string>;
   private readonly authHeaders: StreamableHTTPClientOptions['authHeaders'];
   private readonly onSessionLost: 'restart' | 'close';
@@ -84,6 +101,7 @@ export class StreamableHTTPClientConnection implements Connection {
   constructor(url: string | URL, options: StreamableHTTPClientOptions = {}) {
     this.url = String(url);
     this.fetch = plainFetch(options.fetch);
+    this.maxEventChars = options.maxEventChars ?? DEFAULT_MAX_EVENT_CHARS;
     this.baseHeaders = lowerCased(options.headers);
     this.authHeaders = options.authHeaders;
     this.onSessionLost = options.onSessionLost ?? 'restart';
@@ -105,6 +123,7 @@ export class StreamableHTTPClientConnection implements Connection {
         policy: retryPolicy(options.retry),
         clock: this.clock,
         random: options.random ?? Math.random,
+        maxEventChars: this.maxEventChars,
       },
     );
   }
@@ -223,14 +242,16 @@ export class StreamableHTTPClientConnection implements Connection {
   }
 
   private async readJson(response: Response, epoch: Epoch, awaited: Awaited): Promise<void> {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await response.text();
+      text = await boundedText(response, this.maxEventChars);
     } catch (err) {
       if (epoch.signal.aborted) return;
       this.giveUp(epoch, awaited, `the connection dropped while the JSON answer was read: ${reason(err)}`);
       return;
     }
+    if (text === undefined)
+      return this.giveUp(epoch, awaited, tooLongAnswer('the JSON answer', this.maxEventChars));
     this.deliver(text, epoch);
     if (!awaited.settled)
       this.giveUp(epoch, awaited, 'the JSON answer of the POST did not answer the request');

@@ -21,7 +21,7 @@ import { VerdictCache } from './verdict-cache.js';
 export type UrlTransport = 'auto' | 'http' | 'sse';
 
 /** Options both HTTP clients share; `connectUrl` hands them to whichever it uses. */
-type SharedOption = 'fetch' | 'headers' | 'authHeaders' | 'retry';
+type SharedOption = 'fetch' | 'headers' | 'authHeaders' | 'retry' | 'maxEventChars';
 
 /** How `connectUrl` reaches the server. Every field is optional. */
 export interface ConnectUrlOptions {
@@ -35,6 +35,11 @@ export interface ConnectUrlOptions {
   fetch?: typeof fetch;
   /** Reconnection and resumption of streams. Default `DEFAULT_RETRY_POLICY`. */
   retry?: Partial<RetryPolicy>;
+  /**
+   * The longest answer read, whichever client: an SSE event still unfinished, in characters; a JSON body, in bytes.
+   * Past it the request fails saying so. Default 16 Mi.
+   */
+  maxEventChars?: number;
   /** Aborting gives up on connecting. */
   signal?: AbortSignal;
   /** The most time, in ms, the whole handshake may take (fallback included). Default: the client's requestTimeoutMs. */
@@ -255,7 +260,8 @@ function withTransport(session: ClientSession, transport: 'http' | 'sse'): Clien
 }
 
 function shared(options: ConnectUrlOptions) {
-  return { fetch: options.fetch, headers: options.headers, authHeaders: options.authHeaders };
+  const { fetch, headers, authHeaders, maxEventChars } = options;
+  return { fetch, headers, authHeaders, maxEventChars };
 }
 
 function streamable(url: string | URL, options: ConnectUrlOptions): StreamableHTTPClientConnection {

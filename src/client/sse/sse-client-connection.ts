@@ -4,7 +4,7 @@ import type { Connection, Receiver } from '../../peer/connection.js';
 import { deliver } from '../../peer/deliver.js';
 import { ConnectionClosedError } from '../../peer/errors.js';
 import { type Clock, systemClock } from '../../util/clock.js';
-import { lowerCased } from '../http/http-replies.js';
+import { DEFAULT_MAX_EVENT_CHARS, lowerCased } from '../http/http-replies.js';
 import { plainFetch } from '../http/plain-fetch.js';
 import { type RetryPolicy, retryDelay, retryPolicy } from '../retry-policy.js';
 import { SSEClientError } from './sse-client-errors.js';
@@ -49,7 +49,6 @@ export const DEFAULT_ENDPOINT_TIMEOUT_MS = 10_000;
 export const DEFAULT_POST_TIMEOUT_MS = 30_000;
 export const DEFAULT_POST_QUEUE_LIMIT = 10_000;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
-export const DEFAULT_MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
 const RESOLVED = Promise.resolve();
 const noop = () => {};
