@@ -47,6 +47,29 @@ export async function boundedText(response: Response, maxBytes: number): Promise
   }
 }
 
+/** How much of an answer nobody reads is read anyway, so that its connection can be reused. */
+const DRAIN_BYTES = 64 * 1024;
+
+/**
+ * Reads a body nobody needs to its end without keeping it, so that its connection can be reused; past
+ * `DRAIN_BYTES` it is cancelled instead, so that a server sending on and on holds up nothing behind it.
+ */
+export async function drain(response: Response): Promise<void> {
+  const body = response.body;
+  if (body === null) return;
+  const reader = body.getReader();
+  try {
+    for (let read = 0; read <= DRAIN_BYTES; ) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+    reader.cancel().catch(noop);
+  } finally {
+    reader.releaseLock();
+  }
+}
+
 /** Why a request fails whose answer was longer than the client reads. */
 export function tooLongAnswer(what: string, maxEventChars: number): string {
   return `${what} is longer than this client reads (maxEventChars: ${maxEventChars})`;

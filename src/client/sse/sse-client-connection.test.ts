@@ -576,6 +576,34 @@ describe('SSEClientConnection against hand-written servers', () => {
     }
   });
 
+  test('a POST answered with a body that never ends holds up nothing: the next one goes out', async () => {
+    const fake = await fakeServer({
+      post: (_body, res, n) => {
+        res.writeHead(202);
+        if (n > 1) return void res.end();
+        // Kept going until the test ends: a client that read it whole would wait for postTimeoutMs.
+        const chunk = 'x'.repeat(16 * 1024);
+        const more = () => {
+          if (!res.destroyed && res.write(chunk)) setImmediate(more);
+        };
+        res.on('drain', more);
+        more();
+      },
+    });
+    const { connection } = startTransport(fake.url, { postTimeoutMs: 120_000 });
+    try {
+      await within(connection.send(ping(1)), 20_000, 'the first send');
+      await within(connection.send(ping(2)), 20_000, 'the second send');
+      assert.deepEqual(
+        fake.posts.map((b) => JSON.parse(b).id),
+        [1, 2],
+      );
+    } finally {
+      await connection.close();
+      await fake.close();
+    }
+  });
+
   test('past postQueueLimit, send rejects at once', async () => {
     const fake = await fakeServer({ get: (_req, res) => openSse(res, null) });
     const { connection } = startTransport(fake.url, { postQueueLimit: 2 });

@@ -1,7 +1,7 @@
 import { serialize } from '../../jsonrpc/serialize.js';
 import type { JsonRpcMessage } from '../../jsonrpc/types.js';
 import type { Clock } from '../../util/clock.js';
-import { reason } from '../http/http-replies.js';
+import { drain, reason } from '../http/http-replies.js';
 import { bodyExcerpt, SSEClientError } from './sse-client-errors.js';
 
 /** What the queue needs of its connection: where the server session is, and where failures go. */
@@ -156,8 +156,7 @@ export class SSEPostQueue {
         signal: abort.signal,
       });
       if (response.ok) {
-        // Read the (short) answer so that the connection can be reused.
-        await response.arrayBuffer();
+        await drain(response);
         item.resolve();
         return;
       }
