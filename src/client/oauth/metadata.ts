@@ -1,4 +1,5 @@
 import { OAuthError } from './oauth-error.js';
+import { oauthJson } from './oauth-post.js';
 
 /** Protected Resource Metadata (RFC 9728 §2), as far as a client uses it. */
 export interface ProtectedResourceMetadata {
@@ -50,7 +51,7 @@ export async function discoverProtectedResource(
   const found = await firstJson(candidates, fetchFn, what);
   if (found === undefined) {
     if (named === undefined) return undefined;
-    throw new OAuthError(`Found no ${what} at ${named}, where the server's challenge said it is`);
+    throw new OAuthError(`Could not read ${what} at ${named}, where the server's challenge said it is`);
   }
   const { url, body } = found;
   const meta = body as Partial<ProtectedResourceMetadata>;
@@ -92,7 +93,7 @@ export async function discoverAuthorizationServer(
   const what = `the metadata of the authorization server ${issuer}`;
   const urls = candidates.map((p) => new URL(p, base));
   const found = await firstJson(urls, fetchFn, what);
-  if (found === undefined) throw new OAuthError(`Found no ${what}; tried ${urls.join(', ')}`);
+  if (found === undefined) throw new OAuthError(`Could not read ${what}; tried ${urls.join(', ')}`);
   return checked(found, issuer);
 }
 
@@ -172,7 +173,7 @@ async function firstJson(
       await response.body?.cancel();
       continue;
     }
-    const body: unknown = await response.json().catch(() => undefined);
+    const body = await oauthJson(response);
     if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
       return { url, body: body as Record<string, unknown> };
     }

@@ -1,4 +1,18 @@
+import { boundedText } from '../http/http-replies.js';
 import { OAuthError } from './oauth-error.js';
+
+/** Metadata, registrations and tokens take a few KiB: a longer answer is no answer, and is not read on. */
+const OAUTH_BODY_BYTES = 1024 * 1024;
+
+/** The JSON of an authorization server's (or a resource's) answer; undefined when it is not JSON or too long. */
+export async function oauthJson(response: Response): Promise<unknown> {
+  try {
+    const text = await boundedText(response, OAUTH_BODY_BYTES);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * POSTs to an authorization server endpoint and reads the JSON object it answers. A network failure or an
@@ -17,7 +31,7 @@ export async function postForJson(
   } catch (err) {
     throw new OAuthError(`${what} to ${url} failed: ${(err as Error).message}`, undefined, { cause: err });
   }
-  const body: unknown = await response.json().catch(() => undefined);
+  const body = await oauthJson(response);
   const answer = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   if (!response.ok) {
     const error = typeof answer.error === 'string' ? answer.error : undefined;
