@@ -47,6 +47,19 @@ export async function boundedText(response: Response, maxBytes: number): Promise
   }
 }
 
+/** A POST's JSON answer read whole, or why it could not be: the connection dropped, or it passed `maxEventChars`. */
+export async function jsonAnswer(
+  response: Response,
+  maxEventChars: number,
+): Promise<{ text: string } | { problem: string }> {
+  try {
+    const text = await boundedText(response, maxEventChars);
+    return text === undefined ? { problem: tooLongAnswer('the JSON answer', maxEventChars) } : { text };
+  } catch (err) {
+    return { problem: `the connection dropped while the JSON answer was read: ${reason(err)}` };
+  }
+}
+
 /** How much of an answer nobody reads is read anyway, so that its connection can be reused. */
 const DRAIN_BYTES = 64 * 1024;
 

@@ -12,10 +12,10 @@ import { mirroredHeaders } from '../../protocol/mcp-headers.js';
 import { Method } from '../../protocol/types.js';
 import { StreamableHTTPError } from './http-client-errors.js';
 import {
-  boundedText,
   DEFAULT_MAX_EVENT_CHARS,
   discard,
   excerpt,
+  jsonAnswer,
   lowerCased,
   reason,
   serverMessage,
@@ -153,15 +153,9 @@ export class ModernHTTPClientConnection implements Connection {
       discard(response);
       return this.lose(request.id, `the server answered with Content-Type "${type}", neither JSON nor SSE`);
     }
-    let text: string | undefined;
-    try {
-      text = await boundedText(response, this.maxEventChars);
-    } catch (err) {
-      return this.lose(request.id, `the connection dropped while the JSON answer was read: ${reason(err)}`);
-    }
-    if (text === undefined)
-      return this.lose(request.id, tooLongAnswer('the JSON answer', this.maxEventChars));
-    this.deliver(text);
+    const read = await jsonAnswer(response, this.maxEventChars);
+    if ('problem' in read) return this.lose(request.id, read.problem);
+    this.deliver(read.text);
     this.lose(request.id, 'the JSON answer of the POST did not answer the request');
   }
 

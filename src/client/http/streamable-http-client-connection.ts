@@ -10,15 +10,14 @@ import type { Clock } from '../../util/clock.js';
 import { type RetryPolicy, retryPolicy } from '../retry-policy.js';
 import { SessionLostError, StreamableHTTPError } from './http-client-errors.js';
 import {
-  boundedText,
   DEFAULT_MAX_EVENT_CHARS,
   discard,
   excerpt,
+  jsonAnswer,
   lowerCased,
   reason,
   refused,
   serverMessage,
-  tooLongAnswer,
 } from './http-replies.js';
 import { plainFetch } from './plain-fetch.js';
 import { type Awaited, Epoch } from './session-epoch.js';
@@ -242,17 +241,9 @@ export class StreamableHTTPClientConnection implements Connection {
   }
 
   private async readJson(response: Response, epoch: Epoch, awaited: Awaited): Promise<void> {
-    let text: string | undefined;
-    try {
-      text = await boundedText(response, this.maxEventChars);
-    } catch (err) {
-      if (epoch.signal.aborted) return;
-      this.giveUp(epoch, awaited, `the connection dropped while the JSON answer was read: ${reason(err)}`);
-      return;
-    }
-    if (text === undefined)
-      return this.giveUp(epoch, awaited, tooLongAnswer('the JSON answer', this.maxEventChars));
-    this.deliver(text, epoch);
+    const read = await jsonAnswer(response, this.maxEventChars);
+    if ('problem' in read) return this.giveUp(epoch, awaited, read.problem);
+    this.deliver(read.text, epoch);
     if (!awaited.settled)
       this.giveUp(epoch, awaited, 'the JSON answer of the POST did not answer the request');
   }
