@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import fc from 'fast-check';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { openSession, post, type Served, serveOn } from '../test-support/mcp-http.js';
 import { modernHeaders, modernMessage } from '../test-support/modern-http.js';
 import { createDemoServer } from './demo-server.js';
@@ -126,7 +126,7 @@ describe('demo server over HTTP: numbers JSON.parse cannot read faithfully', () 
           assert.equal(typeof result.structuredContent.sum, 'number');
           assert.equal(result.structuredContent.sum, Number(a) + Number(b));
         }),
-        { numRuns: 60 },
+        fuzzRuns(60),
       );
     });
   }

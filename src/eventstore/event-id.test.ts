@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { formatEventId, isStreamId, parseEventId } from './event-id.js';
 
 const streamId = fc.string({
@@ -59,7 +59,7 @@ describe('event ids', () => {
       fc.property(streamId, fc.maxSafeNat(), (s, i) => {
         assert.deepEqual(parseEventId(formatEventId(s, i)), { streamId: s, index: i });
       }),
-      { numRuns: 500 },
+      fuzzRuns(500),
     );
   });
 
@@ -78,7 +78,7 @@ describe('event ids', () => {
           }
         },
       ),
-      { numRuns: 1000 },
+      fuzzRuns(1000),
     );
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import { eventStoreContract } from '../test-support/event-store-contract.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { EventsPurgedError, StreamClosedError, UnknownEventError, UnknownStreamError } from './errors.js';
 import type { StreamAppender } from './event-store.js';
 import {
@@ -315,7 +315,7 @@ describe('MemoryEventStore', () => {
           }
         },
       ),
-      { numRuns: 100 },
+      fuzzRuns(100),
     );
   });
 });

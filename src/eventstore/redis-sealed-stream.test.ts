@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import fc from 'fast-check';
-import { fuzzRuns } from '../test-support/fuzz.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { startRedisServer } from '../test-support/redis-server.js';
 import { sessionHash } from '../util/session-hash.js';
 import { EventsPurgedError, StreamClosedError, UnknownEventError } from './errors.js';

@@ -3,8 +3,7 @@
 // dynamic programming over the pattern) says match one of its patterns.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import fc from 'fast-check';
-import { fuzzRuns } from '../test-support/fuzz.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { HiddenTools } from './hidden-tools.js';
 
 /** Whether `name` matches `pattern`, `*` standing for any run of characters and every other character for itself. */

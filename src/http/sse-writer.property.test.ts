@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createParser } from 'eventsource-parser';
-import fc from 'fast-check';
-import { fuzzRuns } from '../test-support/fuzz.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { formatSseEvent, type SSEEvent } from './sse-event.js';
 import { SSEWriter } from './sse-writer.js';
 import { fromWeb } from './web-adapter.js';

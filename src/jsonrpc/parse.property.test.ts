@@ -4,10 +4,9 @@
 // Runs and seed: src/test-support/fuzz.ts (MCPWIRE_FUZZ_RUNS, MCPWIRE_FUZZ_SEED).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import { Method } from '../protocol/types.js';
 import { assertValidParams, validateParams } from '../protocol/validate.js';
-import { fuzzRuns } from '../test-support/fuzz.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { ErrorCode, McpError } from './errors.js';
 import { classify, type Parsed, parseMessage } from './parse.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
+import { fc } from '../test-support/fuzz.js';
 import { ErrorCode, McpError, toErrorObject } from './errors.js';
 import { parseMessage } from './parse.js';
 

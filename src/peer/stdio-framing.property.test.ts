@@ -4,10 +4,9 @@
 // Runs and seed: src/test-support/fuzz.ts (MCPWIRE_FUZZ_RUNS, MCPWIRE_FUZZ_SEED).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import fc from 'fast-check';
 import { readMessageEnds } from '../jsonrpc/message-ends.js';
 import type { JsonRpcMessage, RequestId } from '../jsonrpc/types.js';
-import { fuzzRuns } from '../test-support/fuzz.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { recordingReceiver } from '../test-support/recording-receiver.js';
 import { messageLineReader } from './stdio-framing.js';
 

@@ -4,7 +4,6 @@
 // Runs and seed: src/test-support/fuzz.ts (MCPWIRE_FUZZ_RUNS, MCPWIRE_FUZZ_SEED).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import {
   anyContent,
   fittingContent,
@@ -14,7 +13,7 @@ import {
   judge,
   propertySchema,
 } from '../test-support/elicitation-arbitraries.js';
-import { fuzzRuns } from '../test-support/fuzz.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { checkClientAnswer, questionOf } from './client-answers.js';
 import { fieldFault, STRING_FORMATS } from './elicitation-content.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
+import { fc } from '../test-support/fuzz.js';
 import { type EnvelopeProblem, envelopeClaim, MetaKey, readEnvelope } from './envelope.js';
 import { LOGGING_LEVELS } from './types.js';
 

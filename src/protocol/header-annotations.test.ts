@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
+import { fc } from '../test-support/fuzz.js';
 import { headerAnnotations } from './header-annotations.js';
 
 function schemaWith(properties: Record<string, unknown>, extra: Record<string, unknown> = {}): unknown {

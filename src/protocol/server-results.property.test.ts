@@ -2,8 +2,7 @@
 // throws; a fitting result with one field broken is found out at that field. Runs and seed: test-support/fuzz.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
-import { fuzzRuns } from '../test-support/fuzz.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { serverResultProblem } from './server-results.js';
 
 const METHODS = fc.constantFrom(

@@ -3,13 +3,12 @@
 // fails with InvalidClientAnswerError (-32602). Runs and seed: src/test-support/fuzz.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import { ErrorCode } from '../jsonrpc/errors.js';
 import type { JsonRpcRequest } from '../jsonrpc/types.js';
 import type { ElicitResult } from '../protocol/types.js';
 import { anyContent, type FormSchema, formSchema, judge } from '../test-support/elicitation-arbitraries.js';
 import { FakeClient } from '../test-support/fake-client.js';
-import { fuzzRuns } from '../test-support/fuzz.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { InvalidClientAnswerError } from './client-answer.js';
 import { ModernScope } from './client-scope.js';
 import { ModernCall } from './modern/modern-call.js';

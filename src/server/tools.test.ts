@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Ajv } from 'ajv';
-import fc from 'fast-check';
 import { z } from 'zod';
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import { FakeClient, settle } from '../test-support/fake-client.js';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { Server } from './server.js';
 
 const addSchema = {
@@ -304,7 +304,7 @@ describe('tools/call', () => {
         // RecordingConnection keeps what a wire would carry.
         assert.ok(ajv.validate(outputSchema, response.result.structuredContent), ajv.errorsText());
       }),
-      { numRuns: 150 },
+      fuzzRuns(150),
     );
   });
 

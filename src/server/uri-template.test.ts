@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
+import { fc, fuzzRuns } from '../test-support/fuzz.js';
 import { UriTemplate, type UriTemplateVariables } from './uri-template.js';
 
 // The variables of RFC 6570 section 3.2.1. The associative arrays (`keys`, `empty_keys`) are left out:
@@ -318,7 +318,7 @@ describe('UriTemplate round trip', () => {
           // fast-check builds records without a prototype; match returns plain objects.
           assert.deepEqual(t.match(t.expand(v)), { ...v });
         }),
-        { numRuns: 300 },
+        fuzzRuns(300),
       );
     });
   }

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import { fc } from './fuzz.js';
 import { discoverResult } from './scripted-http.js';
 
 /*

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import fc from 'fast-check';
+import { fc } from './fuzz.js';
 
 /*
  * Property-test material for elicitation answers: form schemas of the spec's restricted subset (2025-11-25,

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import fc from 'fast-check';
 import type { ClientSession } from '../client/client-session.js';
 import { McpError } from '../jsonrpc/errors.js';
 import { InvalidResponseError } from '../peer/errors.js';
-import { fuzzRuns } from './fuzz.js';
+import { fc, fuzzRuns } from './fuzz.js';
 import { within } from './time-limit.js';
 
 /*

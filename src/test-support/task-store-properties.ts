@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import fc from 'fast-check';
 import { McpError } from '../jsonrpc/errors.js';
 import { newTaskId } from '../tasks/task-id.js';
 import type { TaskRecord, TaskStore } from '../tasks/task-store.js';
-import { fuzzRuns } from './fuzz.js';
+import { fc, fuzzRuns } from './fuzz.js';
 
 /** What the TaskStore contract's tests share: stores made and closed for them, principals, tasks. */
 export interface ContractKit {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import fc from 'fast-check';
+import { fc } from '../test-support/fuzz.js';
 import { Chain, type Linked } from './chain.js';
 
 class Item implements Linked<Item> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import fc from 'fast-check';
+import { fc } from '../test-support/fuzz.js';
 import { SmallMap } from './small-map.js';
 import { without } from './without.js';
 

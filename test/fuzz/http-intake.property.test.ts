@@ -10,14 +10,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import fc from 'fast-check';
 import { createDemoServer } from '../../src/demo/demo-server.js';
 import { fromNode } from '../../src/http/node-adapter.js';
 import { ProtectedResource, type TokenGrant } from '../../src/http/protected-resource.js';
 import { StreamableHTTPHandler } from '../../src/server/http/streamable-http-handler.js';
 import type { ServerSession } from '../../src/server/legacy/server-session.js';
 import { LegacySSEHandler } from '../../src/server/sse/legacy-sse-handler.js';
-import { fuzzRuns } from '../../src/test-support/fuzz.js';
+import { fc, fuzzRuns } from '../../src/test-support/fuzz.js';
 import { ACCEPT_BOTH, openSession, parseSse, type Served, serveOn } from '../../src/test-support/mcp-http.js';
 import { until } from '../../src/test-support/time-limit.js';
 import { eventIds, type Known, openStream, requests, send } from './http-requests.js';

@@ -1,8 +1,8 @@
 // The requests the HTTP intake fuzz sends (test/fuzz/http-intake.property.test.ts), and a raw node:http client for
 // them: fetch refuses some hostile headers, and node's client sends latin1 bytes as they are.
 import { type IncomingHttpHeaders, request } from 'node:http';
-import fc from 'fast-check';
 import { MetaKey } from '../../src/protocol/envelope.js';
+import { fc } from '../../src/test-support/fuzz.js';
 import { ACCEPT_BOTH, parseSse } from '../../src/test-support/mcp-http.js';
 
 /** How long an answer may take; an SSE answer is read for its head and what follows at once. */

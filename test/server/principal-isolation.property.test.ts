@@ -5,9 +5,8 @@
 // allows, its calls answer as before, and it is not limited.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import fc from 'fast-check';
 import { Client, type ClientSession, connectUrl } from '../../src/client/index.js';
-import { fuzzRuns } from '../../src/test-support/fuzz.js';
+import { fc, fuzzRuns } from '../../src/test-support/fuzz.js';
 import {
   GUARDED_GRANTS,
   GUARDED_VIEWS,

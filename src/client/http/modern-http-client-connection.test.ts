@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import fc from 'fast-check';
 import { McpError } from '../../jsonrpc/errors.js';
 import { InvalidResponseError, ResponseLostError } from '../../peer/errors.js';
 import { headerAnnotations } from '../../protocol/header-annotations.js';
 import { checkMirroredHeaders, decodeHeaderValue, type HeaderLookup } from '../../protocol/mcp-headers.js';
+import { fc, fuzzRuns } from '../../test-support/fuzz.js';
 import {
   cut,
   error,
@@ -248,7 +248,7 @@ describe('header mirroring round trip (property)', () => {
           assert.deepEqual(verdicts, [undefined, undefined]);
         },
       ),
-      { numRuns: 60 },
+      fuzzRuns(60),
     );
   });
 });

@@ -5,7 +5,6 @@
 // and seed: src/test-support/fuzz.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import fc from 'fast-check';
 import { McpError } from '../../jsonrpc/errors.js';
 import {
   anyError,
@@ -14,7 +13,7 @@ import {
   type Verdict,
   verdictFor,
 } from '../../test-support/discover-arbitraries.js';
-import { fuzzRuns } from '../../test-support/fuzz.js';
+import { fc, fuzzRuns } from '../../test-support/fuzz.js';
 import { within } from '../../test-support/time-limit.js';
 import { Client } from '../client.js';
 import { StreamableHTTPError } from '../http/http-client-errors.js';

@@ -7,10 +7,9 @@
 // src/test-support/fuzz.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import fc from 'fast-check';
 import { McpError } from '../../jsonrpc/errors.js';
 import { anyError, anyResult, type Verdict, verdictFor } from '../../test-support/discover-arbitraries.js';
-import { fuzzRuns } from '../../test-support/fuzz.js';
+import { fc, fuzzRuns } from '../../test-support/fuzz.js';
 import { memoryPeer } from '../../test-support/memory-peer.js';
 import { within } from '../../test-support/time-limit.js';
 import { Client } from '../client.js';

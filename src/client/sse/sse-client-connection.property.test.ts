@@ -8,7 +8,7 @@
 // Runs and seed: test-support/fuzz.ts.
 import type { ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
-import fc from 'fast-check';
+import { fc } from '../../test-support/fuzz.js';
 import {
   type Answer,
   cut,

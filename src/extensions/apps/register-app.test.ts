@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import fc from 'fast-check';
 import { Client } from '../../client/client.js';
 import { createMemoryPair } from '../../peer/memory.js';
 import { Server } from '../../server/server.js';
 import { MemoryTaskStore } from '../../tasks/memory-task-store.js';
+import { fc, fuzzRuns } from '../../test-support/fuzz.js';
 import { checkViewMeta } from './app-checks.js';
 import { APP_MIME_TYPE, APPS_EXTENSION } from './app-meta.js';
 import { registerApp } from './register-app.js';
@@ -141,7 +141,7 @@ describe('registerApp', () => {
           }
         },
       ),
-      { numRuns: 2000 },
+      fuzzRuns(2000),
     );
     for (const hostile of [
       "https://a.example 'unsafe-eval'",

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import { stringify } from 'yaml';
+import { fc } from '../../test-support/fuzz.js';
 import { FrontmatterError, readSkillMarkdown } from './frontmatter.js';
 
 describe('readSkillMarkdown', () => {

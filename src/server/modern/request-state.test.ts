@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
+import { fc, fuzzRuns } from '../../test-support/fuzz.js';
 import { ManualClock } from '../../test-support/manual-clock.js';
 import { bindingOf, RequestStateSealer } from './request-state.js';
 
@@ -48,7 +48,7 @@ describe('RequestStateSealer', () => {
         const opened = sealer.open(tampered, bind);
         assert.equal(opened.ok, false, `accepted ${tampered}`);
       }),
-      { numRuns: 2000 },
+      fuzzRuns(2000),
     );
     // Exhaustively, the last character: its low bits are padding a lenient decoder would ignore.
     for (const c of alphabet) {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
-import fc from 'fast-check';
 import type { JsonRpcMessage, Params, RequestId } from '../../jsonrpc/types.js';
 import { MetaKey } from '../../protocol/envelope.js';
+import { fc, fuzzRuns } from '../../test-support/fuzz.js';
 import { until } from '../../test-support/time-limit.js';
 import { Server } from '../server.js';
 import { type StdioServeOptions, serveStdio } from './serve-stdio.js';
@@ -406,7 +406,7 @@ describe('serveStdio: hostile input', () => {
           assert.ok(!(l.method !== undefined && l.id !== undefined), JSON.stringify(l));
         }
       }),
-      { numRuns: 60 },
+      fuzzRuns(60),
     );
   });
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import fc from 'fast-check';
 import { MetaKey } from '../../../protocol/envelope.js';
 import { eraOf } from '../../../protocol/versions.js';
+import { fc, fuzzRuns } from '../../../test-support/fuzz.js';
 import { ACCEPT_BOTH, type Served, SSEReader, serveOn } from '../../../test-support/mcp-http.js';
 import { Server } from '../../server.js';
 import { StreamableHTTPHandler } from '../streamable-http-handler.js';
@@ -228,7 +228,7 @@ describe('hostile modern POSTs', () => {
         if (sent !== undefined && !('method' in answer))
           assert.deepEqual(answer.id, sent, JSON.stringify(answer));
       }),
-      { numRuns: 200, interruptAfterTimeLimit: 60_000 },
+      { ...fuzzRuns(200), interruptAfterTimeLimit: 60_000 },
     );
     assert.deepEqual(
       internal.map((e) => e.message),
