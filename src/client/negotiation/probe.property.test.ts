@@ -88,7 +88,6 @@ test('a hostile answer to the probe ends the connect within bounds, in the era t
         if (!(err instanceof McpError)) throw err;
         outcome = { refused: err.code, message: err.message };
       }
-      console.error('OUT', JSON.stringify(outcome).slice(0, 80));
       const initialized = peer.seen.some((m) => m.method === 'initialize');
       if ('refused' in want) {
         assert.equal((outcome as { refused?: number }).refused, want.refused, JSON.stringify(outcome));

@@ -42,6 +42,10 @@ describe('probe over a connection', () => {
     ['-32602', (m) => [error(m.id, -32602, 'Invalid params')]],
     ['a result that is no discover result', (m) => [result(m.id, {})]],
     [
+      'a discover result whose capabilities are a list',
+      (m) => [result(m.id, { supportedVersions: ['2026-07-28'], capabilities: [] })],
+    ],
+    [
       '-32022 listing only legacy versions',
       (m) => [error(m.id, -32022, 'no', { supported: ['2025-06-18'] })],
     ],

@@ -2,6 +2,7 @@ import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
 import type { Params } from '../../jsonrpc/types.js';
 import { ConnectionClosedError, RequestCancelledError, RequestTimeoutError } from '../../peer/errors.js';
 import type { DiscoverResult } from '../../protocol/modern-types.js';
+import { isObject } from '../../protocol/param-checks.js';
 import { Method } from '../../protocol/types.js';
 import { eraOf } from '../../protocol/versions.js';
 import type { Clock } from '../../util/clock.js';
@@ -24,7 +25,7 @@ export function readDiscover(result: unknown, versions: readonly string[]): Mode
   if (typeof r !== 'object' || r === null || !Array.isArray(r.supportedVersions)) {
     return 'a result that is not a discover result (no supportedVersions)';
   }
-  if (typeof r.capabilities !== 'object' || r.capabilities === null) {
+  if (!isObject(r.capabilities)) {
     return 'a discover result without capabilities';
   }
   const offered = r.supportedVersions;
