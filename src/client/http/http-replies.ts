@@ -118,7 +118,9 @@ export function serverMessage(body: string): string {
   } catch {
     // not JSON: the text itself says it
   }
-  return body.trim() === '' ? '(empty body)' : body.trim();
+  // An error page's lines and indentation make one line of a message.
+  const flat = body.replace(/\s+/g, ' ').trim();
+  return flat === '' ? '(empty body)' : flat;
 }
 
 export function reason(err: unknown): string {

@@ -43,38 +43,3 @@ export class SSEClientError extends Error {
     this.status = options?.status;
   }
 }
-
-const EXCERPT_BYTES = 1024;
-const EXCERPT_CHARS = 300;
-const noop = () => {};
-
-/** The start of an error answer's body, for a message a person can act on. */
-export async function bodyExcerpt(response: Response): Promise<string> {
-  const body = response.body;
-  if (body === null) return '(no body)';
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    for (let read = 0; read < EXCERPT_BYTES; ) {
-      const chunk = await reader.read();
-      if (chunk.done) break;
-      read += chunk.value.byteLength;
-      text += decoder.decode(chunk.value, { stream: true });
-    }
-  } catch {
-    // What arrived is still worth showing.
-  } finally {
-    reader.cancel().catch(noop);
-  }
-  // A JSON-RPC error body (what MCP servers send) says it best in its message.
-  try {
-    const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
-    if (typeof message === 'string') return message;
-  } catch {
-    // Not JSON: show the text.
-  }
-  const flat = text.replace(/\s+/g, ' ').trim();
-  if (flat === '') return '(empty body)';
-  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
-}

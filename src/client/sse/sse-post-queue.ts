@@ -1,8 +1,8 @@
 import { serialize } from '../../jsonrpc/serialize.js';
 import type { JsonRpcMessage } from '../../jsonrpc/types.js';
 import type { Clock } from '../../util/clock.js';
-import { drain, reason } from '../http/http-replies.js';
-import { bodyExcerpt, SSEClientError } from './sse-client-errors.js';
+import { drain, excerpt, reason, serverMessage } from '../http/http-replies.js';
+import { SSEClientError } from './sse-client-errors.js';
 
 /** What the queue needs of its connection: where the server session is, and where failures go. */
 export interface SSEPostLink {
@@ -160,10 +160,10 @@ export class SSEPostQueue {
         item.resolve();
         return;
       }
-      const excerpt = await bodyExcerpt(response);
+      const said = serverMessage(await excerpt(response));
       const err = new SSEClientError(
         'http-status',
-        `POST ${endpoint} was answered ${response.status}: ${excerpt}`,
+        `POST ${endpoint} was answered ${response.status}: ${said}`,
         { status: response.status },
       );
       if (endpoint !== this.link.endpoint()) {

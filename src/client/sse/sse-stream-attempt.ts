@@ -1,8 +1,8 @@
 import { createParser, type EventSourceMessage, type ParseError } from 'eventsource-parser';
 import type { Clock } from '../../util/clock.js';
-import { reason } from '../http/http-replies.js';
+import { excerpt, reason, serverMessage } from '../http/http-replies.js';
 import { isTransientStatus, retryAfterMs } from '../retry-policy.js';
-import { bodyExcerpt, SSEClientError } from './sse-client-errors.js';
+import { SSEClientError } from './sse-client-errors.js';
 
 /** What an attempt tells its connection; nothing once the attempt has ended. */
 export interface SSEStreamSink {
@@ -87,10 +87,10 @@ export class SSEStreamAttempt {
     const response = await this.get();
     if (response === undefined) return;
     if (!response.ok) {
-      const excerpt = await bodyExcerpt(response);
+      const said = serverMessage(await excerpt(response));
       if (this.ended) return;
       this.fail(
-        new SSEClientError('http-status', `GET ${this.url} was answered ${response.status}: ${excerpt}`, {
+        new SSEClientError('http-status', `GET ${this.url} was answered ${response.status}: ${said}`, {
           status: response.status,
         }),
         isTransientStatus(response.status),
