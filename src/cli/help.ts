@@ -191,7 +191,8 @@ Options:
   --log-level L    Ask the server for log messages at level L and above (debug … emergency;
                    a 2026 server is asked for info and above unless told otherwise)
   --json           Print the raw result as JSON
-  --timeout MS     Time allowed to connect, and for each answer (progress resets it)
+  --timeout MS     Time allowed for each answer (progress resets it), and to connect to a URL;
+                   over stdio a server silent before initialize is waited for twice
   --no-store       Keep no sign-in: the next run signs in again
   --client-id ID   Get OAuth tokens as this machine client (client credentials grant), with the
                    secret in the environment variable MCPWIRE_CLIENT_SECRET, or a private key (a
