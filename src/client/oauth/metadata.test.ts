@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { discoverProtectedResource } from './metadata.js';
+import { discoverAuthorizationServer, discoverProtectedResource } from './metadata.js';
 import { OAuthError } from './oauth-error.js';
 
 const SERVER = new URL('https://mcp.example.com/mcp');
@@ -27,5 +27,24 @@ test('metadata longer than 1 MiB is no metadata: it is not read on, nor trusted'
       /^Could not read the Protected Resource Metadata of .* where the server's challenge said it is$/.test(
         err.message,
       ),
+  );
+});
+
+test('authorization server metadata whose PKCE methods are a string, not a list, is refused, naming the field', async () => {
+  // Read as it is, "S256x" would pass for a list that includes S256.
+  const issuer = 'https://auth.example.com';
+  const meta = {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    code_challenge_methods_supported: 'S256x',
+  };
+  await assert.rejects(
+    discoverAuthorizationServer(issuer, answering(meta)),
+    (err: unknown) =>
+      err instanceof OAuthError &&
+      err.message ===
+        `The authorization server metadata at ${issuer}/.well-known/oauth-authorization-server has a ` +
+          '"code_challenge_methods_supported" that is not a list of strings: "S256x"',
   );
 });

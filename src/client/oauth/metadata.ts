@@ -68,6 +68,7 @@ export async function discoverProtectedResource(
   if (!Array.isArray(servers) || servers.length === 0 || !servers.every((s) => typeof s === 'string')) {
     throw new OAuthError(`The Protected Resource Metadata at ${url} names no authorization server`);
   }
+  checkLists(meta, RESOURCE_LISTS, `The Protected Resource Metadata at ${url}`);
   return meta as ProtectedResourceMetadata;
 }
 
@@ -144,7 +145,35 @@ function checked(
         "resource's metadata must name the authorization server exactly as that server names itself",
     );
   }
+  checkLists(meta, ISSUER_LISTS, `The authorization server metadata at ${url}`);
   return meta as AuthorizationServerMetadata;
+}
+
+/** The lists a client reads of each metadata (RFC 9728 §2, RFC 8414 §2): JSON arrays of strings when present. */
+const RESOURCE_LISTS = ['scopes_supported'] as const;
+const ISSUER_LISTS = [
+  'scopes_supported',
+  'code_challenge_methods_supported',
+  'grant_types_supported',
+  'token_endpoint_auth_methods_supported',
+] as const;
+
+/**
+ * Refuses metadata with a list the client reads that is not a list of strings: read as it is, a string would
+ * pass for a list (`"S256x".includes('S256')`) and a number would throw a TypeError saying nothing of why.
+ */
+function checkLists(meta: Record<string, unknown>, fields: readonly string[], what: string): void {
+  for (const field of fields) {
+    const list = meta[field];
+    if (list !== undefined && !(Array.isArray(list) && list.every((item) => typeof item === 'string'))) {
+      throw new OAuthError(`${what} has a "${field}" that is not a list of strings: ${shortJson(list)}`);
+    }
+  }
+}
+
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 }
 
 /** Whether a token for `resource` may be sent to `url`: same origin, and `url`'s path at or under its path. */
