@@ -1,3 +1,4 @@
+import { isStringArray } from '../../protocol/param-checks.js';
 import { OAuthError } from './oauth-error.js';
 import { oauthJson } from './oauth-post.js';
 
@@ -65,7 +66,7 @@ export async function discoverProtectedResource(
     );
   }
   const servers = meta.authorization_servers;
-  if (!Array.isArray(servers) || servers.length === 0 || !servers.every((s) => typeof s === 'string')) {
+  if (!isStringArray(servers) || servers.length === 0) {
     throw new OAuthError(`The Protected Resource Metadata at ${url} names no authorization server`);
   }
   checkLists(meta, RESOURCE_LISTS, `The Protected Resource Metadata at ${url}`);
@@ -165,7 +166,7 @@ const ISSUER_LISTS = [
 function checkLists(meta: Record<string, unknown>, fields: readonly string[], what: string): void {
   for (const field of fields) {
     const list = meta[field];
-    if (list !== undefined && !(Array.isArray(list) && list.every((item) => typeof item === 'string'))) {
+    if (list !== undefined && !isStringArray(list)) {
       throw new OAuthError(`${what} has a "${field}" that is not a list of strings: ${shortJson(list)}`);
     }
   }
