@@ -1,5 +1,4 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
-import type { Params } from '../jsonrpc/types.js';
 import type { ContextSender } from '../peer/request-context.js';
 import type { InputRequests, InputResponses } from '../protocol/modern-types.js';
 import { Method } from '../protocol/types.js';
@@ -17,7 +16,8 @@ const NEEDS: Readonly<Record<string, string>> = {
  * Fulfils every input request of one `input_required` round (spec 2026-07-28, MRTR) with the Client's own
  * handlers, the same ones that answer a legacy server's requests, and resolves with the bare results by
  * key. They run at once, as the server asked for them together. A request this client cannot answer
- * rejects naming the method, the capability to declare and the request it was needed for.
+ * rejects naming the method, the capability to declare and the request it was needed for. The requests were
+ * checked where they were read (`inputRequestsProblem`).
  */
 export async function fulfil(
   wire: EraWire,
@@ -28,17 +28,9 @@ export async function fulfil(
   const keys = Object.keys(requests);
   const answers = await Promise.all(
     keys.map(async (key) => {
-      const request = requests[key];
-      const method = request?.method;
-      if (typeof method !== 'string' || NEEDS[method] === undefined) {
-        throw new McpError(
-          ErrorCode.InvalidRequest,
-          `The server's input request "${key}" for ${forMethod} asks for ${JSON.stringify(method)}, ` +
-            'which is none of elicitation/create, sampling/createMessage or roots/list',
-        );
-      }
+      const { method, params } = requests[key]!;
       try {
-        return await wire.answer(method, request.params as Params | undefined, contextFor(key, method));
+        return await wire.answer(method, params, contextFor(key, method));
       } catch (err) {
         if (err instanceof McpError && err.code === ErrorCode.MethodNotFound) {
           throw new McpError(

@@ -20,6 +20,7 @@ import { toolText } from '../test-support/tool-text.js';
 import { Client, type ClientOptions } from './client.js';
 import type { ClientSession } from './client-session.js';
 import { ModernHTTPClientConnection } from './http/modern-http-client-connection.js';
+import { InvalidServerResultError } from './server-result.js';
 
 /*
  * The modern era's request loop (spec 2026-07-28: MRTR, resultType, -32020, broken streams) against a
@@ -113,6 +114,8 @@ describe('ModernEra over a scripted server', () => {
                   },
                 }),
               );
+            case 'listed': // input requests as a list, not by key
+              return sendJson(res, result(m.id, { resultType: 'input_required', inputRequests: [ELICIT] }));
             case 'stale': // -32020 once: the client re-reads tools/list and retries
               return bump('stale') === 1
                 ? sendJson(res, error(m.id, -32020, 'header mismatch'), 400)
@@ -195,6 +198,16 @@ describe('ModernEra over a scripted server', () => {
       return true;
     });
     assert.equal(calls('sample').length, 1);
+  });
+
+  test('an input_required round that is not one fails as the server’s fault, asking no handler, sending nothing again', async () => {
+    await assert.rejects(session.callTool('ask', { mode: 'listed' }), (err: McpError) => {
+      assert.ok(err instanceof InvalidServerResultError);
+      assert.equal(err.field, 'result.inputRequests');
+      assert.match(err.message, /result\.inputRequests must be an object of input requests by key/);
+      return true;
+    });
+    assert.equal(calls('listed').length, 1);
   });
 
   test('-32020 on tools/call: the tool list is read once more and the call retried once', async () => {

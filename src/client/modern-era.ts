@@ -3,6 +3,7 @@ import type { Params } from '../jsonrpc/types.js';
 import { CapabilityError, ResponseLostError } from '../peer/errors.js';
 import type { RequestOptions } from '../peer/peer-options.js';
 import { MetaKey } from '../protocol/envelope.js';
+import { inputRequiredProblem } from '../protocol/input-requests.js';
 import {
   type InputRequiredResult,
   ROUND_TRIP_METHODS,
@@ -17,6 +18,7 @@ import type { Listen } from './listen.js';
 import { type ListenRoutes, openModernListen } from './modern-listen.js';
 import { ModernTaskFeed } from './modern-task-feed.js';
 import { withEnvelope } from './request-envelope.js';
+import { invalidResult } from './server-result.js';
 import type { EraWire, ModernStart, ServerDescription, SessionEra } from './session-era.js';
 import type { TaskFeed } from './task-inbox.js';
 
@@ -127,6 +129,8 @@ export class ModernEra implements SessionEra {
             'prompts/get and resources/read',
         );
       }
+      const problem = inputRequiredProblem(result);
+      if (problem !== undefined) throw invalidResult(method, problem);
       if (++rounds > this.maxRounds) {
         throw new McpError(
           ErrorCode.InvalidRequest,
@@ -167,13 +171,13 @@ export class ModernEra implements SessionEra {
   ): Promise<Params> {
     const next: Params = { ...params };
     const requests = result.inputRequests;
-    if (requests !== undefined && typeof requests === 'object' && Object.keys(requests).length > 0) {
+    if (requests !== undefined && Object.keys(requests).length > 0) {
       const signal = options.signal ?? new AbortController().signal;
       next.inputResponses = await fulfil(this.wire, requests, method, (key, m) =>
         this.contextFor(key, m, signal),
       );
     }
-    if (typeof result.requestState === 'string') next.requestState = result.requestState;
+    if (result.requestState !== undefined) next.requestState = result.requestState;
     return next;
   }
 

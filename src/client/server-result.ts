@@ -30,6 +30,11 @@ export class InvalidServerResultError extends McpError {
 export function checkedResult<R>(method: string, result: R): R {
   const problem = serverResultProblem(method, result);
   if (problem === undefined) return result;
+  throw invalidResult(method, problem);
+}
+
+/** The error for a result of `method` that is not one, where and why as `problem` (a Problem from the result). */
+export function invalidResult(method: string, problem: string): InvalidServerResultError {
   const fault = faultOf(problem);
-  throw new InvalidServerResultError(method, 'result' + fault.at, fault.problem);
+  return new InvalidServerResultError(method, 'result' + fault.at, fault.problem);
 }

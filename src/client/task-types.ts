@@ -1,5 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { RequestOptions } from '../peer/peer-options.js';
+import { inputRequestsProblem } from '../protocol/input-requests.js';
+import { isObject, type Problem } from '../protocol/param-checks.js';
 import type { TaskError, TaskState, TaskStatus } from '../protocol/tasks.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
@@ -64,23 +66,31 @@ const STATUSES: ReadonlySet<string> = new Set([
   'cancelled',
 ]);
 
-const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** What a modern task of each status carries besides its fields (`DetailedTask`). */
-const PAYLOAD: Readonly<Record<string, { field: string; want: string; valid: (v: unknown) => boolean }>> = {
+/**
+ * What a modern task of each status carries besides its fields (`DetailedTask`): `want` says what, when `problem`
+ * (what is wrong with the value) is not undefined.
+ */
+const PAYLOAD: Readonly<
+  Record<string, { field: string; want: (problem: string) => string; problem: (v: unknown) => Problem }>
+> = {
   input_required: {
     field: 'inputRequests',
-    want: 'an object, as an input_required task needs',
-    valid: isObject,
+    want: (problem) =>
+      `an object of input requests, as an input_required task needs (inputRequests${problem})`,
+    problem: inputRequestsProblem,
   },
-  completed: { field: 'result', want: 'an object, as a completed task needs', valid: isObject },
+  completed: {
+    field: 'result',
+    want: () => 'an object, as a completed task needs',
+    problem: (v) => (isObject(v) ? undefined : ' must be an object'),
+  },
   failed: {
     field: 'error',
-    want: 'a JSON-RPC error ({code, message}), as a failed task needs',
-    valid: (v) =>
-      isObject(v) &&
-      typeof (v as TaskError).code === 'number' &&
-      typeof (v as TaskError).message === 'string',
+    want: () => 'a JSON-RPC error ({code, message}), as a failed task needs',
+    problem: (v) =>
+      isObject(v) && typeof v.code === 'number' && typeof v.message === 'string'
+        ? undefined
+        : ' must be a JSON-RPC error',
   },
 };
 
@@ -93,9 +103,7 @@ export function createdTask(result: Record<string, unknown>, era: Era): Task | u
     return result.resultType === 'task' ? readTask(result, era, 'tools/call', false) : undefined;
   }
   const task = result.task;
-  return typeof task === 'object' && task !== null && !Array.isArray(task)
-    ? readTask(task as Record<string, unknown>, era, 'tools/call', false)
-    : undefined;
+  return isObject(task) ? readTask(task, era, 'tools/call', false) : undefined;
 }
 
 /**
@@ -129,7 +137,8 @@ export function readTask(raw: Record<string, unknown>, era: Era, method: string,
     const payload = PAYLOAD[raw.status];
     const value = payload === undefined ? undefined : raw[payload.field];
     if (payload !== undefined && (value !== undefined || detailed)) {
-      if (!payload.valid(value)) throw bad(payload.field, payload.want);
+      const problem = payload.problem(value);
+      if (problem !== undefined) throw bad(payload.field, payload.want(problem));
       task[payload.field] = value;
     }
   }

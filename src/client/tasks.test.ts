@@ -159,6 +159,32 @@ describe('tasks, modern era (the extension)', () => {
     }
   });
 
+  test("a task's input requests that a 2025 server could not send are refused before any handler runs", async () => {
+    const peer = modernPeer({ resultType: 'task', ...modernTask('working') }, [
+      modernTask('input_required', { inputRequests: { who: { ...ELICIT, params: { message: 7 } } } }),
+    ]);
+    let asked = 0;
+    const counting = client({
+      elicitation: {
+        form: () => {
+          asked++;
+          return { action: 'decline' };
+        },
+      },
+    });
+    const session = await within(counting.connect(peer.connection), 10_000, 'connect');
+    try {
+      await assert.rejects(
+        within(session.callTool('slow', {}), 10_000, 'callTool'),
+        /a task whose "inputRequests" is not an object of input requests, as an input_required task needs \(inputRequests\.who\.params\.message must be a string\)/,
+      );
+      assert.equal(asked, 0);
+      assert.equal(sent(peer, 'tasks/update').length, 0);
+    } finally {
+      await session.close();
+    }
+  });
+
   test('without the tasks option nothing is declared, and a task answer is invalid', async () => {
     const peer = modernPeer({ resultType: 'task', ...modernTask('working') }, []);
     const session = await within(client({ tasks: false }).connect(peer.connection), 10_000, 'connect');

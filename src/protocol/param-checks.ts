@@ -15,10 +15,18 @@ export const NO_PARAMS: Params = Object.freeze({});
 
 export const LEVEL_LIST = LOGGING_LEVELS.map((level) => `"${level}"`).join(', ');
 
-/** A Problem as where and what: its path is made of fixed names and indices, so it ends at the first space. */
+/**
+ * A Problem as where and what: its path is made of names, indices and quoted keys (`keyPath`), so it ends at the
+ * first space outside quotes.
+ */
 export function faultOf(problem: string): { at: string; problem: string } {
-  const space = problem.indexOf(' ');
-  return { at: problem.slice(0, space), problem: problem.slice(space + 1) };
+  let i = 0;
+  for (; i < problem.length && problem[i] !== ' '; i++) {
+    if (problem[i] !== '"') continue;
+    // A quoted key: to its closing quote, over escaped characters.
+    for (i++; i < problem.length && problem[i] !== '"'; i++) if (problem[i] === '\\') i++;
+  }
+  return { at: problem.slice(0, i), problem: problem.slice(i + 1) };
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {
