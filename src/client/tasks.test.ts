@@ -294,6 +294,17 @@ describe('tasks, polling time (a manual clock)', () => {
 describe('tasks, legacy era (2025-11-25 experimental)', () => {
   const legacyClient = () => client({ era: 'legacy' });
 
+  test('a tasks capability that is a list is no declaration: no task request is sent', async () => {
+    const peer = legacyPeer(['completed'], { caps: [] as unknown as Record<string, unknown> });
+    const session = await within(legacyClient().connect(peer.connection), 10_000, 'connect');
+    try {
+      await assert.rejects(session.tasks.get('t-1'), /did not declare the tasks capability/);
+      assert.equal(sent(peer, 'tasks/get').length, 0);
+    } finally {
+      await session.close();
+    }
+  });
+
   test('initialize declares tasks; a tool that allows one is called with `task`, followed through tasks/result from the start', async () => {
     const peer = legacyPeer(['completed']);
     const session = await within(legacyClient().connect(peer.connection), 10_000, 'connect');

@@ -1,3 +1,4 @@
+import { isObject } from '../jsonrpc/parse.js';
 import { CapabilityError } from '../peer/errors.js';
 import type { RequestOptions } from '../peer/peer-options.js';
 import type { InputResponses } from '../protocol/modern-types.js';
@@ -126,7 +127,7 @@ export class ClientTasks {
 
 /** Whether the server declared tasks: the extension (modern), the experimental `tasks` capability (legacy). */
 export function serverTakesTasks(capabilities: ServerCapabilities, era: TaskHost['era']): boolean {
-  if (era === 'legacy') return typeof capabilities.tasks === 'object' && capabilities.tasks !== null;
+  if (era === 'legacy') return isObject(capabilities.tasks);
   const extensions = capabilities.extensions as Record<string, unknown> | undefined;
-  return typeof extensions?.[TASKS_EXTENSION] === 'object' && extensions[TASKS_EXTENSION] !== null;
+  return isObject(extensions?.[TASKS_EXTENSION]);
 }

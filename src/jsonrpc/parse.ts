@@ -84,7 +84,8 @@ function readableId(value: unknown): RequestId | null {
   return isId(id) ? id : null;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
+/** A JSON object: not null, not an array (`typeof` says 'object' for both). */
+export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

@@ -1,3 +1,4 @@
+import { isObject } from '../jsonrpc/parse.js';
 import type { JsonRpcMessage } from '../jsonrpc/types.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from './types.js';
 import { isLoggingLevel } from './validate.js';
@@ -40,10 +41,6 @@ export interface EnvelopeProblem {
 
 /** The revision whose envelope rules this file applies; named in every problem's message. */
 const RULES_REVISION = FIRST_MODERN_VERSION;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** The `_meta` object of `params`, or undefined when there is none to read. */
 function metaOf(params: unknown): Record<string, unknown> | undefined {

@@ -1,3 +1,4 @@
+import { isObject } from '../jsonrpc/parse.js';
 import type { Params } from '../jsonrpc/types.js';
 import { LOGGING_LEVELS, type LoggingLevel } from './types.js';
 
@@ -6,6 +7,8 @@ import { LOGGING_LEVELS, type LoggingLevel } from './types.js';
  * the value it was given ('.name must be a string', ' must be an object'), so that a valid message is
  * checked without building a single string.
  */
+
+export { isObject };
 
 export type Problem = string | undefined;
 export type ParamsCheck = (params: Params) => Problem;
@@ -27,10 +30,6 @@ export function faultOf(problem: string): { at: string; problem: string } {
     for (i++; i < problem.length && problem[i] !== '"'; i++) if (problem[i] === '\\') i++;
   }
   return { at: problem.slice(0, i), problem: problem.slice(i + 1) };
-}
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;

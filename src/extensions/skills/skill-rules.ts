@@ -1,3 +1,5 @@
+import { isObject } from '../../jsonrpc/parse.js';
+
 // The rules a skill entry keeps (SEP-2640 and the Agent Skills format), checked by the server before it
 // publishes a skill and by the client before it trusts one.
 
@@ -55,8 +57,6 @@ export function isWithin(root: string, uri: string): boolean {
 }
 
 const characters = (text: string): number => [...text].length;
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The problems of a front matter in a skill folder named `folder`, one line each. */
 export function frontmatterProblems(frontmatter: Record<string, unknown>, folder: string): string[] {

@@ -104,14 +104,28 @@ describe('the skills client checks what a server sends before anything uses it',
     );
   });
 
-  test('a server without the extension is not asked', async () => {
-    const server = new Server({ name: 'plain', version: '1' });
-    const [clientEnd, serverEnd] = createMemoryPair();
-    server.connect(serverEnd);
-    const session = await new Client({ name: 't', version: '1' }).connect(clientEnd);
-    await assert.rejects(
-      listSkills(session),
-      /did not announce the io.modelcontextprotocol\/skills extension/,
-    );
+  test('a server without the extension, or whose settings for it are a list, is not asked', async () => {
+    let asked = 0;
+    const refused = async (server: Server) => {
+      const [clientEnd, serverEnd] = createMemoryPair();
+      server.connect(serverEnd);
+      const session = await new Client({ name: 't', version: '1' }).connect(clientEnd);
+      await assert.rejects(
+        listSkills(session),
+        /did not announce the io.modelcontextprotocol\/skills extension/,
+      );
+    };
+    await refused(new Server({ name: 'plain', version: '1' }));
+    const odd = new Server({ name: 'odd', version: '1' });
+    odd.addMethod('skills/list', {
+      cacheable: true,
+      answer: () => {
+        asked++;
+        return { skills: [] };
+      },
+    });
+    odd.announceExtension(SKILLS_EXTENSION, [] as unknown as Record<string, never>);
+    await refused(odd);
+    assert.equal(asked, 0);
   });
 });

@@ -1,5 +1,6 @@
 import type { ClientSession } from '../../client/client-session.js';
 import { paginate } from '../../client/paginate.js';
+import { isObject } from '../../jsonrpc/parse.js';
 import { CapabilityError } from '../../peer/errors.js';
 import type { RequestOptions } from '../../peer/peer-options.js';
 import { fromBase64 } from '../../util/base64.js';
@@ -44,7 +45,7 @@ export interface SkillFileContent {
 export function skillsOf(session: ClientSession): SkillsCapability | undefined {
   const extensions = session.serverCapabilities.extensions as Record<string, unknown> | undefined;
   const settings = extensions?.[SKILLS_EXTENSION];
-  return typeof settings === 'object' && settings !== null ? (settings as SkillsCapability) : undefined;
+  return isObject(settings) ? (settings as SkillsCapability) : undefined;
 }
 
 function requireSkills(session: ClientSession, method: string): void {
@@ -211,9 +212,7 @@ function differencesOf(entry: unknown, file: unknown, path: string): string[] {
       return [`${label}: the entry has ${entry.length} items, SKILL.md ${file.length}`];
     return entry.flatMap((item, i) => differencesOf(item, file[i], `${path}[${i}]`));
   }
-  const isMap = (v: unknown): v is Record<string, unknown> =>
-    typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (isMap(entry) && isMap(file)) {
+  if (isObject(entry) && isObject(file)) {
     const keys = [...new Set([...Object.keys(entry), ...Object.keys(file)])].sort();
     return keys.flatMap((key) => differencesOf(entry[key], file[key], path ? `${path}.${key}` : key));
   }
