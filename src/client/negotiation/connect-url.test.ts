@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { RequestTimeoutError } from '../../peer/errors.js';
 import { type DemoHere, serveDemoHere } from '../../test-support/demo-both-transports.js';
 import { listenLoopback } from '../../test-support/http-loopback.js';
 import { type RunningEverything, startEverything } from '../../test-support/server-everything.js';
@@ -128,6 +129,31 @@ test('a 401 to initialize is reported as it is, with no fallback', async () => {
     );
     assert.deepEqual(methods, ['POST']);
   } finally {
+    await http.close();
+  }
+});
+
+test('a server that answers nothing spends timeoutMs on discover: connect fails without sending initialize', async () => {
+  const methods: string[] = [];
+  // Reads each request and answers none of them, until the test ends.
+  const held: import('node:http').ServerResponse[] = [];
+  const http = await listenLoopback((req, res) => {
+    methods.push(`${req.method} ${req.headers['mcp-method'] ?? ''}`);
+    held.push(res);
+  });
+  try {
+    await assert.rejects(
+      within(connectUrl(client, `http://127.0.0.1:${http.port}/mcp`, { timeoutMs: 300 }), 10_000, 'connect'),
+      (err: Error) => {
+        assert.ok(err instanceof RequestTimeoutError, String(err));
+        assert.equal(err.method, 'server/discover');
+        assert.ok(err.waitedMs > 0 && err.waitedMs <= 300, `waited ${err.waitedMs} ms`);
+        return true;
+      },
+    );
+    assert.deepEqual(methods, ['POST server/discover']);
+  } finally {
+    for (const res of held) res.destroy();
     await http.close();
   }
 });

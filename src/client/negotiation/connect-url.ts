@@ -1,5 +1,7 @@
 import { ErrorCode, McpError } from '../../jsonrpc/errors.js';
+import { RequestTimeoutError } from '../../peer/errors.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../peer/peer-options.js';
+import { Method } from '../../protocol/types.js';
 import type { Client, ClientConnectOptions } from '../client.js';
 import type { ClientSession } from '../client-session.js';
 import { StreamableHTTPError } from '../http/http-client-errors.js';
@@ -42,7 +44,10 @@ export interface ConnectUrlOptions {
   maxEventChars?: number;
   /** Aborting gives up on connecting. */
   signal?: AbortSignal;
-  /** The most time, in ms, the whole handshake may take (fallback included). Default: the client's requestTimeoutMs. */
+  /**
+   * The most time, in ms, the whole handshake may take (fallback included). Default: the client's requestTimeoutMs.
+   * A server that answers nothing fails with a RequestTimeoutError for `server/discover` once it has taken all of it.
+   */
   timeoutMs?: number;
   /** Further options of the Streamable HTTP client. */
   streamable?: Omit<StreamableHTTPClientOptions, SharedOption>;
@@ -151,14 +156,20 @@ async function negotiate(
     );
   const steps: string[] = [];
   if (client.modernVersions.length > 0) {
+    // As long as any request may take: a sign-in (the OAuth fetch's, on the probe's 401) happens within it,
+    // and must not be mistaken for a server that does not answer discover.
+    const perRequest = client.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const left = deadline === undefined ? Number.POSITIVE_INFINITY : deadline - Date.now();
+    const timeout = Math.max(1, Math.min(perRequest, left));
     const outcome = await probeHTTP(String(url), client, {
       ...shared(options),
       fetch: plainFetch(options.fetch),
-      // As long as any request may take: a sign-in (the OAuth fetch's, on the probe's 401) happens within it,
-      // and must not be mistaken for a server that does not answer discover.
-      timeout: remaining(deadline, client.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
+      timeout,
       signal: options.signal,
     });
+    // The probe waited out what was left of the deadline: there is no time to send initialize in.
+    if (outcome.era === 'legacy' && outcome.silent && left <= perRequest)
+      throw new RequestTimeoutError(Method.ServerDiscover, timeout, 'timeout');
     if (outcome.era === 'modern') {
       return client.connect(new ModernHTTPClientConnection(url, shared(options)), {
         ...handshake(options, deadline),
@@ -274,11 +285,6 @@ function streamable(url: string | URL, options: ConnectUrlOptions): StreamableHT
 
 function sse(url: string | URL, options: ConnectUrlOptions): SSEClientConnection {
   return new SSEClientConnection(url, { ...options.sse, ...shared(options), retry: options.retry });
-}
-
-/** What is left of the deadline, at most `cap`, at least 1 ms. */
-function remaining(deadline: number | undefined, cap: number): number {
-  return deadline === undefined ? cap : Math.max(1, Math.min(cap, deadline - Date.now()));
 }
 
 /** The handshake limits of one attempt: what is left of the deadline, at least 1 ms. */

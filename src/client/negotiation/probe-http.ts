@@ -41,6 +41,8 @@ export async function probeHTTP(
   let version = versions[0];
   for (let attempt = 0; ; attempt++) {
     const answer = await post(url, client, version, options);
+    if (answer === SILENT)
+      return { era: 'legacy', answer: `no answer within ${options.timeout} ms`, silent: true };
     if (typeof answer === 'string') return { era: 'legacy', answer };
     const { status, message } = answer;
     if (message.result !== undefined) {
@@ -73,13 +75,16 @@ interface Answer {
   message: { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 }
 
-/** One discover POST: the JSON-RPC answer to it, or a description of whatever else came. */
+/** What `post` gives when nothing came in time. */
+const SILENT = Symbol('silent');
+
+/** One discover POST: the JSON-RPC answer to it, a description of whatever else came, or SILENT. */
 async function post(
   url: string,
   client: Client,
   version: string,
   options: HTTPProbeOptions,
-): Promise<Answer | string> {
+): Promise<Answer | string | typeof SILENT> {
   const headers: Record<string, string> = lowerCased(options.headers);
   if (options.authHeaders !== undefined) Object.assign(headers, lowerCased(await options.authHeaders()));
   headers.accept = 'application/json, text/event-stream';
@@ -108,7 +113,7 @@ async function post(
     text = await readAnswer(response);
   } catch (err) {
     if (options.signal?.aborted) throw err;
-    if (timer.aborted) return `no answer within ${options.timeout} ms`;
+    if (timer.aborted) return SILENT;
     if (err instanceof StreamableHTTPError) throw err;
     throw new StreamableHTTPError(
       `POST of server/discover to ${url} failed: ${reason(err)}`,

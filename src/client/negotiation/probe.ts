@@ -17,7 +17,13 @@ import type { EraWire, ModernStart } from '../session-era.js';
 /** What a probe found: a modern server and how to speak to it, or a legacy one and what it answered. */
 export type ProbeOutcome =
   | { readonly era: 'modern'; readonly start: ModernStart }
-  | { readonly era: 'legacy'; readonly answer: string };
+  | {
+      readonly era: 'legacy';
+      /** What came instead of a discover result or a modern error. */
+      readonly answer: string;
+      /** Over HTTP: nothing came within the probe's time (a legacy server refuses discover; this one said nothing). */
+      readonly silent?: true;
+    };
 
 /** A discover result that overlaps `versions` (the client's, by preference), or why it is not one. */
 export function readDiscover(result: unknown, versions: readonly string[]): ModernStart | string {
