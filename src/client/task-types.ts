@@ -1,7 +1,7 @@
 import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { RequestOptions } from '../peer/peer-options.js';
 import { inputRequestsProblem } from '../protocol/input-requests.js';
-import { isObject, type Problem } from '../protocol/param-checks.js';
+import { isObject } from '../protocol/param-checks.js';
 import type { TaskError, TaskState, TaskStatus } from '../protocol/tasks.js';
 import type { CallToolResult } from '../protocol/types.js';
 import type { Era } from '../protocol/versions.js';
@@ -67,30 +67,29 @@ const STATUSES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * What a modern task of each status carries besides its fields (`DetailedTask`): `want` says what, when `problem`
- * (what is wrong with the value) is not undefined.
+ * What a modern task of each status carries besides its fields (`DetailedTask`), under `field`; `wanted` says what
+ * should be there, when what is there is not that.
  */
-const PAYLOAD: Readonly<
-  Record<string, { field: string; want: (problem: string) => string; problem: (v: unknown) => Problem }>
-> = {
+const PAYLOAD: Readonly<Record<string, { field: string; wanted: (v: unknown) => string | undefined }>> = {
   input_required: {
     field: 'inputRequests',
-    want: (problem) =>
-      `an object of input requests, as an input_required task needs (inputRequests${problem})`,
-    problem: inputRequestsProblem,
+    wanted: (v) => {
+      const problem = inputRequestsProblem(v);
+      return (
+        problem && `an object of input requests, as an input_required task needs (inputRequests${problem})`
+      );
+    },
   },
   completed: {
     field: 'result',
-    want: () => 'an object, as a completed task needs',
-    problem: (v) => (isObject(v) ? undefined : ' must be an object'),
+    wanted: (v) => (isObject(v) ? undefined : 'an object, as a completed task needs'),
   },
   failed: {
     field: 'error',
-    want: () => 'a JSON-RPC error ({code, message}), as a failed task needs',
-    problem: (v) =>
+    wanted: (v) =>
       isObject(v) && typeof v.code === 'number' && typeof v.message === 'string'
         ? undefined
-        : ' must be a JSON-RPC error',
+        : 'a JSON-RPC error ({code, message}), as a failed task needs',
   },
 };
 
@@ -137,8 +136,8 @@ export function readTask(raw: Record<string, unknown>, era: Era, method: string,
     const payload = PAYLOAD[raw.status];
     const value = payload === undefined ? undefined : raw[payload.field];
     if (payload !== undefined && (value !== undefined || detailed)) {
-      const problem = payload.problem(value);
-      if (problem !== undefined) throw bad(payload.field, payload.want(problem));
+      const wanted = payload.wanted(value);
+      if (wanted !== undefined) throw bad(payload.field, wanted);
       task[payload.field] = value;
     }
   }

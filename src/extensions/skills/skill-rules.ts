@@ -1,7 +1,7 @@
-import { isObject } from '../../jsonrpc/parse.js';
-
 // The rules a skill entry keeps (SEP-2640 and the Agent Skills format), checked by the server before it
 // publishes a skill and by the client before it trusts one.
+
+import { isObject } from '../../jsonrpc/parse.js';
 
 const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
