@@ -176,6 +176,24 @@ describe('listen over HTTP', () => {
     }
   });
 
+  test('an ack whose filter is not one: the listen fails as the server’s fault, is given up, and the session goes on', async () => {
+    const t = await listenServer((_n, hit, res) => {
+      openSse(res, [ack(hit.message.id, { resourceSubscriptions: 'demo://readme' })]);
+    });
+    try {
+      await assert.rejects(
+        within(t.session.listen({ toolsListChanged: true }), 5000, 'listen'),
+        /acknowledged subscriptions\/listen with a filter that is not one: notifications\.resourceSubscriptions must be an array of strings; the listen was cancelled/,
+      );
+      const [hit] = t.listens();
+      await within(hit!.closed, 5000, 'the stream to close');
+      assert.equal(t.listens().length, 1, 'not opened again');
+      assert.deepEqual((await t.session.listTools()).tools, []);
+    } finally {
+      await t.close();
+    }
+  });
+
   test('a server without a matching capability: CapabilityError, and nothing sent', async () => {
     const t = await listenServer(() => assert.fail('no listen may be sent'), { tools: {} });
     try {

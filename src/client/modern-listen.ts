@@ -1,3 +1,4 @@
+import { ErrorCode, McpError } from '../jsonrpc/errors.js';
 import type { JsonRpcNotification, Params, RequestId } from '../jsonrpc/types.js';
 import {
   CapabilityError,
@@ -7,7 +8,7 @@ import {
 } from '../peer/errors.js';
 import type { RequestOptions } from '../peer/peer-options.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
-import { honouredFilter } from '../protocol/subscription-filter.js';
+import { filterProblem, honouredFilter } from '../protocol/subscription-filter.js';
 import { Method, type ServerCapabilities } from '../protocol/types.js';
 import { Listen } from './listen.js';
 import { type RetryPolicy, retryDelay, retryPolicy } from './retry-policy.js';
@@ -15,8 +16,8 @@ import type { EraWire } from './session-era.js';
 
 /** Where the session sends what arrives for one open listen request, by its id. */
 export interface ListenRoute {
-  /** `notifications/subscriptions/acknowledged`, with the honoured filter. */
-  acknowledged(honoured: SubscriptionFilter): void;
+  /** `notifications/subscriptions/acknowledged`, with the filter the server says it honours, as it came. */
+  acknowledged(notifications: unknown): void;
   /** A notification tagged with this listen's subscription id. */
   notification(notification: JsonRpcNotification): void;
   /** The server ended the listen with `notifications/cancelled` instead of a result (stdio). */
@@ -105,10 +106,23 @@ export function openModernListen(
       let acknowledged = false;
       let acknowledgedAt: number | undefined;
       routes.set(id, {
-        acknowledged(honoured) {
+        acknowledged(notifications) {
           if (acknowledged) return;
           acknowledged = true;
           acknowledgedAt = Date.now();
+          const problem = filterProblem(notifications);
+          if (problem !== undefined) {
+            // What the stream would carry is unknown: it is given up, as the server's fault.
+            const err = new McpError(
+              ErrorCode.InvalidParams,
+              `The server acknowledged subscriptions/listen with a filter that is not one: notifications${problem}; the listen was cancelled`,
+            );
+            if (listen === undefined) rejectOpen(err);
+            else listen.finish({ reason: 'failed', error: err });
+            void stop();
+            return;
+          }
+          const honoured = notifications as SubscriptionFilter;
           if (listen === undefined) {
             listen = new Listen(honoured, stop);
             resolveOpen(listen);

@@ -1,6 +1,5 @@
 import type { JsonRpcNotification, RequestId } from '../jsonrpc/types.js';
 import { MetaKey } from '../protocol/envelope.js';
-import type { SubscriptionFilter } from '../protocol/modern-types.js';
 import {
   type ElicitationCompleteNotificationParams,
   type LoggingMessageNotificationParams,
@@ -52,7 +51,8 @@ export class SessionNotifications {
     if (subscription !== undefined) {
       const route = this.listenRoutes.get(subscription as RequestId);
       if (notification.method === Method.SubscriptionsAcknowledged) {
-        route?.acknowledged((params?.notifications ?? {}) as SubscriptionFilter);
+        // An acknowledgement that names no filter honours nothing.
+        route?.acknowledged(params?.notifications ?? {});
         return;
       }
       route?.notification(notification);

@@ -1,6 +1,22 @@
 import type { SubscriptionFilter } from './modern-types.js';
+import { isObject, optionalBoolean, optionalStringArray, type Problem } from './param-checks.js';
 import { declaresTasks } from './tasks.js';
 import type { ServerCapabilities } from './types.js';
+
+/**
+ * Where `filter` is not a subscription filter (`.resourceSubscriptions must be …`), or undefined when it is: what a
+ * client's `subscriptions/listen` asks for, and what the server's acknowledgement says it honours.
+ */
+export function filterProblem(filter: unknown): Problem {
+  if (!isObject(filter)) return ' must be an object (the subscription filter)';
+  return (
+    optionalBoolean(filter, 'toolsListChanged') ??
+    optionalBoolean(filter, 'promptsListChanged') ??
+    optionalBoolean(filter, 'resourcesListChanged') ??
+    optionalStringArray(filter, 'resourceSubscriptions') ??
+    optionalStringArray(filter, 'taskIds')
+  );
+}
 
 /**
  * The part of `filter` a server with `capabilities` can honour: list changes of the lists it announces as

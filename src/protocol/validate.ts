@@ -11,17 +11,16 @@ import {
   LEVEL_LIST,
   NO_PARAMS,
   notificationMeta,
-  optionalBoolean,
   optionalNumber,
   optionalObject,
   optionalString,
-  optionalStringArray,
   optionalStringMap,
   type ParamsCheck,
   type Problem,
   requestMeta,
   requiredString,
 } from './param-checks.js';
+import { filterProblem } from './subscription-filter.js';
 import { TASK_PARAM_CHECKS, taskParam } from './tasks.js';
 import { Method } from './types.js';
 
@@ -84,14 +83,7 @@ function roundTrip(p: Params): Problem {
 
 /** subscriptions/listen: `notifications` is required (modern era; `taskIds` is the Tasks extension's). */
 function listen(p: Params): Problem {
-  const filter = p.notifications;
-  if (!isObject(filter)) return '.notifications must be an object (the subscription filter)';
-  const problem =
-    optionalBoolean(filter, 'toolsListChanged') ??
-    optionalBoolean(filter, 'promptsListChanged') ??
-    optionalBoolean(filter, 'resourcesListChanged') ??
-    optionalStringArray(filter, 'resourceSubscriptions') ??
-    optionalStringArray(filter, 'taskIds');
+  const problem = filterProblem(p.notifications);
   return problem === undefined ? requestMeta(p) : '.notifications' + problem;
 }
 
