@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, beforeEach, test } from 'node:test';
 import { startAuthorizationServer } from '../test-support/authorization-server.js';
+import { listenLoopback } from '../test-support/http-loopback.js';
 import { introspectionVerifier } from './introspection-verifier.js';
 
 const as = await startAuthorizationServer();
@@ -70,4 +71,46 @@ test('an endpoint that refuses this server, or cannot be reached, rejects: the r
     resource: RESOURCE,
   });
   await assert.rejects(Promise.resolve(down.verify('x')));
+});
+
+test('requests that come with a token while it is introspected wait for that one answer', async () => {
+  now = Date.now();
+  as.tokens.set('good', { scopes: ['mcp:tools'], resource: RESOURCE });
+  const v = verifier(0);
+  const grants = await Promise.all([1, 2, 3, 4, 5].map(() => v.verify('good')));
+  for (const grant of grants) assert.deepEqual(grant, { principal: 'ada', scopes: ['mcp:tools'] });
+  assert.equal(as.log.introspections.length, 1);
+  // Once answered, and nothing kept (cacheMs 0), the next request asks again.
+  await v.verify('good');
+  assert.equal(as.log.introspections.length, 2);
+});
+
+test('an endpoint that answers nothing in timeoutMs, or no JSON object, rejects saying so', async () => {
+  const held: import('node:http').ServerResponse[] = [];
+  const silent = await listenLoopback((_req, res) => held.push(res));
+  const odd = await listenLoopback((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('[]'),
+  );
+  const at = (port: number, timeoutMs?: number) =>
+    introspectionVerifier({
+      endpoint: `http://127.0.0.1:${port}/introspect`,
+      clientId: 'a',
+      clientSecret: 'b',
+      resource: RESOURCE,
+      timeoutMs,
+    });
+  try {
+    await assert.rejects(
+      Promise.resolve(at(silent.port, 200).verify('x')),
+      /the introspection endpoint did not answer within 200 ms/,
+    );
+    await assert.rejects(
+      Promise.resolve(at(odd.port).verify('x')),
+      /answered something that is not a JSON object/,
+    );
+  } finally {
+    for (const res of held) res.destroy();
+    await silent.close();
+    await odd.close();
+  }
 });
