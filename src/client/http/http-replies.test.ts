@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { excerpt, serverMessage } from './http-replies.js';
+import { excerpt, reason, serverMessage } from './http-replies.js';
 
 // What a client's error says of a refusing server's body (both Streamable HTTP clients and the HTTP+SSE one).
 
@@ -33,4 +33,17 @@ test('an error body is read no further than its start', async () => {
   assert.ok(cancelled, 'the rest of an endless body is cancelled');
   assert.ok(pulled <= 4, `read ${pulled} chunks`);
   assert.equal(await excerpt(new Response(null, { status: 502 })), '');
+});
+
+test("why a fetch failed: its cause's message after its own, once", () => {
+  const refused = new Error('connect ECONNREFUSED 127.0.0.1:1');
+  assert.equal(
+    reason(new TypeError('fetch failed', { cause: refused })),
+    'fetch failed: connect ECONNREFUSED 127.0.0.1:1',
+  );
+  const told = new Error('The token request to http://a/token failed: no answer within 300 ms', {
+    cause: new Error('no answer within 300 ms'),
+  });
+  assert.equal(reason(told), told.message);
+  assert.equal(reason('odd'), 'odd');
 });

@@ -125,9 +125,12 @@ export function serverMessage(body: string): string {
 
 export function reason(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
-  // fetch reports network failures as "fetch failed" with the useful part in `cause`.
+  // fetch reports network failures as "fetch failed" with the useful part in `cause`; an error that tells its
+  // cause already (an OAuthError's) is not told it twice.
   const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
+  return cause instanceof Error && !err.message.includes(cause.message)
+    ? `${err.message}: ${cause.message}`
+    : err.message;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isStringArray } from '../../protocol/param-checks.js';
+import { isObject, isStringArray } from '../../protocol/param-checks.js';
 import { OAuthError } from './oauth-error.js';
 import { oauthJson } from './oauth-post.js';
 
@@ -204,9 +204,7 @@ async function firstJson(
       continue;
     }
     const body = await oauthJson(response);
-    if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-      return { url, body: body as Record<string, unknown> };
-    }
+    if (isObject(body)) return { url, body };
   }
   return undefined;
 }

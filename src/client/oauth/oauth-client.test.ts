@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
 import { ProtectedResource } from '../../http/protected-resource.js';
+import { listenLoopback } from '../../test-support/http-loopback.js';
 import { startOAuthFixture } from '../../test-support/oauth-fixture.js';
 import { until } from '../../test-support/time-limit.js';
 import { toolText } from '../../test-support/tool-text.js';
@@ -197,6 +198,31 @@ describe('OAuthClient', { timeout: 20_000 }, () => {
       return true;
     });
     assert.equal(as.log.authorizations.length, 0);
+  });
+
+  test('an authorization server that answers nothing fails the authorization within timeoutMs, each time it is tried', async () => {
+    const held: import('node:http').ServerResponse[] = [];
+    const silent = await listenLoopback((_req, res) => held.push(res));
+    try {
+      as.metadata = { token_endpoint: `http://127.0.0.1:${silent.port}/token` };
+      const auth = oauth({ timeoutMs: 300 });
+      // The second connect authorizes afresh: it does not wait on the first authorization.
+      for (const attempt of [1, 2]) {
+        await assert.rejects(connect(auth), (err: Error) => {
+          const oauthError = err instanceof OAuthError ? err : err.cause;
+          assert.ok(oauthError instanceof OAuthError, `${attempt}: ${err}`);
+          assert.match(
+            oauthError.message,
+            /The token request to http:\/\/127\.0\.0\.1:\d+\/token failed: no answer within 300 ms \(the OAuthClient's timeoutMs\)$/,
+          );
+          return true;
+        });
+      }
+      assert.equal(held.length, 2);
+    } finally {
+      for (const res of held) res.destroy();
+      await silent.close();
+    }
   });
 
   test('an authorization server without PKCE S256 is not used', async () => {

@@ -2,6 +2,7 @@ import { randomBase64url } from '../../util/base64.js';
 import { type Clock, systemClock } from '../../util/clock.js';
 import { plainFetch } from '../http/plain-fetch.js';
 import { authorizationCode } from './authorization-response.js';
+import { bounded } from './bounded-fetch.js';
 import {
   type AuthorizationServerMetadata,
   discoverAuthorizationServer,
@@ -64,6 +65,12 @@ export interface OAuthClientCommonOptions {
   store?: OAuthStore;
   /** The fetch that reaches the MCP and authorization servers. Default: the global fetch. */
   fetch?: typeof fetch;
+  /**
+   * How long one request of authorization may take to be answered, in ms: a metadata document, a registration,
+   * a token. Past it, authorization fails with an OAuthError and the next refused request starts it afresh.
+   * The person's sign-in (`authorize`) is not bounded by it. Default 30 s.
+   */
+  timeoutMs?: number;
   /** What token expiry is read against. Default: the system clock. */
   clock?: Pick<Clock, 'now'>;
 }
@@ -80,6 +87,7 @@ type Cause = 'expiring' | 'refused' | 'insufficient';
 const MAX_SENDS = 3;
 /** An access token this close to its expiry is refreshed before it is sent, rather than refused after. */
 const EXPIRY_MARGIN_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * OAuth 2.1 authorization for the HTTP transports of one MCP server (spec: basic/authorization, 2025-11-25
@@ -106,6 +114,8 @@ export class OAuthClient {
   /** The fetch for the MCP server's transports. */
   readonly fetch: typeof fetch;
   private readonly base: typeof fetch;
+  /** `base`, bounded by `timeoutMs`: what reaches the authorization server and the metadata. */
+  private readonly authorizing: typeof fetch;
   private readonly clock: Pick<Clock, 'now'>;
   private state: OAuthState | undefined;
   /** The MCP server's URL: the first request's. */
@@ -121,6 +131,7 @@ export class OAuthClient {
 
   constructor(private readonly options: OAuthClientOptions) {
     this.base = plainFetch(options.fetch);
+    this.authorizing = bounded(this.base, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     this.clock = options.clock ?? systemClock;
     this.fetch = (input, init) => this.send(input, init);
   }
@@ -290,15 +301,15 @@ export class OAuthClient {
     const known = this.target;
     if (known !== undefined && !fresh && challenge?.resourceMetadata === undefined) return known;
     const url = this.serverUrl!;
-    const resource = await discoverProtectedResource(url, challenge?.resourceMetadata, this.base);
+    const resource = await discoverProtectedResource(url, challenge?.resourceMetadata, this.authorizing);
     if (resource === undefined) {
-      this.issuer = await discoverLegacyAuthorizationServer(url, this.base);
+      this.issuer = await discoverLegacyAuthorizationServer(url, this.authorizing);
       this.target = { resource: undefined, scopes: undefined };
     } else {
       const named = resource.authorization_servers[0];
       // Discovered metadata names its issuer exactly, so the issuer tells whether it is that server's.
       if (known?.resource === undefined || this.issuer?.issuer !== named) {
-        this.issuer = await discoverAuthorizationServer(named, this.base);
+        this.issuer = await discoverAuthorizationServer(named, this.authorizing);
       }
       this.target = { resource: resource.resource, scopes: resource.scopes_supported };
     }
@@ -352,7 +363,7 @@ export class OAuthClient {
         clientName: this.options.clientName ?? 'mcpwire',
         applicationType: this.options.applicationType,
       },
-      this.base,
+      this.authorizing,
     );
     await this.update({ client });
     return client;
@@ -367,7 +378,7 @@ export class OAuthClient {
   ): Promise<void> {
     const previous = (await this.current()).tokens;
     const tokens = await requestTokens(
-      this.base,
+      this.authorizing,
       issuer,
       client,
       target.resource,
