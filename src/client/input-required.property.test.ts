@@ -5,11 +5,11 @@
 // Runs and seed: src/test-support/fuzz.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { JsonRpcMessage, JsonRpcRequest } from '../jsonrpc/types.js';
-import { createMemoryPair } from '../peer/memory.js';
+import type { JsonRpcRequest } from '../jsonrpc/types.js';
 import { validateParams } from '../protocol/validate.js';
 import { fc, fuzzRuns } from '../test-support/fuzz.js';
-import { discoverResult } from '../test-support/scripted-http.js';
+import { memoryPeer } from '../test-support/memory-peer.js';
+import { discoverResult, result } from '../test-support/scripted-http.js';
 import { within } from '../test-support/time-limit.js';
 import { Client } from './client.js';
 import { InvalidServerResultError } from './server-result.js';
@@ -83,34 +83,33 @@ function isInputRequired(r: { inputRequests?: unknown; requestState?: unknown })
   );
 }
 
-/** A 2026 server on the other end of a memory pair: `tools/call` needs `first`, then answers. */
+/** A 2026 server on the far end of a memory pair: `tools/call` needs `first`, then answers. */
 function serve(first: Record<string, unknown>) {
-  const [serverEnd, clientEnd] = createMemoryPair();
-  const retries: JsonRpcRequest[] = [];
-  const answer = (id: unknown, result: unknown) =>
-    serverEnd.send({ jsonrpc: '2.0', id, result } as JsonRpcMessage).catch(() => {});
-  serverEnd.start({
-    message(m) {
-      if (!('method' in m) || !('id' in m)) return;
-      if (m.method === 'server/discover') return void answer(m.id, discoverResult({ tools: {} }));
-      if (m.method === 'tools/list')
-        return void answer(m.id, { tools: [{ name: 't', inputSchema: { type: 'object' } }] });
-      if (m.method !== 'tools/call') return void answer(m.id, {});
-      if (retries.push(m) === 1) return void answer(m.id, { resultType: 'input_required', ...first });
-      answer(m.id, { resultType: 'complete', content: [{ type: 'text', text: 'done' }] });
-    },
-    batch() {},
-    error() {},
-    restarted() {},
-    closed() {},
+  const calls: JsonRpcRequest[] = [];
+  const peer = memoryPeer((m) => {
+    if (m.id === undefined) return undefined;
+    switch (m.method) {
+      case 'server/discover':
+        return [result(m.id, discoverResult({ tools: {} }))];
+      case 'tools/list':
+        return [result(m.id, { tools: [{ name: 't', inputSchema: { type: 'object' } }] })];
+      case 'tools/call':
+        return calls.push(m) === 1
+          ? [result(m.id, { resultType: 'input_required', ...first })]
+          : [result(m.id, { resultType: 'complete', content: [{ type: 'text', text: 'done' }] })];
+      default:
+        return [result(m.id, {})];
+    }
   });
-  return { clientEnd, retries, close: () => serverEnd.close() };
+  return { connection: peer.connection, calls };
 }
 
 test('an input_required result reaches the handlers only as a 2025 server could have asked, or the call fails as the server’s fault', async () => {
   let checked = 0;
   await fc.assert(
-    fc.asyncProperty(round, async (first) => {
+    fc.asyncProperty(round, async (generated) => {
+      // As the wire carries it (no -0, no null prototype).
+      const first: Record<string, unknown> = JSON.parse(JSON.stringify(generated));
       const seen: { method: string; params: unknown }[] = [];
       const server = serve(first);
       const client = new Client(
@@ -134,7 +133,7 @@ test('an input_required result reaches the handlers only as a 2025 server could 
           },
         },
       );
-      const session = await within(client.connect(server.clientEnd), 10_000, 'connect');
+      const session = await within(client.connect(server.connection), 10_000, 'connect');
       try {
         assert.equal(session.era, 'modern');
         let failure: unknown;
@@ -147,7 +146,7 @@ test('an input_required result reaches the handlers only as a 2025 server could 
         if (!valid) {
           assert.ok(failure instanceof InvalidServerResultError, `refused as the server's fault: ${failure}`);
           assert.deepEqual(seen, [], 'no handler ran');
-          assert.equal(server.retries.length, 1, 'nothing was sent again');
+          assert.equal(server.calls.length, 1, 'nothing was sent again');
           checked++;
           return;
         }
@@ -159,12 +158,11 @@ test('an input_required result reaches the handlers only as a 2025 server could 
               undefined,
               `${method} ${JSON.stringify(params)}`,
             );
-        const retry = server.retries[1];
+        const retry = server.calls[1];
         if (retry !== undefined && first.requestState !== undefined)
           assert.equal(retry.params?.requestState, first.requestState, 'the state echoed as it came');
       } finally {
         await session.close();
-        await server.close();
       }
     }),
     fuzzRuns(150),

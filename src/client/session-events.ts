@@ -51,8 +51,9 @@ export class SessionNotifications {
     if (subscription !== undefined) {
       const route = this.listenRoutes.get(subscription as RequestId);
       if (notification.method === Method.SubscriptionsAcknowledged) {
-        // An acknowledgement that names no filter honours nothing.
-        route?.acknowledged(params?.notifications ?? {});
+        // An acknowledgement that names no filter honours nothing (a null one is a wrong one).
+        const notifications = params?.notifications;
+        route?.acknowledged(notifications === undefined ? {} : notifications);
         return;
       }
       route?.notification(notification);
