@@ -20,6 +20,7 @@ import { negotiateVersion } from '../../protocol/versions.js';
 import type { Linked } from '../../util/chain.js';
 import { DONE } from '../../util/done.js';
 import { ANONYMOUS, type Caller } from '../access.js';
+import { askRefused } from '../ask-check.js';
 import { answerOf } from '../client-answer.js';
 import { clientCallProblem } from '../client-capabilities.js';
 import { atLeast, type ClientScope } from '../client-scope.js';
@@ -92,16 +93,20 @@ export class ServerSession extends JsonRpcPeer implements ClientScope, Linked<Se
   /**
    * Sends a request to the client. The answer to `elicitation/create`, `sampling/createMessage` or `roots/list`
    * is checked against the request first (whichever way it was sent: `elicit`, a context's `request`, a task's):
-   * a wrong one rejects with InvalidClientAnswerError.
+   * a wrong one rejects with InvalidClientAnswerError. Such a request with params the client would refuse is not
+   * sent: it rejects with -32602 naming the field.
    */
   override request<R = Record<string, unknown>>(
     method: string,
     params?: Params,
     options?: RequestOptions,
   ): Promise<R> {
-    const sent = super.request<Record<string, unknown>>(method, params, options);
-    if (!isInputMethod(method)) return sent as Promise<R>;
-    return sent.then((result) => answerOf(method, params, result, 'result') as R);
+    if (!isInputMethod(method)) return super.request<R>(method, params, options);
+    const refused = askRefused(method, params);
+    if (refused !== undefined) return Promise.reject(refused);
+    return super
+      .request<Record<string, unknown>>(method, params, options)
+      .then((result) => answerOf(method, params, result, 'result') as R);
   }
 
   /** Asks the client for its roots (needs the client's `roots` capability). */

@@ -13,6 +13,7 @@ import {
   Method,
 } from '../../protocol/types.js';
 import { DONE } from '../../util/done.js';
+import { askRefused } from '../ask-check.js';
 import { clientCallProblem, requiredCapabilities } from '../client-capabilities.js';
 import type { ModernScope } from '../client-scope.js';
 import type { ServerContext } from '../context.js';
@@ -154,6 +155,8 @@ export class ModernContext implements ServerContext {
         ),
       );
     }
+    const refused = askRefused(method, params);
+    if (refused !== undefined) return Promise.reject(refused);
     if (task !== undefined) {
       const request = (params === undefined ? { method } : { method, params }) as InputRequest;
       return task.ask(request) as Promise<R>;
