@@ -1,6 +1,6 @@
 /**
- * `send`, whose answer must come within `ms` (its body too, which the same signal ends); past it, it rejects
- * saying so (the callers name the request and its URL). An authorization that never ended would hold every
+ * `send`, whose answer must come within `ms`; past it, it rejects saying so (the callers name the request and its
+ * URL). The same signal ends a body still coming, which its reader then takes for no answer (`oauthJson`). An authorization that never ended would hold every
  * request refused after it, since they wait for the one under way.
  */
 export function bounded(send: typeof fetch, ms: number): typeof fetch {
