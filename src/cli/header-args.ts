@@ -1,7 +1,17 @@
 import { UsageError } from './usage-error.js';
 
-/** `--header "Name: value"` flags (of `call` and `connect`) as headers; UsageError for one without a valid name. */
-export function parseHeaders(lines: readonly string[]): Record<string, string> {
+/** `${NAME}` in a header's value: the environment variable NAME. */
+const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * `--header "Name: value"` flags (of `call` and `connect`) as headers, each `${NAME}` in a value replaced by the
+ * environment variable NAME: a desktop app's configuration then keeps a token in its `env`, out of the command line
+ * that other users of the machine can read. UsageError for a header without a valid name, or a variable not set.
+ */
+export function parseHeaders(
+  lines: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const colon = line.indexOf(':');
@@ -11,7 +21,18 @@ export function parseHeaders(lines: readonly string[]): Record<string, string> {
         `--header takes "Name: value", e.g. --header "Authorization: Bearer …"; got "${line}"`,
       );
     }
-    headers[name] = line.slice(colon + 1).trim();
+    headers[name] = line
+      .slice(colon + 1)
+      .trim()
+      .replace(VARIABLE, (_, variable: string) => {
+        const value = env[variable];
+        if (value === undefined) {
+          throw new UsageError(
+            `--header ${name}: the environment variable ${variable} it names (\${${variable}}) is not set`,
+          );
+        }
+        return value;
+      });
   }
   return headers;
 }

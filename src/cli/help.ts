@@ -81,7 +81,11 @@ Options:
   --oauth-scope S  A scope every token must have (repeatable)
   --oauth-resource URL
                    The server's public URL, which tokens must be for (default: the bound one)
-  --rate-limit N   Requests one caller (its OAuth principal, else its address) may send per
+  --token-env NAME Take only requests with Authorization: Bearer and one of the tokens in the
+                   environment variable NAME (separated by commas; 32 characters or more each,
+                   "openssl rand -hex 32" makes one): keys you hand out, where there is no
+                   authorization server. Each token is a principal of its own, token:<digest>
+  --rate-limit N   Requests one caller (its token's principal, else its address) may send per
                    minute; past it 429 with Retry-After (on --stdio, a JSON-RPC error -32000
                    naming the bound). With --redis, counted over every process
   --max-in-flight N
@@ -179,7 +183,8 @@ Options:
   --era E          auto (the default: the 2026 protocol where the server speaks it, else
                    the 2025 one), modern (2026 only), legacy (2025 and before only)
   --verbose, -v    Say on stderr which server answered, in which era and protocol version
-  --header K:V     Send this header with every HTTP request (repeatable)
+  --header K:V     Send this header with every HTTP request (repeatable; \${NAME} in V is the
+                   environment variable NAME)
   --roots PATH     Answer roots/list with this path as a file:// URI (repeatable:
                    --roots A --roots B)
   --sampling-reply TEXT
@@ -244,7 +249,8 @@ the browser comes back to a free port on 127.0.0.1. The sign-in is kept for the 
 
 Options:
   --header "Name: value"  Send this header with every request (repeatable); an Authorization
-                          header skips the sign-in
+                          header skips the sign-in. \${NAME} in a value is the environment
+                          variable NAME, so that a token stays out of the command line
   --transport T           auto (default), http (Streamable HTTP only) or sse (HTTP+SSE only)
   --no-store              Keep no sign-in: sign in again each run
   --hide-tool NAME        A tool of the remote the local client never sees (repeatable; *
@@ -252,6 +258,8 @@ Options:
                           call of it answered as one of a tool that does not exist (-32602)
   -h, --help              Show this help
 
-A desktop app's configuration:
+A desktop app's configuration, and one for a server that takes a token it was given:
   { "mcpServers": { "remote": { "command": "npx", "args": ["-y", "mcpwire", "connect", "https://example.com/mcp"] } } }
+  { "mcpServers": { "remote": { "command": "npx", "args": ["-y", "mcpwire", "connect", "https://example.com/mcp",
+      "--header", "Authorization: Bearer \${TOKEN}"], "env": { "TOKEN": "…" } } } }
 `;

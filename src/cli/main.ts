@@ -9,7 +9,8 @@ import { call } from './call.js';
 import { parseCallArgs } from './call-args.js';
 import { connect, parseConnectArgs } from './connect.js';
 import { CALL_HELP, CONNECT_HELP, helpOf, MAIN_HELP, SERVE_HELP } from './help.js';
-import { type ServeOAuth, serve } from './serve.js';
+import { serve } from './serve.js';
+import { parseServeAuth } from './serve-auth.js';
 import { parseChild, splitCommand } from './serve-command.js';
 import { parseServeLimits, wholeNumber } from './serve-limits.js';
 import { LOG_FORMATS, type LogFormat } from './stderr-logger.js';
@@ -38,56 +39,6 @@ function parseRedis(url: string | undefined, nodes: string | undefined): RedisAd
     }
   }
   return { cluster };
-}
-
-/** The OAuth options of `mcpwire serve`, or undefined when none are given; UsageError when they are incomplete. */
-function parseServeOAuth(
-  values: {
-    'oauth-issuer'?: string;
-    'oauth-introspection'?: string;
-    'oauth-jwks'?: string;
-    'oauth-scope': string[];
-    'oauth-resource'?: string;
-  },
-  stdio: boolean | undefined,
-): ServeOAuth | undefined {
-  const issuer = values['oauth-issuer'];
-  const introspection = values['oauth-introspection'];
-  const jwks = values['oauth-jwks'];
-  if (issuer === undefined && introspection === undefined && jwks === undefined) {
-    if (values['oauth-scope'].length > 0 || values['oauth-resource'] !== undefined) {
-      throw new UsageError(
-        '--oauth-scope and --oauth-resource need --oauth-issuer, with --oauth-introspection or --oauth-jwks',
-      );
-    }
-    return undefined;
-  }
-  if (stdio) throw new UsageError('--oauth-issuer protects HTTP endpoints; --stdio has none');
-  if (issuer === undefined || (introspection === undefined) === (jwks === undefined)) {
-    throw new UsageError(
-      '--oauth-issuer goes with one of --oauth-introspection (ask the authorization server about each token) and ' +
-        '--oauth-jwks (check JWT access tokens against its keys): whose tokens, and how to check them',
-    );
-  }
-  for (const [flag, url] of [
-    ['--oauth-issuer', issuer],
-    ['--oauth-introspection', introspection],
-    ['--oauth-jwks', jwks],
-    ['--oauth-resource', values['oauth-resource']],
-  ] as const) {
-    if (url !== undefined && !URL.canParse(url)) throw new UsageError(`${flag} takes a URL, not "${url}"`);
-  }
-  const common = { issuer, resource: values['oauth-resource'], requiredScopes: values['oauth-scope'] };
-  if (jwks !== undefined) return { ...common, check: { jwks } };
-  const clientId = process.env.MCPWIRE_INTROSPECTION_CLIENT_ID;
-  const clientSecret = process.env.MCPWIRE_INTROSPECTION_CLIENT_SECRET;
-  if (!clientId || !clientSecret) {
-    throw new UsageError(
-      "Introspection needs this server's credentials at the authorization server: set MCPWIRE_INTROSPECTION_CLIENT_ID " +
-        'and MCPWIRE_INTROSPECTION_CLIENT_SECRET (kept out of the command line, where other users can read them)',
-    );
-  }
-  return { ...common, check: { introspection: introspection!, clientId, clientSecret } };
 }
 
 /** `--rate-limit N` (requests per minute per caller) and `--max-in-flight N`, as the transports take them. */
@@ -144,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
         'oauth-introspection': { type: 'string' },
         'oauth-scope': { type: 'string', multiple: true, default: [] },
         'oauth-resource': { type: 'string' },
+        'token-env': { type: 'string' },
         'log-format': { type: 'string' },
         'rate-limit': { type: 'string' },
         'max-in-flight': { type: 'string' },
@@ -233,7 +185,7 @@ async function main(argv: string[]): Promise<number> {
       logFormat,
       rateLimit,
       limits,
-      oauth: parseServeOAuth(values, values.stdio),
+      ...parseServeAuth(values, values.stdio),
       redis,
       stdio: values.stdio,
       host: values.host,

@@ -5,6 +5,7 @@ import type { RedisAddress } from '../eventstore/redis-address.js';
 import { serveSkills } from '../extensions/skills/serve-skills.js';
 import type { Bridge } from '../host/bridge-server.js';
 import { loadServerModule } from '../host/server-module.js';
+import type { BearerTokens } from '../http/bearer-tokens.js';
 import { type HostOriginPolicy, isLoopbackAddress } from '../http/guards.js';
 import { introspectionVerifier } from '../http/introspection-verifier.js';
 import { writeJsonError } from '../http/json-error.js';
@@ -61,6 +62,8 @@ export interface ServeOptions {
   workers?: number;
   /** Take only OAuth access tokens from this authorization server, checked by introspection. */
   oauth?: ServeOAuth;
+  /** Take only these tokens, given out by hand (`--token-env`); never with `oauth`. */
+  tokens?: BearerTokens;
   /** Write events (sessions, requests, refusals) to stderr in this format; without it, only errors. */
   logFormat?: LogFormat;
   /** Bounds on each caller of the HTTP endpoint (`--rate-limit`, `--max-in-flight`). */
@@ -252,8 +255,10 @@ async function serveHttp(options: ServeOptions): Promise<number> {
   await listen(http, options.port, options.host);
   const { port } = http.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const auth =
+  const resource =
     options.oauth === undefined ? undefined : protectedResource(options.oauth, `http://${host}:${port}/mcp`);
+  const auth = resource ?? options.tokens;
+  if (options.tokens !== undefined) log('taking only requests with one of the tokens of --token-env');
   const cors = options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined;
   const streamable = new StreamableHTTPHandler(server, {
     stateless: options.stateless,
@@ -302,8 +307,8 @@ async function serveHttp(options: ServeOptions): Promise<number> {
       return;
     }
     if (answerProbe(exchange, unready)) return;
-    if (auth !== undefined && exchange.path === auth.metadataPath) {
-      auth.node()(req, res);
+    if (resource !== undefined && exchange.path === resource.metadataPath) {
+      resource.node()(req, res);
       return;
     }
     (legacy ? legacy.handle(exchange) : Promise.resolve(false)).then((served) => {

@@ -2,10 +2,10 @@ import { classify, type Parsed, parseMessage } from '../jsonrpc/parse.js';
 import type { RequestId } from '../jsonrpc/types.js';
 import { textBound } from '../util/text-bound.js';
 import type { Cors } from './cors.js';
+import type { EndpointAuth } from './endpoint-auth.js';
 import { BodyTooLargeError, type HTTPExchange } from './exchange.js';
 import { checkContentType, checkHostAndOrigin, type HostOriginPolicy } from './guards.js';
 import type { JsonErrorOptions } from './json-error.js';
-import type { ProtectedResource } from './protected-resource.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /** How a transport refuses a request: a status, a JSON-RPC error body saying `message`, and its `onerror`. */
@@ -45,7 +45,7 @@ export class HTTPIntake {
   constructor(
     policy: HostOriginPolicy | undefined,
     private readonly cors: Cors | undefined,
-    private readonly auth: ProtectedResource | undefined,
+    private readonly auth: EndpointAuth | undefined,
     maxBodyBytes: number,
     private readonly refuse: Refuse,
     private readonly limits?: RateLimiter,
@@ -93,7 +93,7 @@ export class HTTPIntake {
     const limits = this.limits;
     if (limits === undefined) return authorized;
     // Counted once whom it is from is known.
-    if (authorized === true) return limits.admit(exchange, this.refuse);
+    if (typeof authorized === 'boolean') return authorized && limits.admit(exchange, this.refuse);
     return authorized.then((ok) => ok && limits.admit(exchange, this.refuse));
   }
 

@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { bearerToken, type EndpointAuth, insufficientScope } from './endpoint-auth.js';
 import type { HTTPExchange } from './exchange.js';
-import { type JsonErrorOptions, writeJsonError } from './json-error.js';
+import type { Refuse } from './intake.js';
+import { writeJsonError } from './json-error.js';
 import { fromNode } from './node-adapter.js';
 import { fromWeb } from './web-adapter.js';
-
-/** `Authorization: Bearer <token>` (RFC 6750 §2.1): the scheme in any case, the token a b64token. */
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /** What a valid access token grants: who it was issued to, and its scopes. */
 export interface TokenGrant {
@@ -57,7 +56,7 @@ export interface Refusal {
  * JSON-RPC error body. A granted request's principal
  * is the grant's. Tokens are read from the Authorization header only, never from the URL.
  */
-export class ProtectedResource {
+export class ProtectedResource implements EndpointAuth {
   /** Where the metadata is served: `/.well-known/oauth-protected-resource` followed by the resource's path. */
   readonly metadataPath: string;
   /** The metadata URL clients are sent to. */
@@ -90,8 +89,8 @@ export class ProtectedResource {
   /** The grant of the request's token, or why it is refused. */
   async check(exchange: HTTPExchange): Promise<TokenGrant | Refusal> {
     const header = exchange.header('authorization');
-    const match = header === undefined ? null : BEARER.exec(header);
-    if (match === null) {
+    const token = bearerToken(header);
+    if (token === undefined) {
       return {
         status: 401,
         challenge: `Bearer resource_metadata="${this.metadataUrl}"${this.scopeParam}`,
@@ -103,7 +102,7 @@ export class ProtectedResource {
     }
     let grant: TokenGrant | undefined;
     try {
-      grant = await this.options.verifier.verify(match[1]);
+      grant = await this.options.verifier.verify(token);
     } catch (err) {
       return {
         status: 503,
@@ -133,23 +132,16 @@ export class ProtectedResource {
     return grant;
   }
 
-  /**
-   * The `WWW-Authenticate` challenge of a 403 for a token that holds `granted` where `required` is needed: the
-   * scopes to ask for are both (2025-11-25, authorization, scope challenge: the client keeps what it has).
-   */
+  /** With the metadata URL: the client asks the authorization server it names for the scopes. */
   scopeChallenge(granted: readonly string[] | undefined, required: readonly string[]): string {
-    const wanted = [...new Set([...(granted ?? []), ...required])].join(' ');
-    return `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${this.metadataUrl}"`;
+    return `${insufficientScope(granted, required)}, resource_metadata="${this.metadataUrl}"`;
   }
 
   /**
    * Lets the request in as its grant's principal and resolves true; or answers it with `refuse` (the
    * transport's own way to refuse, which reports it) and the challenge, and resolves false.
    */
-  async admit(
-    exchange: HTTPExchange,
-    refuse: (exchange: HTTPExchange, status: number, message: string, options: JsonErrorOptions) => void,
-  ): Promise<boolean> {
+  async admit(exchange: HTTPExchange, refuse: Refuse): Promise<boolean> {
     const checked = await this.check(exchange);
     if ('status' in checked) {
       const challenge = checked.challenge;

@@ -1,7 +1,7 @@
 // `mcpwire/server`: everything a server author needs, named one by one: the `Server` definition and what its
 // handlers see and throw, the transports that serve it (stdio, Streamable HTTP in both eras, the 2024-11-05
-// HTTP+SSE endpoint), OAuth's resource-server side, and the in-memory stores with the contracts a store of
-// your own implements. The Redis pieces are in `mcpwire/cluster`.
+// HTTP+SSE endpoint), who may call them (OAuth's resource-server side, or bearer tokens given out by hand), and the
+// in-memory stores with the contracts a store of your own implements. The Redis pieces are in `mcpwire/cluster`.
 
 // Node: the transports find `@opentelemetry/api` where it is installed (see src/telemetry/node.ts).
 import '../telemetry/node.js';
@@ -16,7 +16,9 @@ export {
 export type { EventStore, Replay, StreamAppender } from '../eventstore/event-store.js';
 export { MemoryEventStore, type MemoryEventStoreOptions } from '../eventstore/memory-event-store.js';
 export { StoreUnavailableError } from '../eventstore/store-unavailable-error.js';
+export { type BearerToken, BearerTokens } from '../http/bearer-tokens.js';
 export type { CorsOptions } from '../http/cors.js';
+export type { EndpointAuth } from '../http/endpoint-auth.js';
 export { type IntrospectionOptions, introspectionVerifier } from '../http/introspection-verifier.js';
 export { type JwtVerifierOptions, jwtVerifier } from '../http/jwt-verifier.js';
 export type { NodeListener } from '../http/node-adapter.js';

@@ -151,14 +151,17 @@ describe('probeHTTP: a modern answer', () => {
     }
   });
 
-  test('401 rejects with the status, no classification', async () => {
-    const server = await scriptedServer(
-      (_h, res) => void res.writeHead(401, { 'www-authenticate': 'Bearer' }).end(),
+  test('401 rejects with the status and what the server said, no classification', async () => {
+    const server = await scriptedServer((_h, res) =>
+      sendJson(res, error(null, -32000, 'Unauthorized: ask the operator for a token'), 401),
     );
     try {
       await assert.rejects(
         probeHTTP(server.url, client, { fetch, timeout: 3000 }),
-        (err: StreamableHTTPError) => err instanceof StreamableHTTPError && err.status === 401,
+        (err: StreamableHTTPError) =>
+          err instanceof StreamableHTTPError &&
+          err.status === 401 &&
+          err.message.endsWith('(server/discover): Unauthorized: ask the operator for a token'),
       );
     } finally {
       await server.close();

@@ -4,7 +4,7 @@ import { serialize } from '../../jsonrpc/serialize.js';
 import { Method } from '../../protocol/types.js';
 import type { Client } from '../client.js';
 import { StreamableHTTPError } from '../http/http-client-errors.js';
-import { lowerCased, reason } from '../http/http-replies.js';
+import { excerpt, lowerCased, reason, serverMessage } from '../http/http-replies.js';
 import { withEnvelope } from '../request-envelope.js';
 import { type ProbeOutcome, readDiscover, readDiscoverError } from './probe.js';
 
@@ -100,17 +100,10 @@ async function post(
   const timer = AbortSignal.timeout(options.timeout);
   const signal = options.signal === undefined ? timer : AbortSignal.any([timer, options.signal]);
   let response: Response;
-  let text: string;
+  let text: string | undefined;
   try {
     response = await options.fetch(url, { method: 'POST', headers, body, signal });
-    if (response.status === 401 || response.status === 403) {
-      response.body?.cancel().catch(() => {});
-      throw new StreamableHTTPError(
-        `HTTP ${response.status} from POST ${url} (server/discover): not authorized`,
-        response.status,
-      );
-    }
-    text = await readAnswer(response);
+    if (response.status !== 401 && response.status !== 403) text = await readAnswer(response);
   } catch (err) {
     if (options.signal?.aborted) throw err;
     if (timer.aborted) return SILENT;
@@ -120,6 +113,13 @@ async function post(
       undefined,
       undefined,
       { cause: err },
+    );
+  }
+  if (text === undefined) {
+    // A refusal, whatever its body does after: what it says is read within the timeout (the body's signal).
+    throw new StreamableHTTPError(
+      `HTTP ${response.status} from POST ${url} (server/discover): ${serverMessage(await excerpt(response))}`,
+      response.status,
     );
   }
   const status = response.status;

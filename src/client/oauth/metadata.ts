@@ -113,13 +113,34 @@ export async function discoverLegacyAuthorizationServer(
   const found = await firstJson([new URL('/.well-known/oauth-authorization-server', issuer)], fetchFn, what);
   // The metadata was found from the MCP server's own URL, not from an issuer, so its issuer is not checked.
   if (found !== undefined) return checked(found, undefined);
-  return {
+  const defaults: AuthorizationServerMetadata = {
     issuer,
     authorization_endpoint: `${issuer}/authorize`,
     token_endpoint: `${issuer}/token`,
     registration_endpoint: `${issuer}/register`,
     code_challenge_methods_supported: ['S256'],
   };
+  guessed.add(defaults);
+  return defaults;
+}
+
+/** The default endpoints of servers that published no metadata at all. */
+const guessed = new WeakSet<AuthorizationServerMetadata>();
+
+/**
+ * `err`, an authorization's failure at `issuer`, told that its endpoints were guessed when they were: a server that
+ * publishes no OAuth metadata at all may take no OAuth token, and want one its operator gives out instead.
+ */
+export function failureAt(issuer: AuthorizationServerMetadata, serverUrl: URL, err: unknown): unknown {
+  if (!guessed.has(issuer) || !(err instanceof OAuthError)) return err;
+  return new OAuthError(
+    `${err.message}. ${serverUrl} publishes no OAuth metadata (no Protected Resource Metadata, nothing at ` +
+      `${issuer.issuer}/.well-known/oauth-authorization-server), so its endpoints were the defaults of the ` +
+      '2025-03-26 revision, a guess: it may take no OAuth token at all. If it takes one its operator gives out, ' +
+      'send that as Authorization: Bearer …',
+    err.error,
+    { cause: err },
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   discoverAuthorizationServer,
   discoverLegacyAuthorizationServer,
   discoverProtectedResource,
+  failureAt,
 } from './metadata.js';
 import { OAuthError } from './oauth-error.js';
 import type { OAuthClientInformation, OAuthState, OAuthStore, OAuthTokens } from './oauth-state.js';
@@ -188,6 +189,17 @@ export class OAuthClient {
     // A refused token may mean that the resource moved to another authorization server (SEP-2352).
     const target = await this.discover(challenge, cause === 'refused');
     const issuer = this.issuer!;
+    return this.obtainAt(issuer, target, scope, cause).catch((err) => {
+      throw failureAt(issuer, this.serverUrl!, err);
+    });
+  }
+
+  private async obtainAt(
+    issuer: AuthorizationServerMetadata,
+    target: Target,
+    scope: string | undefined,
+    cause: Cause,
+  ) {
     const state = await this.current();
     let held = state.tokens;
     if (held !== undefined && (held.issuer ?? state.client?.issuer ?? issuer.issuer) !== issuer.issuer) {

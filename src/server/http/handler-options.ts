@@ -1,7 +1,7 @@
 import type { EventStore } from '../../eventstore/event-store.js';
 import type { CorsOptions } from '../../http/cors.js';
+import type { EndpointAuth } from '../../http/endpoint-auth.js';
 import type { HostOriginPolicy } from '../../http/guards.js';
-import type { ProtectedResource } from '../../http/protected-resource.js';
 import type { RateLimitOptions } from '../../http/rate-limiter.js';
 import type { Clock } from '../../util/clock.js';
 import type { SessionDirectory } from './legacy/session-directory.js';
@@ -105,13 +105,13 @@ export interface StreamableHTTPOptions {
   /** The `retry:` of priming events and of responses ended before their stream. Default 1000 ms. */
   retryMs?: number;
   /**
-   * Serve only requests with an OAuth access token this resource grants (spec: authorization): others get
-   * 401 or 403 with a `WWW-Authenticate` challenge naming its metadata, which the application serves at
-   * `auth.metadataPath` (503 when the token cannot be checked). A granted request's principal is the
-   * grant's, so sessions are bound to it.
+   * Serve only requests it lets in: a `ProtectedResource` takes OAuth access tokens (spec: authorization), others
+   * getting 401 or 403 with a `WWW-Authenticate` challenge naming its metadata, which the application serves at
+   * `auth.metadataPath` (503 when the token cannot be checked); `BearerTokens` takes tokens given out by hand. A
+   * request's principal is its token's, so sessions are bound to it.
    * Default: none (requests are not authorized here; an outer layer may still set `exchange.principal`).
    */
-  auth?: ProtectedResource;
+  auth?: EndpointAuth;
   /**
    * Which eras this endpoint serves. Default `'both'`: a 2026-07-28 request (its `_meta` claims the version) is
    * served statelessly beside 2025 sessions. `'legacy'`: modern claims are not recognised (a dual-era client

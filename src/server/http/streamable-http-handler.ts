@@ -388,7 +388,7 @@ export class StreamableHTTPHandler implements ModernHost {
     return this.sessions.find(exchange, sessionId);
   }
 
-  /** A field, not a method, so that `ProtectedResource.admit` can refuse the way every refusal here goes. */
+  /** A field, not a method, so that `auth.admit` can refuse the way every refusal here goes. */
   private readonly refuse = (
     exchange: HTTPExchange,
     status: number,

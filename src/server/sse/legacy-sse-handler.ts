@@ -1,10 +1,10 @@
 import { Cors, type CorsOptions } from '../../http/cors.js';
+import type { EndpointAuth } from '../../http/endpoint-auth.js';
 import { DEFAULT_MAX_BODY_BYTES, type HTTPExchange } from '../../http/exchange.js';
 import { checkAccept, defaultLoopbackPolicy, type HostOriginPolicy } from '../../http/guards.js';
 import { HTTPIntake, type InvalidAnswer, type ParsedBody } from '../../http/intake.js';
 import { HTTP_REJECTION_CODE, type JsonErrorOptions, writeJsonError } from '../../http/json-error.js';
 import { fromNode, type NodeListener } from '../../http/node-adapter.js';
-import type { ProtectedResource } from '../../http/protected-resource.js';
 import { RateLimiter, type RateLimitOptions } from '../../http/rate-limiter.js';
 import { fromWeb } from '../../http/web-adapter.js';
 import { ErrorCode } from '../../jsonrpc/errors.js';
@@ -42,10 +42,10 @@ export interface LegacySSEHandlerOptions {
   /** Let web pages of other origins call, as the Streamable HTTP handler's `cors`. Default: none may. */
   cors?: CorsOptions;
   /**
-   * Serve only requests (the GET and every POST) with an OAuth access token this resource grants, as the
-   * Streamable HTTP handler's `auth`; the session is bound to the token's principal.
+   * Serve only requests (the GET and every POST) it lets in, as the Streamable HTTP handler's `auth`; the session
+   * is bound to the token's principal.
    */
-  auth?: ProtectedResource;
+  auth?: EndpointAuth;
   /**
    * Bounds on each caller (its principal, else its address), as the Streamable HTTP handler's `rateLimit`: the GET
    * and every POST count as requests; a POST is in flight until its 202. Default: none.
@@ -311,7 +311,7 @@ export class LegacySSEHandler {
     );
   }
 
-  /** A field, not a method, so that `ProtectedResource.admit` can refuse the way every refusal here goes. */
+  /** A field, not a method, so that `auth.admit` can refuse the way every refusal here goes. */
   private readonly refuse = (
     exchange: HTTPExchange,
     status: number,

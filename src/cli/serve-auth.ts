@@ -1,0 +1,85 @@
+import { BearerTokens } from '../http/bearer-tokens.js';
+import type { ServeOAuth } from './serve.js';
+import { UsageError } from './usage-error.js';
+
+/** Who may call `mcpwire serve`: the flags that say so, as parsed. */
+interface AuthFlags {
+  'oauth-issuer'?: string;
+  'oauth-introspection'?: string;
+  'oauth-jwks'?: string;
+  'oauth-scope': string[];
+  'oauth-resource'?: string;
+  'token-env'?: string;
+}
+
+/**
+ * Who may call `mcpwire serve`: OAuth access tokens of one authorization server (`--oauth-*`), tokens given out by
+ * hand (`--token-env NAME`), or anyone (neither); UsageError when the flags are incomplete or both are given.
+ */
+export function parseServeAuth(
+  values: AuthFlags,
+  stdio: boolean | undefined,
+): { oauth?: ServeOAuth; tokens?: BearerTokens } {
+  const oauth = parseServeOAuth(values, stdio);
+  const variable = values['token-env'];
+  if (variable === undefined) return { oauth };
+  if (stdio) throw new UsageError('--token-env protects HTTP endpoints; --stdio has none');
+  if (oauth !== undefined) {
+    throw new UsageError(
+      '--token-env and --oauth-issuer each say who may call: give one (tokens handed out, or OAuth access tokens)',
+    );
+  }
+  const text = process.env[variable];
+  if (!text) {
+    throw new UsageError(
+      `--token-env ${variable}: the environment variable ${variable} is not set; put the tokens clients may send ` +
+        'in it, separated by commas (`openssl rand -hex 32` makes one)',
+    );
+  }
+  try {
+    return { tokens: new BearerTokens(text.split(',').map((token) => token.trim())) };
+  } catch (err) {
+    throw new UsageError(`--token-env ${variable}: ${(err as Error).message.replace('BearerTokens: ', '')}`);
+  }
+}
+
+/** The OAuth options of `mcpwire serve`, or undefined when none are given; UsageError when they are incomplete. */
+function parseServeOAuth(values: AuthFlags, stdio: boolean | undefined): ServeOAuth | undefined {
+  const issuer = values['oauth-issuer'];
+  const introspection = values['oauth-introspection'];
+  const jwks = values['oauth-jwks'];
+  if (issuer === undefined && introspection === undefined && jwks === undefined) {
+    if (values['oauth-scope'].length > 0 || values['oauth-resource'] !== undefined) {
+      throw new UsageError(
+        '--oauth-scope and --oauth-resource need --oauth-issuer, with --oauth-introspection or --oauth-jwks',
+      );
+    }
+    return undefined;
+  }
+  if (stdio) throw new UsageError('--oauth-issuer protects HTTP endpoints; --stdio has none');
+  if (issuer === undefined || (introspection === undefined) === (jwks === undefined)) {
+    throw new UsageError(
+      '--oauth-issuer goes with one of --oauth-introspection (ask the authorization server about each token) and ' +
+        '--oauth-jwks (check JWT access tokens against its keys): whose tokens, and how to check them',
+    );
+  }
+  for (const [flag, url] of [
+    ['--oauth-issuer', issuer],
+    ['--oauth-introspection', introspection],
+    ['--oauth-jwks', jwks],
+    ['--oauth-resource', values['oauth-resource']],
+  ] as const) {
+    if (url !== undefined && !URL.canParse(url)) throw new UsageError(`${flag} takes a URL, not "${url}"`);
+  }
+  const common = { issuer, resource: values['oauth-resource'], requiredScopes: values['oauth-scope'] };
+  if (jwks !== undefined) return { ...common, check: { jwks } };
+  const clientId = process.env.MCPWIRE_INTROSPECTION_CLIENT_ID;
+  const clientSecret = process.env.MCPWIRE_INTROSPECTION_CLIENT_SECRET;
+  if (!clientId || !clientSecret) {
+    throw new UsageError(
+      "Introspection needs this server's credentials at the authorization server: set MCPWIRE_INTROSPECTION_CLIENT_ID " +
+        'and MCPWIRE_INTROSPECTION_CLIENT_SECRET (kept out of the command line, where other users can read them)',
+    );
+  }
+  return { ...common, check: { introspection: introspection!, clientId, clientSecret } };
+}
