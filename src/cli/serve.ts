@@ -214,6 +214,11 @@ async function serveOnStdio(options: ServeOptions): Promise<number> {
   });
 }
 
+/** Whether a server bound to `host` is reached only from this machine. */
+function loopbackOnly(host: string): boolean {
+  return isLoopbackAddress(host) || host === 'localhost';
+}
+
 /**
  * The Host/Origin policy for a bind address: on loopback, the handlers' own default (loopback names
  * only); elsewhere, the names given, or none when none are (the operator was warned).
@@ -225,7 +230,7 @@ function rebindingPolicy(options: ServeOptions): HostOriginPolicy | false | unde
       allowedOrigins: options.allowedOrigins.length > 0 ? options.allowedOrigins : undefined,
     };
   }
-  if (isLoopbackAddress(options.host) || options.host === 'localhost') return undefined;
+  if (loopbackOnly(options.host)) return undefined;
   log(
     `warning: bound to ${options.host} with no --allowed-host: Host and Origin are not checked, so pages a browser ` +
       'loads elsewhere could reach this server; list the names clients use with --allowed-host',
@@ -259,6 +264,12 @@ async function serveHttp(options: ServeOptions): Promise<number> {
     options.oauth === undefined ? undefined : protectedResource(options.oauth, `http://${host}:${port}/mcp`);
   const auth = resource ?? options.tokens;
   if (options.tokens !== undefined) log('taking only requests with one of the tokens of --token-env');
+  else if (auth === undefined && !loopbackOnly(options.host)) {
+    log(
+      `warning: bound to ${options.host} with neither --token-env nor --oauth-issuer: whoever reaches it may call ` +
+        'every tool of the server; say who may with one of them (or in a proxy in front)',
+    );
+  }
   const cors = options.corsOrigins.length > 0 ? { origins: options.corsOrigins } : undefined;
   const streamable = new StreamableHTTPHandler(server, {
     stateless: options.stateless,
