@@ -3,7 +3,6 @@ import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
 import { connectStdio } from '../client/negotiation/connect-stdio.js';
 import { connectUrl } from '../client/negotiation/connect-url.js';
-import { OAuthClient } from '../client/oauth/oauth-client.js';
 import type { TaskRequestOptions } from '../client/task-types.js';
 import { listSkills } from '../extensions/skills/skills-client.js';
 import type { SubscriptionFilter } from '../protocol/modern-types.js';
@@ -27,6 +26,7 @@ import { cliSampling } from './call-sampling.js';
 import { formatSkills, skillFile } from './call-skills.js';
 import { toolView } from './call-view.js';
 import { givesAuthorization } from './header-args.js';
+import { machineSignIn } from './machine-client.js';
 import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 import { ProgressBar } from './progress-bar.js';
 import { taskReporter } from './task-status.js';
@@ -76,10 +76,8 @@ export async function call(args: CallArgs, clientVersion: string): Promise<numbe
   let signIn: CliSignIn | undefined;
   try {
     // A token given by hand is the person's choice; otherwise a server that wants OAuth gets a sign-in.
-    if (args.machine !== undefined) {
-      const oauth = new OAuthClient({ grant: 'client_credentials', client: args.machine });
-      signIn = { oauth, close: async () => {} };
-    } else if (args.target.kind === 'url' && !givesAuthorization(args.headers)) {
+    if (args.machine !== undefined) signIn = machineSignIn(args.machine);
+    else if (args.target.kind === 'url' && !givesAuthorization(args.headers)) {
       const say = (text: string) => bar.print(text);
       const saved = args.store ? new OAuthTokenFile(args.target.url, signInFolder(), say) : undefined;
       signIn = await cliSignIn(clientVersion, canAsk(terminal), say, saved);

@@ -3,6 +3,7 @@ import { bridgeServer } from '../host/bridge-server.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
 import { type CliSignIn, cliSignIn } from './call-oauth.js';
 import { givesAuthorization, parseHeaders } from './header-args.js';
+import { type MachineClient, machineClient, machineSignIn } from './machine-client.js';
 import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 import { checkedToolPatterns } from './serve-command.js';
 import { UsageError } from './usage-error.js';
@@ -19,6 +20,8 @@ export interface ConnectArgs {
   store: boolean;
   /** The remote's tools the local client never sees (`--hide-tool`, see HiddenTools). */
   hideTools: readonly string[];
+  /** `--client-id`: get tokens as this machine client, no sign-in. */
+  machine: MachineClient | undefined;
 }
 
 /** `mcpwire connect`'s arguments, or 'help'; UsageError when they are wrong. */
@@ -31,6 +34,7 @@ export function parseConnectArgs(argv: readonly string[]): ConnectArgs | 'help' 
       header: { type: 'string', multiple: true, default: [] },
       'no-store': { type: 'boolean', default: false },
       'hide-tool': { type: 'string', multiple: true, default: [] },
+      'client-id': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -47,12 +51,14 @@ export function parseConnectArgs(argv: readonly string[]): ConnectArgs | 'help' 
   if (!['auto', 'http', 'sse'].includes(transport)) {
     throw new UsageError(`--transport must be one of auto, http, sse, not "${values.transport}"`);
   }
+  const headers = parseHeaders(values.header);
   return {
     url,
     transport,
-    headers: parseHeaders(values.header),
+    headers,
     store: !values['no-store'],
     hideTools: checkedToolPatterns(values['hide-tool']),
+    machine: machineClient(values['client-id'], { kind: 'url' }, headers),
   };
 }
 
@@ -66,7 +72,8 @@ export function parseConnectArgs(argv: readonly string[]): ConnectArgs | 'help' 
 export async function connect(args: ConnectArgs, clientVersion: string): Promise<number> {
   const say = (text: string) => process.stderr.write(text);
   let signIn: CliSignIn | undefined;
-  if (!givesAuthorization(args.headers)) {
+  if (args.machine !== undefined) signIn = machineSignIn(args.machine);
+  else if (!givesAuthorization(args.headers)) {
     const saved = args.store ? new OAuthTokenFile(args.url, signInFolder(), say) : undefined;
     signIn = await cliSignIn(clientVersion, true, say, saved);
   }

@@ -253,6 +253,9 @@ Options:
                           variable NAME, so that a token stays out of the command line
   --transport T           auto (default), http (Streamable HTTP only) or sse (HTTP+SSE only)
   --no-store              Keep no sign-in: sign in again each run
+  --client-id ID          Get OAuth tokens as this machine client (client credentials grant),
+                          its secret in MCPWIRE_CLIENT_SECRET or its private key (a JWK with its
+                          alg) in MCPWIRE_CLIENT_KEY; no one signs in
   --hide-tool NAME        A tool of the remote the local client never sees (repeatable; *
                           matches any run of characters): left out of the tool list, and a
                           call of it answered as one of a tool that does not exist (-32602)

@@ -1,9 +1,10 @@
-import type { ClientCredentialsOptions } from '../client/oauth/oauth-client.js';
+import { type ClientCredentialsOptions, OAuthClient } from '../client/oauth/oauth-client.js';
 import type { ClientKey } from '../client/oauth/token-auth.js';
+import type { CliSignIn } from './call-oauth.js';
 import { givesAuthorization } from './header-args.js';
 import { UsageError } from './usage-error.js';
 
-/** `mcpwire call --client-id`: a machine client's credentials for the client credentials grant. */
+/** `--client-id` (of `call` and `connect`): a machine client's credentials for the client credentials grant. */
 export type MachineClient = ClientCredentialsOptions['client'];
 
 /**
@@ -36,6 +37,11 @@ export function machineClient(
       'MCPWIRE_CLIENT_KEY to its private key as a JWK with its "alg" (kept out of the command line, where other ' +
       'users can read them)',
   );
+}
+
+/** The authorization of a run as `machine`: tokens of the client credentials grant; no one signs in, nothing to close. */
+export function machineSignIn(machine: MachineClient): CliSignIn {
+  return { oauth: new OAuthClient({ grant: 'client_credentials', client: machine }), close: async () => {} };
 }
 
 function parseKey(text: string): ClientKey {

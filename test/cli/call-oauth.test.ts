@@ -242,6 +242,34 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 120_00
     }
   });
 
+  test('connect --client-id: a desktop client reaches the server through a machine client, no one signs in', async () => {
+    const env = await configHome();
+    const client = new SdkClient({ name: 'agent', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'connect', demo.url, '--client-id', 'robot'],
+        env: { ...(process.env as Record<string, string>), ...env, MCPWIRE_CLIENT_SECRET: 'robot-secret' },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const answer = await client.callTool({ name: 'echo', arguments: { message: 'agent' } });
+      assert.deepEqual(answer.content, [{ type: 'text', text: 'Echo: agent' }]);
+      assert.equal(as.log.authorizations.length, 0);
+      assert.deepEqual(
+        as.log.tokenRequests.map((form) => form.get('grant_type')),
+        ['client_credentials'],
+      );
+    } finally {
+      await client.close();
+    }
+    const wrong = runCli(['connect', demo.url, '--client-id', 'robot'], env);
+    wrong.child.stdin.end();
+    assert.equal(await wrong.exit(15_000), 2, wrong.stderr());
+    assert.match(wrong.stderr(), /set MCPWIRE_CLIENT_SECRET to its secret/);
+  });
+
   test('--no-store keeps nothing: the next run signs in again', async () => {
     const env = await configHome();
     const run = onTerminal([...echo('once'), '--no-store'], env);
