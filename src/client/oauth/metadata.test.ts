@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { discoverAuthorizationServer, discoverProtectedResource } from './metadata.js';
+import {
+  discoverAuthorizationServer,
+  discoverLegacyAuthorizationServer,
+  discoverProtectedResource,
+} from './metadata.js';
 import { OAuthError } from './oauth-error.js';
 
 const SERVER = new URL('https://mcp.example.com/mcp');
@@ -46,5 +50,54 @@ test('authorization server metadata whose PKCE methods are a string, not a list,
       err.message ===
         `The authorization server metadata at ${issuer}/.well-known/oauth-authorization-server has a ` +
           '"code_challenge_methods_supported" that is not a list of strings: "S256x"',
+  );
+});
+
+test('an authorization server not on https is not used, nor asked anything, but on loopback', async () => {
+  const asked: string[] = [];
+  const recording: typeof fetch = async (input) => {
+    asked.push(String(input));
+    return new Response('{}', { status: 404 });
+  };
+  const refusal = /is not https: MCP requires every authorization server endpoint to be .* not authorizing$/;
+  await assert.rejects(discoverAuthorizationServer('http://auth.example.com', recording), refusal);
+  // A 2025-03-26 server's origin is its authorization server.
+  await assert.rejects(
+    discoverLegacyAuthorizationServer(new URL('http://mcp.example.com/mcp'), recording),
+    refusal,
+  );
+  assert.deepEqual(asked, []);
+  // Loopback, where a server under development runs, is let through.
+  await discoverLegacyAuthorizationServer(new URL('http://127.0.0.1:8080/mcp'), recording);
+  await discoverLegacyAuthorizationServer(new URL('http://[::1]:8080/mcp'), recording);
+  assert.equal(asked.length, 2);
+});
+
+test('metadata on https whose endpoints are not is refused, naming the endpoint', async () => {
+  const issuer = 'https://auth.example.com';
+  for (const field of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint']) {
+    const meta = {
+      issuer,
+      authorization_endpoint: `${issuer}/authorize`,
+      token_endpoint: `${issuer}/token`,
+      registration_endpoint: `${issuer}/register`,
+      [field]: 'http://auth.example.com/x',
+    };
+    await assert.rejects(
+      discoverAuthorizationServer(issuer, answering(meta)),
+      (err: unknown) =>
+        err instanceof OAuthError && err.message.startsWith(`The "${field}" of the metadata at ${issuer}/`),
+      field,
+    );
+  }
+  const noUrl = {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    registration_endpoint: 5,
+  };
+  await assert.rejects(
+    discoverAuthorizationServer(issuer, answering(noUrl)),
+    /no valid "registration_endpoint"/,
   );
 });

@@ -1,3 +1,4 @@
+import { isLoopbackAddress } from '../../http/guards.js';
 import { isObject, isStringArray } from '../../protocol/param-checks.js';
 import { OAuthError } from './oauth-error.js';
 import { oauthJson } from './oauth-post.js';
@@ -83,6 +84,7 @@ export async function discoverAuthorizationServer(
   issuer: string,
   fetchFn: typeof fetch,
 ): Promise<AuthorizationServerMetadata> {
+  checkSecure(issuer, 'The authorization server');
   const base = new URL(issuer);
   const path = base.pathname === '/' ? '' : base.pathname.replace(/\/$/, '');
   const candidates = path
@@ -109,6 +111,10 @@ export async function discoverLegacyAuthorizationServer(
   fetchFn: typeof fetch,
 ): Promise<AuthorizationServerMetadata> {
   const issuer = serverUrl.origin;
+  checkSecure(
+    issuer,
+    `The authorization server of ${serverUrl} (its origin, as the 2025-03-26 revision has it)`,
+  );
   const what = `the metadata of the authorization server ${issuer}`;
   const found = await firstJson([new URL('/.well-known/oauth-authorization-server', issuer)], fetchFn, what);
   // The metadata was found from the MCP server's own URL, not from an issuer, so its issuer is not checked.
@@ -143,6 +149,9 @@ export function failureAt(issuer: AuthorizationServerMetadata, serverUrl: URL, e
   );
 }
 
+/** The endpoints a client sends to: the first two are required (RFC 8414 §2), registration is optional. */
+const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'registration_endpoint'] as const;
+
 /**
  * Authorization server metadata that names its endpoints and, when `issuer` is given, that issuer (RFC 8414
  * §3.3); or the OAuthError saying what is wrong.
@@ -152,10 +161,13 @@ function checked(
   issuer: string | undefined,
 ): AuthorizationServerMetadata {
   const meta = body as Partial<AuthorizationServerMetadata>;
-  for (const field of ['authorization_endpoint', 'token_endpoint'] as const) {
-    if (typeof meta[field] !== 'string' || !URL.canParse(meta[field])) {
+  for (const field of ENDPOINTS) {
+    const endpoint = meta[field];
+    if (endpoint === undefined && field === 'registration_endpoint') continue;
+    if (typeof endpoint !== 'string' || !URL.canParse(endpoint)) {
       throw new OAuthError(`The authorization server metadata at ${url} has no valid "${field}"`);
     }
+    checkSecure(endpoint, `The "${field}" of the metadata at ${url},`);
   }
   if (typeof meta.issuer !== 'string')
     throw new OAuthError(`The authorization server metadata at ${url} names no issuer`);
@@ -169,6 +181,21 @@ function checked(
   }
   checkLists(meta, ISSUER_LISTS, `The authorization server metadata at ${url}`);
   return meta as AuthorizationServerMetadata;
+}
+
+/**
+ * Refuses an authorization server URL that is not https (spec, authorization, "Communication Security": every
+ * authorization server endpoint is served over HTTPS), but on loopback, where a server under development runs:
+ * what the client sends there (its secret, the code, the tokens) would otherwise cross the network in the clear.
+ */
+function checkSecure(url: string, what: string): void {
+  const parsed = new URL(url);
+  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && isLoopbackAddress(parsed.hostname)))
+    return;
+  throw new OAuthError(
+    `${what} ${url} is not https: MCP requires every authorization server endpoint to be (plain http only on ` +
+      'loopback), and the client would send its credentials, codes and tokens there in the clear; not authorizing',
+  );
 }
 
 /** The lists a client reads of each metadata (RFC 9728 §2, RFC 8414 §2): JSON arrays of strings when present. */
