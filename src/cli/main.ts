@@ -227,7 +227,10 @@ main(argv).then(
     const usage = err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     // The message says what to change; the whole page would bury it, so it names the page to read.
     const page = helpOf(argv[0]) === undefined ? 'mcpwire --help' : `mcpwire ${argv[0]} --help`;
-    process.stderr.write(`mcpwire: ${err.message}\n${usage ? `Run \`${page}\` for the usage.\n` : ''}`);
-    process.exitCode = usage ? 2 : 1;
+    // What was started before the failure (a listening port, a child, a Redis connection) must not keep a command
+    // that failed alive: it exits once the message is written.
+    process.stderr.write(`mcpwire: ${err.message}\n${usage ? `Run \`${page}\` for the usage.\n` : ''}`, () =>
+      process.exit(usage ? 2 : 1),
+    );
   },
 );

@@ -55,6 +55,15 @@ export function isLoopbackAddress(address: string | undefined): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }
 
+/**
+ * Whether `url` may carry credentials: https, or http on loopback, where a server under development runs. The
+ * MCP authorization spec asks it of every authorization server endpoint; elsewhere plain http would carry a
+ * secret, a token or the keys that sign them across the network in the clear.
+ */
+export function isSecureEndpoint(url: URL): boolean {
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackAddress(url.hostname));
+}
+
 /** What the Host and Origin guard reads of a request. */
 export interface HostSource extends HeaderSource {
   /** The authority of an absolute-form request target, checked instead of Host (see `HTTPExchange.authority`). */

@@ -113,3 +113,13 @@ test('an endpoint that answers nothing in timeoutMs, or no JSON object, rejects 
     await odd.close();
   }
 });
+
+test('an endpoint on plain http is refused at once, but on loopback: credentials and tokens would travel in the clear', () => {
+  const options = { clientId: 'a', clientSecret: 'b', resource: RESOURCE };
+  assert.throws(
+    () => introspectionVerifier({ ...options, endpoint: 'http://as.example/introspect' }),
+    /introspectionVerifier: the endpoint http:\/\/as\.example\/introspect is not https/,
+  );
+  introspectionVerifier({ ...options, endpoint: 'https://as.example/introspect' });
+  introspectionVerifier({ ...options, endpoint: 'http://127.0.0.2:9/introspect' });
+});

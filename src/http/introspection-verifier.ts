@@ -1,10 +1,11 @@
 import { isObject } from '../jsonrpc/parse.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { basicCredentials } from './basic-credentials.js';
+import { isSecureEndpoint } from './guards.js';
 import type { TokenGrant, TokenVerifier } from './protected-resource.js';
 
 export interface IntrospectionOptions {
-  /** The authorization server's token introspection endpoint (RFC 7662). */
+  /** The authorization server's token introspection endpoint (RFC 7662): https, or http on loopback only. */
   endpoint: string;
   /** This server's credentials at the authorization server, sent with HTTP Basic (client_secret_basic). */
   clientId: string;
@@ -38,6 +39,12 @@ const DEFAULT_TIMEOUT_MS = 5_000;
  * rather than 401.
  */
 export function introspectionVerifier(options: IntrospectionOptions): TokenVerifier {
+  if (!isSecureEndpoint(new URL(options.endpoint))) {
+    throw new Error(
+      `introspectionVerifier: the endpoint ${options.endpoint} is not https: this server's credentials and every ` +
+        'token it checks would cross the network in the clear (plain http only on loopback)',
+    );
+  }
   const send = options.fetch ?? globalThis.fetch;
   const clock = options.clock ?? systemClock;
   const cacheMs = options.cacheMs ?? DEFAULT_CACHE_MS;

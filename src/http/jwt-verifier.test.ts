@@ -122,3 +122,16 @@ test('a key rotated in is fetched when a token names it; the keys cannot be fetc
     up = true;
   }
 });
+
+test('keys on plain http are refused at once, but on loopback: anyone on the way could sign tokens', () => {
+  for (const jwksUrl of ['http://as.example/jwks', 'http://10.0.0.1/jwks', 'ftp://as.example/jwks']) {
+    assert.throws(
+      () => jwtVerifier({ issuer: ISSUER, jwksUrl, resource: RESOURCE }),
+      /jwtVerifier: the jwksUrl .* is not https: keys fetched over plain http could be anyone's/,
+      jwksUrl,
+    );
+  }
+  for (const jwksUrl of ['https://as.example/jwks', 'http://localhost:9/jwks', 'http://[::1]:9/jwks']) {
+    jwtVerifier({ issuer: ISSUER, jwksUrl, resource: RESOURCE });
+  }
+});

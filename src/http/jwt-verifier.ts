@@ -1,10 +1,11 @@
 import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from 'jose';
+import { isSecureEndpoint } from './guards.js';
 import type { TokenGrant, TokenVerifier } from './protected-resource.js';
 
 export interface JwtVerifierOptions {
   /** The issuer tokens must name (`iss`): the authorization server's, exactly as its metadata says it. */
   issuer: string;
-  /** Where its signing keys are published (its metadata's `jwks_uri`). */
+  /** Where its signing keys are published (its metadata's `jwks_uri`): https, or http on loopback only. */
   jwksUrl: string;
   /** This server's canonical URL: a token whose `aud` does not name it was issued for another server. */
   resource: string;
@@ -45,7 +46,14 @@ const REFUSALS: ReadonlyArray<new (...args: never[]) => Error> = [
  * refused; keys that cannot be fetched reject, so that the request gets 503 rather than 401.
  */
 export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
-  const keys = createRemoteJWKSet(new URL(options.jwksUrl), {
+  const jwksUrl = new URL(options.jwksUrl);
+  if (!isSecureEndpoint(jwksUrl)) {
+    throw new Error(
+      `jwtVerifier: the jwksUrl ${jwksUrl} is not https: keys fetched over plain http could be anyone's, and every ` +
+        'token they sign would be taken (plain http only on loopback)',
+    );
+  }
+  const keys = createRemoteJWKSet(jwksUrl, {
     cooldownDuration: options.keysCooldownMs ?? 30_000,
     ...(options.fetch && { [customFetch]: options.fetch }),
   });

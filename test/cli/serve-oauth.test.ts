@@ -135,6 +135,29 @@ describe('mcpwire serve with OAuth', { timeout: 120_000 }, () => {
   });
 });
 
+test('keys or an introspection endpoint on plain http (not loopback): serve fails at once, saying why, and exits', async () => {
+  for (const [flag, url, message] of [
+    [
+      '--oauth-jwks',
+      'http://as.example/jwks',
+      /jwtVerifier: the jwksUrl http:\/\/as\.example\/jwks is not https/,
+    ],
+    [
+      '--oauth-introspection',
+      'http://as.example/introspect',
+      /introspectionVerifier: the endpoint http:\/\/as\.example\/introspect is not https/,
+    ],
+  ] as const) {
+    const run = serveWith(
+      ['--port', '0', '--no-legacy-sse', '--oauth-issuer', 'https://as.example', flag, url],
+      CREDENTIALS,
+    );
+    // Its port was open already when the check failed: it must not keep the command alive.
+    assert.equal(await run.exit(10_000), 1, run.stderr());
+    assert.match(run.stderr(), message);
+  }
+});
+
 describe("mcpwire serve --oauth-jwks: JWT access tokens checked against the issuer's keys", {
   timeout: 60_000,
 }, () => {

@@ -1,4 +1,4 @@
-import { isLoopbackAddress } from '../../http/guards.js';
+import { isSecureEndpoint } from '../../http/guards.js';
 import { isObject, isStringArray } from '../../protocol/param-checks.js';
 import { OAuthError } from './oauth-error.js';
 import { oauthJson } from './oauth-post.js';
@@ -183,15 +183,9 @@ function checked(
   return meta as AuthorizationServerMetadata;
 }
 
-/**
- * Refuses an authorization server URL that is not https (spec, authorization, "Communication Security": every
- * authorization server endpoint is served over HTTPS), but on loopback, where a server under development runs:
- * what the client sends there (its secret, the code, the tokens) would otherwise cross the network in the clear.
- */
+/** Refuses an authorization server URL that is not https, but on loopback (spec: "Communication Security"). */
 function checkSecure(url: string, what: string): void {
-  const parsed = new URL(url);
-  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && isLoopbackAddress(parsed.hostname)))
-    return;
+  if (isSecureEndpoint(new URL(url))) return;
   throw new OAuthError(
     `${what} ${url} is not https: MCP requires every authorization server endpoint to be (plain http only on ` +
       'loopback), and the client would send its credentials, codes and tokens there in the clear; not authorizing',
