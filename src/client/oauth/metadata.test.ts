@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  discoverAuthorizationServer,
-  discoverLegacyAuthorizationServer,
-  discoverProtectedResource,
-} from './metadata.js';
+import { discoverAuthorizationServer, discoverProtectedResource } from './metadata.js';
 import { OAuthError } from './oauth-error.js';
 
 const SERVER = new URL('https://mcp.example.com/mcp');
@@ -53,7 +49,7 @@ test('authorization server metadata whose PKCE methods are a string, not a list,
   );
 });
 
-test('an authorization server not on https is not used, nor asked anything, but on loopback', async () => {
+test('an authorization server not on https is not asked anything, but on loopback', async () => {
   const asked: string[] = [];
   const recording: typeof fetch = async (input) => {
     asked.push(String(input));
@@ -61,16 +57,11 @@ test('an authorization server not on https is not used, nor asked anything, but 
   };
   const refusal = /is not https: MCP requires every authorization server endpoint to be .* not authorizing$/;
   await assert.rejects(discoverAuthorizationServer('http://auth.example.com', recording), refusal);
-  // A 2025-03-26 server's origin is its authorization server.
-  await assert.rejects(
-    discoverLegacyAuthorizationServer(new URL('http://mcp.example.com/mcp'), recording),
-    refusal,
-  );
   assert.deepEqual(asked, []);
   // Loopback, where a server under development runs, is let through.
-  await discoverLegacyAuthorizationServer(new URL('http://127.0.0.1:8080/mcp'), recording);
-  await discoverLegacyAuthorizationServer(new URL('http://[::1]:8080/mcp'), recording);
-  assert.equal(asked.length, 2);
+  await assert.rejects(discoverAuthorizationServer('http://127.0.0.1:8080', recording), /Could not read/);
+  await assert.rejects(discoverAuthorizationServer('http://[::1]:8080', recording), /Could not read/);
+  assert.equal(asked.length, 4);
 });
 
 test('metadata on https whose endpoints are not is refused, naming the endpoint', async () => {
@@ -99,5 +90,22 @@ test('metadata on https whose endpoints are not is refused, naming the endpoint'
   await assert.rejects(
     discoverAuthorizationServer(issuer, answering(noUrl)),
     /no valid "registration_endpoint"/,
+  );
+});
+
+test('a server not on https gets no token: nothing is asked of it or of anyone for it, but on loopback', async () => {
+  const asked: string[] = [];
+  const recording: typeof fetch = async (input) => {
+    asked.push(String(input));
+    return new Response('{}', { status: 404 });
+  };
+  await assert.rejects(
+    discoverProtectedResource(new URL('http://mcp.example.com/mcp'), undefined, recording),
+    /^OAuthError: http:\/\/mcp\.example\.com\/mcp is not https: an access token sent to it would cross/,
+  );
+  assert.deepEqual(asked, []);
+  assert.equal(
+    await discoverProtectedResource(new URL('http://localhost:9/mcp'), undefined, recording),
+    undefined,
   );
 });

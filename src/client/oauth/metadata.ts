@@ -41,6 +41,12 @@ export async function discoverProtectedResource(
   named: string | undefined,
   fetchFn: typeof fetch,
 ): Promise<ProtectedResourceMetadata | undefined> {
+  if (!isSecureEndpoint(serverUrl)) {
+    throw new OAuthError(
+      `${serverUrl} is not https: an access token sent to it would cross the network in the clear (RFC 6750 ` +
+        '§5.3; plain http only on loopback); not authorizing',
+    );
+  }
   const path = serverUrl.pathname === '/' ? '' : serverUrl.pathname.replace(/\/$/, '');
   const candidates =
     named !== undefined
@@ -111,10 +117,6 @@ export async function discoverLegacyAuthorizationServer(
   fetchFn: typeof fetch,
 ): Promise<AuthorizationServerMetadata> {
   const issuer = serverUrl.origin;
-  checkSecure(
-    issuer,
-    `The authorization server of ${serverUrl} (its origin, as the 2025-03-26 revision has it)`,
-  );
   const what = `the metadata of the authorization server ${issuer}`;
   const found = await firstJson([new URL('/.well-known/oauth-authorization-server', issuer)], fetchFn, what);
   // The metadata was found from the MCP server's own URL, not from an issuer, so its issuer is not checked.
