@@ -6,6 +6,7 @@
 // The conformance CLI appends the server URL, so it is the last argument. Exits 0 once the scenario's
 // work is done and the session is closed, 1 when anything failed (the reason goes to stderr).
 
+import { exportJWK, importPKCS8 } from 'jose';
 import { Client } from '../../src/client/client.js';
 import { connectUrl } from '../../src/client/negotiation/connect-url.js';
 import { OAuthClient, type OAuthClientInformation } from '../../src/client/oauth/oauth-client.js';
@@ -82,16 +83,19 @@ const AUTH_SCENARIOS = [
   'iss-normalized',
   'metadata-issuer-mismatch',
 ];
-for (const name of AUTH_SCENARIOS) SCENARIOS[`auth/${name}`] = authorized;
+// Extensions: a machine client, no one signs in (the client credentials grant, with its secret or a signed assertion)
+const MACHINE_SCENARIOS = ['client-credentials-basic', 'client-credentials-jwt'];
+for (const name of [...AUTH_SCENARIOS, ...MACHINE_SCENARIOS]) SCENARIOS[`auth/${name}`] = authorized;
 
 /**
  * What the auth scenarios sign in with: a redirect URI nothing listens on, the CIMD URL the suite expects,
  * pre-registered credentials where the scenario gives them (MCP_CONFORMANCE_CONTEXT), and a "user" who
  * approves at once: the authorization URL is requested and the redirect it answers is where the code is.
  */
-function oauthFor(scenario: string): OAuthClient | undefined {
+async function oauthFor(scenario: string): Promise<OAuthClient | undefined> {
   if (!scenario.startsWith('auth/')) return undefined;
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, string>;
+  if (MACHINE_SCENARIOS.includes(scenario.slice('auth/'.length))) return machineFor(context);
   const preRegistered: OAuthClientInformation | undefined =
     context.client_id === undefined
       ? undefined
@@ -110,6 +114,15 @@ function oauthFor(scenario: string): OAuthClient | undefined {
       return new URL(location, url);
     },
   });
+}
+
+/** The scenario's machine client: its secret, or its private key (PKCS#8 PEM) as the JWK the OAuthClient signs with. */
+async function machineFor(context: Record<string, string>): Promise<OAuthClient> {
+  const { client_id, client_secret, private_key_pem: pem, signing_algorithm: alg } = context;
+  if (pem === undefined)
+    return new OAuthClient({ grant: 'client_credentials', client: { client_id, client_secret } });
+  const privateKey = { ...(await exportJWK(await importPKCS8(pem, alg, { extractable: true }))), alg };
+  return new OAuthClient({ grant: 'client_credentials', client: { client_id, privateKey } });
 }
 
 /**
@@ -158,7 +171,7 @@ async function main(): Promise<number> {
     return 1;
   }
   const client = clientFor(name);
-  const oauth = oauthFor(name);
+  const oauth = await oauthFor(name);
   // As a user would: negotiation finds the era and the transport (server/discover, then initialize).
   const session = await connectUrl(client, url, { fetch: oauth?.fetch });
   log(`connected to ${session.serverInfo.name} (${session.era}, protocol ${session.protocolVersion})`);
