@@ -1,4 +1,5 @@
-import { type ClientCredentialsOptions, OAuthClient } from '../client/oauth/oauth-client.js';
+import { OAuthClient } from '../client/oauth/oauth-client.js';
+import type { ClientCredentialsOptions } from '../client/oauth/oauth-client-options.js';
 import type { ClientKey } from '../client/oauth/token-auth.js';
 import type { CliSignIn } from './call-oauth.js';
 import { givesAuthorization } from './header-args.js';

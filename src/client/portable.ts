@@ -48,11 +48,11 @@ export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from './o
 export {
   OAuthClient,
   type OAuthClientInformation,
-  type OAuthClientOptions,
   type OAuthState,
   type OAuthStore,
   type OAuthTokens,
 } from './oauth/oauth-client.js';
+export type { OAuthClientOptions } from './oauth/oauth-client-options.js';
 export { OAuthError } from './oauth/oauth-error.js';
 export type { ApplicationType } from './oauth/registration.js';
 export type { ClientKey } from './oauth/token-auth.js';

@@ -1,7 +1,8 @@
 import { Client } from '../client/client.js';
 import type { ClientSession } from '../client/client-session.js';
 import { StreamableHTTPClientConnection } from '../client/http/streamable-http-client-connection.js';
-import { OAuthClient, type OAuthClientOptions } from '../client/oauth/oauth-client.js';
+import { OAuthClient } from '../client/oauth/oauth-client.js';
+import type { OAuthClientOptions } from '../client/oauth/oauth-client-options.js';
 import { createDemoServer } from '../demo/demo-server.js';
 import { ProtectedResource } from '../http/protected-resource.js';
 import { StreamableHTTPHandler } from '../server/http/streamable-http-handler.js';

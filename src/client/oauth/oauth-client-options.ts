@@ -1,0 +1,59 @@
+import type { Clock } from '../../util/clock.js';
+import type { OAuthClientInformation, OAuthStore } from './oauth-state.js';
+import type { ApplicationType } from './registration.js';
+import type { ClientKey } from './token-auth.js';
+
+/** How tokens are obtained: a person signs in (the authorization code grant with PKCE), or the client alone. */
+export type OAuthClientOptions = OAuthClientCommonOptions & (SignInOptions | ClientCredentialsOptions);
+
+/** A person signs in, in a browser: the authorization code grant with PKCE. */
+export interface SignInOptions {
+  /** Where the authorization server sends the user agent back with the code; registered with the client. */
+  redirectUri: string;
+  /**
+   * Has the user sign in at `url` (open it in a browser, or show it), and resolves with the URL the user
+   * agent was sent back to: the redirect URI with `code` and `state`, or `error`.
+   */
+  authorize(url: URL): Promise<string | URL>;
+}
+
+/**
+ * The client alone, for machine-to-machine use (the OAuth client credentials extension of MCP): tokens from the
+ * token endpoint with the client's own credentials, registered beforehand, and no person in the loop. A refused or
+ * expiring token is obtained again the same way.
+ */
+export interface ClientCredentialsOptions {
+  grant: 'client_credentials';
+  /**
+   * The client's registration: with its secret (`client_secret_basic` or `_post`), or with the private key whose
+   * public half the authorization server holds (`privateKey`: private_key_jwt, RFC 7523), which never leaves
+   * this process and is never stored.
+   */
+  client: OAuthClientInformation & ({ client_secret: string } | { privateKey: ClientKey });
+}
+
+export interface OAuthClientCommonOptions {
+  /** The name dynamic registration gives the client. Default "mcpwire". */
+  clientName?: string;
+  /**
+   * The `application_type` dynamic registration gives the client. Default: "native" for a loopback or
+   * private-scheme redirect URI, else "web".
+   */
+  applicationType?: ApplicationType;
+  /** An https URL of the client's Client ID Metadata Document: its `client_id` where the server takes one. */
+  clientMetadataUrl?: string;
+  /** Credentials registered beforehand with the authorization server: used instead of registering. */
+  client?: OAuthClientInformation;
+  /** Default: state kept in memory, for this process only. */
+  store?: OAuthStore;
+  /** The fetch that reaches the MCP and authorization servers. Default: the global fetch. */
+  fetch?: typeof fetch;
+  /**
+   * How long one request of authorization may take to be answered, in ms: a metadata document, a registration,
+   * a token. Past it, authorization fails with an OAuthError and the next refused request starts it afresh.
+   * The person's sign-in (`authorize`) is not bounded by it. Default 30 s.
+   */
+  timeoutMs?: number;
+  /** What token expiry is read against. Default: the system clock. */
+  clock?: Pick<Clock, 'now'>;
+}
