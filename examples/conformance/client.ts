@@ -83,8 +83,9 @@ const AUTH_SCENARIOS = [
   'iss-normalized',
   'metadata-issuer-mismatch',
 ];
-// Extensions: a machine client, no one signs in (the client credentials grant, with its secret or a signed assertion)
-const MACHINE_SCENARIOS = ['client-credentials-basic', 'client-credentials-jwt'];
+// Extensions: a machine client, no one signs in (the client credentials grant, with its secret or a signed
+// assertion; a workload's identity token, SEP-1933)
+const MACHINE_SCENARIOS = ['client-credentials-basic', 'client-credentials-jwt', 'wif-jwt-bearer'];
 for (const name of [...AUTH_SCENARIOS, ...MACHINE_SCENARIOS]) SCENARIOS[`auth/${name}`] = authorized;
 
 /**
@@ -116,9 +117,20 @@ async function oauthFor(scenario: string): Promise<OAuthClient | undefined> {
   });
 }
 
-/** The scenario's machine client: its secret, or its private key (PKCS#8 PEM) as the JWK the OAuthClient signs with. */
+/**
+ * The scenario's machine client: the workload's identity token, its secret, or its private key (PKCS#8 PEM) as the
+ * JWK the OAuthClient signs with.
+ */
 async function machineFor(context: Record<string, string>): Promise<OAuthClient> {
-  const { client_id, client_secret, private_key_pem: pem, signing_algorithm: alg } = context;
+  const {
+    client_id,
+    client_secret,
+    private_key_pem: pem,
+    signing_algorithm: alg,
+    valid_jwt: token,
+  } = context;
+  if (token !== undefined)
+    return new OAuthClient({ grant: 'jwt_bearer', client: { client_id }, assertion: () => token });
   if (pem === undefined)
     return new OAuthClient({ grant: 'client_credentials', client: { client_id, client_secret } });
   const privateKey = { ...(await exportJWK(await importPKCS8(pem, alg, { extractable: true }))), alg };

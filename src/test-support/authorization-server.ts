@@ -38,6 +38,11 @@ export interface TestAuthorizationServer extends LoopbackServer {
    * server's issuer, unexpired, its `jti` not seen before).
    */
   readonly clientKeys: Map<string, JWK>;
+  /**
+   * The public key of the workload identity provider it trusts (SEP-1933): a JWT-bearer grant's assertion must be
+   * signed by it, for this server's issuer, unexpired; else the grant is refused (400 invalid_grant). None: refused.
+   */
+  workloadKey: JWK | undefined;
   /** Forgets what it was asked, the tokens and the overrides. */
   reset(): void;
 }
@@ -72,6 +77,19 @@ async function assertedBy(
   }
 }
 
+const WORKLOAD_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** Whether a workload's identity token is good here: signed by `key`, for `issuer`, unexpired. */
+async function workloadAsserted(token: string, key: JWK | undefined, issuer: string): Promise<boolean> {
+  if (key === undefined) return false;
+  try {
+    await jwtVerify(token, await importJWK(key, key.alg), { audience: issuer, requiredClaims: ['exp'] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const send = (res: ServerResponse, status: number, body: unknown) => {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 };
@@ -81,7 +99,8 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
  * `registered` / `s3cret`, after `prefix`), an authorization endpoint that redirects at once with a code
  * and its `iss`, and a token endpoint that checks PKCE (S256) and the refresh tokens it issued, and gives the pre-registered
  * machine client `robot` / `robot-secret` tokens of its own (client credentials, no refresh token), as it does
- * the machine clients whose keys are in `clientKeys` (private_key_jwt). Tokens
+ * the machine clients whose keys are in `clientKeys` (private_key_jwt), and workloads whose identity token
+ * `workloadKey` signed (the JWT-bearer grant). Tokens
  * (`token-N`, after `prefix`) get the scopes the authorization asked for, refreshed ones the same. Its
  * introspection endpoint (`/introspect`) answers the resource server `resource-server` / `rs-secret` about
  * them, with `sub` "ada" and `aud` their resource.
@@ -111,7 +130,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
         token_endpoint: `${issuer}/token`,
         registration_endpoint: `${issuer}/register`,
         response_types_supported: ['code'],
-        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', WORKLOAD_GRANT],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         authorization_response_iss_parameter_supported: true,
@@ -160,8 +179,17 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
         grant = refreshTokens.get(form.get('refresh_token') ?? '');
         if (handle.rotateRefreshTokens) refreshTokens.delete(form.get('refresh_token') ?? '');
       }
-      const machine = form.get('grant_type') === 'client_credentials';
-      if (machine) {
+      const workload = form.get('grant_type') === WORKLOAD_GRANT;
+      if (workload) {
+        if (!(await workloadAsserted(form.get('assertion') ?? '', handle.workloadKey, issuer)))
+          return send(res, 400, {
+            error: 'invalid_grant',
+            error_description: 'the assertion is not good here',
+          });
+        grant = { scopes: form.get('scope')?.split(' ') ?? [], resource: form.get('resource') };
+      }
+      const machine = workload || form.get('grant_type') === 'client_credentials';
+      if (machine && !workload) {
         const authenticated =
           form.get('client_assertion_type') === JWT_BEARER
             ? await assertedBy(form, clientKeys, issuer, seenAssertions)
@@ -216,6 +244,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
     expiresIn: 3600,
     rotateRefreshTokens: false,
     clientKeys,
+    workloadKey: undefined,
     reset() {
       log.authorizations = [];
       log.tokenRequests = [];
@@ -232,6 +261,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
       handle.registrationError = undefined;
       handle.expiresIn = 3600;
       handle.rotateRefreshTokens = false;
+      handle.workloadKey = undefined;
     },
   };
   return handle;

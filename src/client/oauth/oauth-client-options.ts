@@ -3,8 +3,12 @@ import type { OAuthClientInformation, OAuthStore } from './oauth-state.js';
 import type { ApplicationType } from './registration.js';
 import type { ClientKey } from './token-auth.js';
 
-/** How tokens are obtained: a person signs in (the authorization code grant with PKCE), or the client alone. */
-export type OAuthClientOptions = OAuthClientCommonOptions & (SignInOptions | ClientCredentialsOptions);
+/**
+ * How tokens are obtained: a person signs in (the authorization code grant with PKCE), or the client alone, with
+ * its own credentials or a workload's identity.
+ */
+export type OAuthClientOptions = OAuthClientCommonOptions &
+  (SignInOptions | ClientCredentialsOptions | WorkloadOptions);
 
 /** A person signs in, in a browser: the authorization code grant with PKCE. */
 export interface SignInOptions {
@@ -30,6 +34,23 @@ export interface ClientCredentialsOptions {
    * this process and is never stored.
    */
   client: OAuthClientInformation & ({ client_secret: string } | { privateKey: ClientKey });
+}
+
+/**
+ * A workload, not a person (workload identity federation, SEP-1933): tokens from the token endpoint for the identity
+ * token its platform issued it (the JWT-bearer grant, RFC 7523 §2.1), no secret and no one in the loop. A refused
+ * or expiring token is obtained again the same way; a token request the server refuses fails the request, without
+ * trying another grant.
+ */
+export interface WorkloadOptions {
+  grant: 'jwt_bearer';
+  /** The client the authorization server knows the workload as: usually a `client_id` alone (the token vouches). */
+  client: OAuthClientInformation;
+  /**
+   * The workload's identity token, a JWT whose `aud` names the authorization server (`issuer`). Asked anew for each
+   * token: such tokens are short-lived, and their platform rewrites them (a file, a metadata endpoint).
+   */
+  assertion(issuer: string): string | Promise<string>;
 }
 
 export interface OAuthClientCommonOptions {

@@ -4,7 +4,7 @@
 // a token from going where it must not.
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
-import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { ProtectedResource } from '../../http/protected-resource.js';
 import { listenLoopback } from '../../test-support/http-loopback.js';
 import { startOAuthFixture } from '../../test-support/oauth-fixture.js';
@@ -87,6 +87,67 @@ describe('OAuthClient', { timeout: 20_000 }, () => {
       assert.match(String(err.cause ?? err), /invalid_client/);
       return true;
     });
+  });
+
+  test('a workload: its identity token, asked anew for each token, for the JWT-bearer grant; no secret, no sign-in', async () => {
+    const idp = await generateKeyPair('ES256');
+    as.workloadKey = { ...(await exportJWK(idp.publicKey)), alg: 'ES256' };
+    const asked: string[] = [];
+    /** What the workload's platform hands it: a short-lived token for the authorization server it is asked for. */
+    const identity = (audience: string, expires = '5m') =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuer('https://idp.example')
+        .setSubject('workload-7')
+        .setAudience(audience)
+        .setExpirationTime(expires)
+        .sign(idp.privateKey);
+    const auth = new OAuthClient({
+      grant: 'jwt_bearer',
+      client: { client_id: 'workload' },
+      assertion: (issuer) => {
+        asked.push(issuer);
+        return identity(issuer);
+      },
+    });
+    const session = await connect(auth);
+    assert.equal(toolText(await session.callTool('echo', { message: 'job' })), 'Echo: job');
+    await session.close();
+    // Refused later: a token again, from a token asked for again.
+    as.tokens.clear();
+    const again = await connect(auth);
+    assert.equal(toolText(await again.callTool('echo', { message: 'job' })), 'Echo: job');
+    await again.close();
+    assert.deepEqual(asked, [as.issuer, as.issuer]);
+    assert.equal(as.log.authorizations.length + as.log.registrations, 0);
+    const requests = as.log.tokenRequests;
+    assert.deepEqual(
+      requests.map((r) => [
+        r.get('grant_type'),
+        r.get('client_id'),
+        r.get('resource'),
+        r.get('authorization'),
+      ]),
+      [0, 1].map(() => ['urn:ietf:params:oauth:grant-type:jwt-bearer', 'workload', serverUrl, '']),
+    );
+    assert.notEqual(requests[0].get('assertion'), requests[1].get('assertion'));
+
+    // A token for another server is refused (invalid_grant): the request fails saying so, with no other grant tried.
+    as.reset();
+    as.workloadKey = { ...(await exportJWK(idp.publicKey)), alg: 'ES256' };
+    const misdirected = new OAuthClient({
+      grant: 'jwt_bearer',
+      client: { client_id: 'workload' },
+      assertion: () => identity('https://elsewhere.example'),
+    });
+    await assert.rejects(connect(misdirected), (err: Error) => {
+      assert.match(String(err.cause ?? err), /invalid_grant/);
+      return true;
+    });
+    assert.deepEqual(
+      as.log.tokenRequests.map((r) => r.get('grant_type')),
+      ['urn:ietf:params:oauth:grant-type:jwt-bearer'],
+    );
   });
 
   test('client credentials with private_key_jwt: a signed assertion for the issuer, once each, no secret', async () => {

@@ -10,7 +10,12 @@ import {
   discoverProtectedResource,
   failureAt,
 } from './metadata.js';
-import type { OAuthClientOptions, SignInOptions } from './oauth-client-options.js';
+import type {
+  ClientCredentialsOptions,
+  OAuthClientOptions,
+  SignInOptions,
+  WorkloadOptions,
+} from './oauth-client-options.js';
 import { OAuthError } from './oauth-error.js';
 import type { OAuthClientInformation, OAuthState, OAuthTokens } from './oauth-state.js';
 import { createPkce } from './pkce.js';
@@ -34,6 +39,8 @@ const MAX_SENDS = 3;
 /** An access token this close to its expiry is refreshed before it is sent, rather than refused after. */
 const EXPIRY_MARGIN_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The JWT-bearer authorization grant (RFC 7523 §2.1). */
+const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /**
  * OAuth 2.1 authorization for the HTTP transports of one MCP server (spec: basic/authorization, 2025-11-25
@@ -158,28 +165,33 @@ export class OAuthClient {
       if (refreshed) return;
     }
     const options = this.options;
-    if ('grant' in options) return this.clientCredentials(issuer, target, scope);
+    if ('grant' in options) return this.machine(options, issuer, target, scope);
     await this.signIn(options, issuer, target, scope);
   }
 
-  /** The client credentials grant: a token for the client itself, for the scope asked (else all the resource has). */
-  private async clientCredentials(
+  /**
+   * A token for the client itself, no one signing in: with its own credentials (the client credentials grant), or
+   * with a workload's identity token (the JWT-bearer grant); for the scope asked, else all the resource has.
+   */
+  private async machine(
+    options: ClientCredentialsOptions | WorkloadOptions,
     issuer: AuthorizationServerMetadata,
     target: Target,
     scope: string | undefined,
   ) {
-    if (issuer.grant_types_supported?.includes('client_credentials') === false) {
+    const grant = options.grant === 'client_credentials' ? 'client_credentials' : JWT_BEARER_GRANT;
+    if (issuer.grant_types_supported?.includes(grant) === false) {
       throw new OAuthError(
-        `The authorization server ${issuer.issuer} does not offer the client credentials grant (its ` +
+        `The authorization server ${issuer.issuer} does not offer the ${grant} grant (its ` +
           'grant_types_supported): a machine client cannot get a token there',
       );
     }
     const wanted = scope ?? target.scopes?.join(' ');
     this.requested = wanted;
-    await this.token(issuer, await this.clientAt(issuer), target, {
-      grant_type: 'client_credentials',
-      ...(wanted ? { scope: wanted } : {}),
-    });
+    const params: Record<string, string> = { grant_type: grant };
+    if (options.grant === 'jwt_bearer') params.assertion = await options.assertion(issuer.issuer);
+    if (wanted) params.scope = wanted;
+    await this.token(issuer, await this.clientAt(issuer), target, params);
   }
 
   /** The authorization code grant with PKCE: the person signs in through `options.authorize`. */
@@ -310,7 +322,7 @@ export class OAuthClient {
     }
     if (signIn === undefined) {
       throw new OAuthError(
-        'The client credentials grant needs credentials registered beforehand: give the OAuthClient `client`',
+        'A machine client needs credentials registered beforehand: give the OAuthClient `client`',
       );
     }
     const client = await registerClient(
