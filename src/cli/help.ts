@@ -201,7 +201,9 @@ Options:
   --no-store       Keep no sign-in: the next run signs in again
   --client-id ID   Get OAuth tokens as this machine client (client credentials grant), with the
                    secret in the environment variable MCPWIRE_CLIENT_SECRET, or a private key (a
-                   JWK with its alg) in MCPWIRE_CLIENT_KEY; no one signs in
+                   JWK with its alg) in MCPWIRE_CLIENT_KEY; or as a workload, the identity token
+                   its platform writes in the file MCPWIRE_CLIENT_TOKEN_FILE names (JWT-bearer
+                   grant, read again for each token); no one signs in
   --no-task        Do not let the server run a call as a task (a tool that needs one then fails)
   -h, --help       Show this help
 
@@ -255,7 +257,9 @@ Options:
   --no-store              Keep no sign-in: sign in again each run
   --client-id ID          Get OAuth tokens as this machine client (client credentials grant),
                           its secret in MCPWIRE_CLIENT_SECRET or its private key (a JWK with its
-                          alg) in MCPWIRE_CLIENT_KEY; no one signs in
+                          alg) in MCPWIRE_CLIENT_KEY; or as a workload, the identity token in
+                          the file MCPWIRE_CLIENT_TOKEN_FILE names (JWT-bearer grant); no one
+                          signs in
   --hide-tool NAME        A tool of the remote the local client never sees (repeatable; *
                           matches any run of characters): left out of the tool list, and a
                           call of it answered as one of a tool that does not exist (-32602)

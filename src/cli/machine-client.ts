@@ -1,17 +1,24 @@
+import { readFile } from 'node:fs/promises';
 import { OAuthClient } from '../client/oauth/oauth-client.js';
-import type { ClientCredentialsOptions } from '../client/oauth/oauth-client-options.js';
+import type { ClientCredentialsOptions, WorkloadOptions } from '../client/oauth/oauth-client-options.js';
 import type { ClientKey } from '../client/oauth/token-auth.js';
 import type { CliSignIn } from './call-oauth.js';
 import { givesAuthorization } from './header-args.js';
 import { UsageError } from './usage-error.js';
 
-/** `--client-id` (of `call` and `connect`): a machine client's credentials for the client credentials grant. */
-export type MachineClient = ClientCredentialsOptions['client'];
+/** `--client-id` (of `call` and `connect`): how a machine client gets its tokens, no one signing in. */
+export type MachineClient = ClientCredentialsOptions | WorkloadOptions;
+
+/** Where a machine client's credentials are: the environment, never the command line other users can read. */
+const SECRET = 'MCPWIRE_CLIENT_SECRET';
+const KEY = 'MCPWIRE_CLIENT_KEY';
+const TOKEN_FILE = 'MCPWIRE_CLIENT_TOKEN_FILE';
 
 /**
- * `--client-id ID`: a machine client's credentials, from the environment (never the command line, where other
- * users can read them): its secret in MCPWIRE_CLIENT_SECRET, or its private key, a JWK with its `alg`, in
- * MCPWIRE_CLIENT_KEY (private_key_jwt).
+ * `--client-id ID`: a machine client, its credentials from the environment: its secret in MCPWIRE_CLIENT_SECRET, or
+ * its private key, a JWK with its `alg`, in MCPWIRE_CLIENT_KEY (private_key_jwt), for the client credentials grant;
+ * or, for a workload, the path of the identity token its platform writes in MCPWIRE_CLIENT_TOKEN_FILE, read again
+ * for each token (the JWT-bearer grant).
  */
 export function machineClient(
   clientId: string | undefined,
@@ -26,23 +33,33 @@ export function machineClient(
       '--client-id gets a token, and --header "Authorization: …" gives one: give one of them',
     );
   }
-  const secret = process.env.MCPWIRE_CLIENT_SECRET;
-  const key = process.env.MCPWIRE_CLIENT_KEY;
-  if (secret && key) {
-    throw new UsageError('--client-id: set MCPWIRE_CLIENT_SECRET or MCPWIRE_CLIENT_KEY, not both');
+  const given = [SECRET, KEY, TOKEN_FILE].filter((name) => process.env[name]);
+  if (given.length > 1)
+    throw new UsageError(`--client-id: set one of ${given.join(', ')}, not ${given.length}`);
+  const secret = process.env[SECRET];
+  const key = process.env[KEY];
+  const file = process.env[TOKEN_FILE];
+  if (key) return { grant: 'client_credentials', client: { client_id: clientId, privateKey: parseKey(key) } };
+  if (secret) return { grant: 'client_credentials', client: { client_id: clientId, client_secret: secret } };
+  if (file) {
+    const assertion = () =>
+      readFile(file, 'utf8').then(
+        (text) => text.trim(),
+        (err: Error) =>
+          Promise.reject(new Error(`${TOKEN_FILE}: the identity token could not be read: ${err.message}`)),
+      );
+    return { grant: 'jwt_bearer', client: { client_id: clientId }, assertion };
   }
-  if (key) return { client_id: clientId, privateKey: parseKey(key) };
-  if (secret) return { client_id: clientId, client_secret: secret };
   throw new UsageError(
-    '--client-id gets tokens with the client credentials grant: set MCPWIRE_CLIENT_SECRET to its secret, or ' +
-      'MCPWIRE_CLIENT_KEY to its private key as a JWK with its "alg" (kept out of the command line, where other ' +
-      'users can read them)',
+    `--client-id gets tokens with the client credentials grant: set ${SECRET} to its secret, or ${KEY} to its ` +
+      `private key as a JWK with its "alg"; or, for a workload, ${TOKEN_FILE} to the file of its identity token ` +
+      '(kept out of the command line, where other users can read them)',
   );
 }
 
-/** The authorization of a run as `machine`: tokens of the client credentials grant; no one signs in, nothing to close. */
+/** The authorization of a run as `machine`: no one signs in, nothing to close. */
 export function machineSignIn(machine: MachineClient): CliSignIn {
-  return { oauth: new OAuthClient({ grant: 'client_credentials', client: machine }), close: async () => {} };
+  return { oauth: new OAuthClient(machine), close: async () => {} };
 }
 
 function parseKey(text: string): ClientKey {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { OAuthTokenFile, signInFolder } from '../../src/cli/oauth-token-file.js';
 import {
   startAuthorizationServer,
@@ -268,6 +269,57 @@ describe('mcpwire call signs in to a server that wants OAuth', { timeout: 120_00
     wrong.child.stdin.end();
     assert.equal(await wrong.exit(15_000), 2, wrong.stderr());
     assert.match(wrong.stderr(), /set MCPWIRE_CLIENT_SECRET to its secret/);
+  });
+
+  test('connect --client-id as a workload: the identity token in MCPWIRE_CLIENT_TOKEN_FILE, read for each token', async () => {
+    const env = await configHome();
+    const idp = await generateKeyPair('ES256');
+    as.workloadKey = { ...(await exportJWK(idp.publicKey)), alg: 'ES256' };
+    const tokenFile = join(env.XDG_CONFIG_HOME, 'identity-token');
+    const identity = () =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256' })
+        .setAudience(as.issuer)
+        .setExpirationTime('5m')
+        .sign(idp.privateKey);
+    await writeFile(tokenFile, `${await identity()}\n`);
+    const client = new SdkClient({ name: 'agent', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'connect', demo.url, '--client-id', 'workload'],
+        env: { ...(process.env as Record<string, string>), ...env, MCPWIRE_CLIENT_TOKEN_FILE: tokenFile },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const answer = await client.callTool({ name: 'echo', arguments: { message: 'pod' } });
+      assert.deepEqual(answer.content, [{ type: 'text', text: 'Echo: pod' }]);
+      // The platform rewrites the token; the next token is got with the new one.
+      const rewritten = await identity();
+      await writeFile(tokenFile, rewritten);
+      as.tokens.clear();
+      await client.callTool({ name: 'echo', arguments: { message: 'pod' } });
+      assert.deepEqual(
+        as.log.tokenRequests.map((form) => [form.get('grant_type'), form.get('client_id')]),
+        [0, 1].map(() => ['urn:ietf:params:oauth:grant-type:jwt-bearer', 'workload']),
+      );
+      assert.equal(as.log.tokenRequests[1].get('assertion'), rewritten);
+      assert.equal(as.log.authorizations.length, 0);
+    } finally {
+      await client.close();
+    }
+    const both = runCli(['connect', demo.url, '--client-id', 'workload'], {
+      ...env,
+      MCPWIRE_CLIENT_TOKEN_FILE: tokenFile,
+      MCPWIRE_CLIENT_SECRET: 'x',
+    });
+    both.child.stdin.end();
+    assert.equal(await both.exit(15_000), 2, both.stderr());
+    assert.match(
+      both.stderr(),
+      /--client-id: set one of MCPWIRE_CLIENT_SECRET, MCPWIRE_CLIENT_TOKEN_FILE, not 2/,
+    );
   });
 
   test('--no-store keeps nothing: the next run signs in again', async () => {
