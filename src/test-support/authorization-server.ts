@@ -180,21 +180,22 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
         if (handle.rotateRefreshTokens) refreshTokens.delete(form.get('refresh_token') ?? '');
       }
       const workload = form.get('grant_type') === WORKLOAD_GRANT;
-      if (workload) {
-        if (!(await workloadAsserted(form.get('assertion') ?? '', handle.workloadKey, issuer)))
-          return send(res, 400, {
-            error: 'invalid_grant',
-            error_description: 'the assertion is not good here',
-          });
-        grant = { scopes: form.get('scope')?.split(' ') ?? [], resource: form.get('resource') };
-      }
       const machine = workload || form.get('grant_type') === 'client_credentials';
-      if (machine && !workload) {
-        const authenticated =
-          form.get('client_assertion_type') === JWT_BEARER
-            ? await assertedBy(form, clientKeys, issuer, seenAssertions)
-            : form.get('authorization') === `Basic ${Buffer.from(ROBOT).toString('base64')}`;
-        if (!authenticated) return send(res, 401, { error: 'invalid_client' });
+      if (machine) {
+        // A workload's identity token vouches for it; a client of its own, its secret or its signed assertion.
+        if (workload) {
+          if (!(await workloadAsserted(form.get('assertion') ?? '', handle.workloadKey, issuer)))
+            return send(res, 400, {
+              error: 'invalid_grant',
+              error_description: 'the assertion is not good here',
+            });
+        } else {
+          const authenticated =
+            form.get('client_assertion_type') === JWT_BEARER
+              ? await assertedBy(form, clientKeys, issuer, seenAssertions)
+              : form.get('authorization') === `Basic ${Buffer.from(ROBOT).toString('base64')}`;
+          if (!authenticated) return send(res, 401, { error: 'invalid_client' });
+        }
         grant = { scopes: form.get('scope')?.split(' ') ?? [], resource: form.get('resource') };
       }
       if (grant === undefined) return send(res, 400, { error: 'invalid_grant' });
