@@ -84,8 +84,13 @@ const AUTH_SCENARIOS = [
   'metadata-issuer-mismatch',
 ];
 // Extensions: a machine client, no one signs in (the client credentials grant, with its secret or a signed
-// assertion; a workload's identity token, SEP-1933)
-const MACHINE_SCENARIOS = ['client-credentials-basic', 'client-credentials-jwt', 'wif-jwt-bearer'];
+// assertion; a workload's identity token, SEP-1933); a person's identity provider vouches (SEP-990)
+const MACHINE_SCENARIOS = [
+  'client-credentials-basic',
+  'client-credentials-jwt',
+  'wif-jwt-bearer',
+  'enterprise-managed-authorization',
+];
 for (const name of [...AUTH_SCENARIOS, ...MACHINE_SCENARIOS]) SCENARIOS[`auth/${name}`] = authorized;
 
 /**
@@ -118,8 +123,8 @@ async function oauthFor(scenario: string): Promise<OAuthClient | undefined> {
 }
 
 /**
- * The scenario's machine client: the workload's identity token, its secret, or its private key (PKCS#8 PEM) as the
- * JWK the OAuthClient signs with.
+ * The scenario's machine client: the person's ID token at their identity provider, the workload's identity token,
+ * its secret, or its private key (PKCS#8 PEM) as the JWK the OAuthClient signs with.
  */
 async function machineFor(context: Record<string, string>): Promise<OAuthClient> {
   const {
@@ -128,7 +133,18 @@ async function machineFor(context: Record<string, string>): Promise<OAuthClient>
     private_key_pem: pem,
     signing_algorithm: alg,
     valid_jwt: token,
+    idp_issuer,
+    idp_client_id,
+    idp_id_token: idToken,
   } = context;
+  if (idp_issuer !== undefined) {
+    const identityProvider = {
+      issuer: idp_issuer,
+      client: { client_id: idp_client_id },
+      idToken: () => idToken,
+    };
+    return new OAuthClient({ grant: 'enterprise', client: { client_id, client_secret }, identityProvider });
+  }
   if (token !== undefined)
     return new OAuthClient({ grant: 'jwt_bearer', client: { client_id }, assertion: () => token });
   if (pem === undefined)

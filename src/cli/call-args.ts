@@ -12,7 +12,7 @@ import {
 import type { ElicitReply } from './call-elicitation.js';
 import type { FieldValue } from './form-field.js';
 import { parseHeaders } from './header-args.js';
-import { type MachineClient, machineClient } from './machine-client.js';
+import { MACHINE_OPTIONS, type MachineClient, machineClient } from './machine-client.js';
 import { UsageError } from './usage-error.js';
 
 /** What `mcpwire call` asks the server. */
@@ -122,7 +122,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
       json: { type: 'boolean', default: false },
       timeout: { type: 'string' },
       'no-store': { type: 'boolean', default: false },
-      'client-id': { type: 'string' },
+      ...MACHINE_OPTIONS,
       'no-task': { type: 'boolean', default: false },
       verbose: { type: 'boolean', short: 'v', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -182,7 +182,7 @@ export function parseCallArgs(argv: readonly string[], cwd: string = process.cwd
     json: values.json,
     timeout: values.timeout === undefined ? undefined : parseTimeout(values.timeout),
     store: !values['no-store'],
-    machine: machineClient(values['client-id'], target, parseHeaders(values.header)),
+    machine: machineClient(values, target, parseHeaders(values.header)),
     verbose: values.verbose,
     tasks: !values['no-task'],
   };

@@ -3,7 +3,7 @@ import { bridgeServer } from '../host/bridge-server.js';
 import { serveStdio } from '../server/stdio/serve-stdio.js';
 import { type CliSignIn, cliSignIn } from './call-oauth.js';
 import { givesAuthorization, parseHeaders } from './header-args.js';
-import { type MachineClient, machineClient, machineSignIn } from './machine-client.js';
+import { MACHINE_OPTIONS, type MachineClient, machineClient, machineSignIn } from './machine-client.js';
 import { OAuthTokenFile, signInFolder } from './oauth-token-file.js';
 import { checkedToolPatterns } from './serve-command.js';
 import { UsageError } from './usage-error.js';
@@ -34,7 +34,7 @@ export function parseConnectArgs(argv: readonly string[]): ConnectArgs | 'help' 
       header: { type: 'string', multiple: true, default: [] },
       'no-store': { type: 'boolean', default: false },
       'hide-tool': { type: 'string', multiple: true, default: [] },
-      'client-id': { type: 'string' },
+      ...MACHINE_OPTIONS,
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -58,7 +58,7 @@ export function parseConnectArgs(argv: readonly string[]): ConnectArgs | 'help' 
     headers,
     store: !values['no-store'],
     hideTools: checkedToolPatterns(values['hide-tool']),
-    machine: machineClient(values['client-id'], { kind: 'url' }, headers),
+    machine: machineClient(values, { kind: 'url' }, headers),
   };
 }
 

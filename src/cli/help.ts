@@ -204,6 +204,11 @@ Options:
                    JWK with its alg) in MCPWIRE_CLIENT_KEY; or as a workload, the identity token
                    its platform writes in the file MCPWIRE_CLIENT_TOKEN_FILE names (JWT-bearer
                    grant, read again for each token); no one signs in
+  --idp-issuer URL With --client-id and --idp-client-id ID: a person signed in at their
+                   organisation's identity provider URL, where this client is ID; the ID token
+                   it issued in the file MCPWIRE_ID_TOKEN_FILE names (read again for each
+                   token; the client's secret there in MCPWIRE_IDP_CLIENT_SECRET) is traded
+                   there for a grant, the grant for a token (enterprise-managed authorization)
   --no-task        Do not let the server run a call as a task (a tool that needs one then fails)
   -h, --help       Show this help
 
@@ -260,6 +265,12 @@ Options:
                           alg) in MCPWIRE_CLIENT_KEY; or as a workload, the identity token in
                           the file MCPWIRE_CLIENT_TOKEN_FILE names (JWT-bearer grant); no one
                           signs in
+  --idp-issuer URL        With --client-id and --idp-client-id ID: a person signed in at their
+                          organisation's identity provider URL, where this client is ID; the
+                          ID token in the file MCPWIRE_ID_TOKEN_FILE names (read again for
+                          each token; the secret there in MCPWIRE_IDP_CLIENT_SECRET) is traded
+                          there for a grant, the grant for a token (enterprise-managed
+                          authorization)
   --hide-tool NAME        A tool of the remote the local client never sees (repeatable; *
                           matches any run of characters): left out of the tool list, and a
                           call of it answered as one of a tool that does not exist (-32602)

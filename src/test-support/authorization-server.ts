@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { importJWK, type JWK, jwtVerify } from 'jose';
+import { decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
 import { type LoopbackServer, listenLoopback, readBody } from './http-loopback.js';
 
 /** What a test authorization server was asked, and the tokens it issued. */
@@ -43,6 +43,12 @@ export interface TestAuthorizationServer extends LoopbackServer {
    * signed by it, for this server's issuer, unexpired; else the grant is refused (400 invalid_grant). None: refused.
    */
   workloadKey: JWK | undefined;
+  /**
+   * The public key of the enterprise identity provider it trusts (SEP-990): a JWT-bearer grant whose assertion is an
+   * ID-JAG (typed `oauth-id-jag+jwt`) must be signed by it, for this server's issuer and the resource asked,
+   * unexpired, and name the client that authenticates (`robot`); else 400 invalid_grant. None: refused.
+   */
+  identityProviderKey: JWK | undefined;
   /** Forgets what it was asked, the tokens and the overrides. */
   reset(): void;
 }
@@ -79,12 +85,28 @@ async function assertedBy(
 
 const WORKLOAD_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
-/** Whether a workload's identity token is good here: signed by `key`, for `issuer`, unexpired. */
-async function workloadAsserted(token: string, key: JWK | undefined, issuer: string): Promise<boolean> {
-  if (key === undefined) return false;
+/**
+ * Whether a JWT-bearer grant's assertion is good here: a workload's identity token signed by `workloadKey`, or an
+ * ID-JAG signed by `identityProviderKey` for the client that authenticated; for `issuer`, unexpired.
+ */
+async function asserted(
+  form: URLSearchParams,
+  keys: Pick<TestAuthorizationServer, 'workloadKey' | 'identityProviderKey'>,
+  issuer: string,
+): Promise<boolean> {
+  const token = form.get('assertion') ?? '';
   try {
-    await jwtVerify(token, await importJWK(key, key.alg), { audience: issuer, requiredClaims: ['exp'] });
-    return true;
+    const idJag = decodeProtectedHeader(token).typ === 'oauth-id-jag+jwt';
+    const key = idJag ? keys.identityProviderKey : keys.workloadKey;
+    if (key === undefined) return false;
+    const { payload } = await jwtVerify(token, await importJWK(key, key.alg), {
+      audience: issuer,
+      requiredClaims: ['exp'],
+      ...(idJag && { typ: 'oauth-id-jag+jwt' }),
+    });
+    if (!idJag) return true;
+    const robot = form.get('authorization') === `Basic ${Buffer.from(ROBOT).toString('base64')}`;
+    return robot && payload.client_id === 'robot' && payload.resource === form.get('resource');
   } catch {
     return false;
   }
@@ -99,8 +121,8 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
  * `registered` / `s3cret`, after `prefix`), an authorization endpoint that redirects at once with a code
  * and its `iss`, and a token endpoint that checks PKCE (S256) and the refresh tokens it issued, and gives the pre-registered
  * machine client `robot` / `robot-secret` tokens of its own (client credentials, no refresh token), as it does
- * the machine clients whose keys are in `clientKeys` (private_key_jwt), and workloads whose identity token
- * `workloadKey` signed (the JWT-bearer grant). Tokens
+ * the machine clients whose keys are in `clientKeys` (private_key_jwt), workloads whose identity token
+ * `workloadKey` signed, and `robot` with an ID-JAG `identityProviderKey` signed (the JWT-bearer grant). Tokens
  * (`token-N`, after `prefix`) get the scopes the authorization asked for, refreshed ones the same. Its
  * introspection endpoint (`/introspect`) answers the resource server `resource-server` / `rs-secret` about
  * them, with `sub` "ada" and `aud` their resource.
@@ -182,9 +204,9 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
       const workload = form.get('grant_type') === WORKLOAD_GRANT;
       const machine = workload || form.get('grant_type') === 'client_credentials';
       if (machine) {
-        // A workload's identity token vouches for it; a client of its own, its secret or its signed assertion.
+        // An assertion vouches for the client; a client of its own, its secret or its signed assertion.
         if (workload) {
-          if (!(await workloadAsserted(form.get('assertion') ?? '', handle.workloadKey, issuer)))
+          if (!(await asserted(form, handle, issuer)))
             return send(res, 400, {
               error: 'invalid_grant',
               error_description: 'the assertion is not good here',
@@ -246,6 +268,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
     rotateRefreshTokens: false,
     clientKeys,
     workloadKey: undefined,
+    identityProviderKey: undefined,
     reset() {
       log.authorizations = [];
       log.tokenRequests = [];
@@ -263,6 +286,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
       handle.expiresIn = 3600;
       handle.rotateRefreshTokens = false;
       handle.workloadKey = undefined;
+      handle.identityProviderKey = undefined;
     },
   };
   return handle;

@@ -5,10 +5,10 @@ import type { ClientKey } from './token-auth.js';
 
 /**
  * How tokens are obtained: a person signs in (the authorization code grant with PKCE), or the client alone, with
- * its own credentials or a workload's identity.
+ * its own credentials or a workload's identity, or with the grant a person's identity provider issues it.
  */
 export type OAuthClientOptions = OAuthClientCommonOptions &
-  (SignInOptions | ClientCredentialsOptions | WorkloadOptions);
+  (SignInOptions | ClientCredentialsOptions | WorkloadOptions | EnterpriseOptions);
 
 /** A person signs in, in a browser: the authorization code grant with PKCE. */
 export interface SignInOptions {
@@ -51,6 +51,30 @@ export interface WorkloadOptions {
    * token: such tokens are short-lived, and their platform rewrites them (a file, a metadata endpoint).
    */
   assertion(issuer: string): string | Promise<string>;
+}
+
+/**
+ * A person who signed in to their organisation's identity provider (enterprise-managed authorization, SEP-990):
+ * the provider, asked with the person's ID token, issues a grant for the MCP server's authorization server (an
+ * identity assertion authorization grant, ID-JAG: token exchange, RFC 8693) if its policy lets this client reach
+ * that server; the client trades it there for a token (the JWT-bearer grant, RFC 7523 §2.1). No sign-in per server.
+ * A refused or expiring token is obtained again the same way; a request either server refuses fails the request.
+ */
+export interface EnterpriseOptions {
+  grant: 'enterprise';
+  /** The client's registration at the MCP server's authorization server: the grant names its `client_id`. */
+  client: OAuthClientInformation & { privateKey?: ClientKey };
+  identityProvider: IdentityProvider;
+}
+
+/** The organisation's identity provider, where the person signed in (OpenID Connect). */
+export interface IdentityProvider {
+  /** Its issuer: its metadata (RFC 8414, or OpenID Connect discovery) names its token endpoint. https but on loopback. */
+  issuer: string;
+  /** The client's registration at the identity provider, which its ID tokens are for (their `aud`). */
+  client: OAuthClientInformation & { privateKey?: ClientKey };
+  /** The person's ID token from their sign-in there; asked anew for each grant (the app keeps it fresh). */
+  idToken(): string | Promise<string>;
 }
 
 export interface OAuthClientCommonOptions {

@@ -3,6 +3,7 @@ import { type Clock, systemClock } from '../../util/clock.js';
 import { plainFetch } from '../http/plain-fetch.js';
 import { authorizationCode } from './authorization-response.js';
 import { bounded } from './bounded-fetch.js';
+import { type Assertion, idJagAssertions } from './id-jag.js';
 import {
   type AuthorizationServerMetadata,
   discoverAuthorizationServer,
@@ -12,6 +13,7 @@ import {
 } from './metadata.js';
 import type {
   ClientCredentialsOptions,
+  EnterpriseOptions,
   OAuthClientOptions,
   SignInOptions,
   WorkloadOptions,
@@ -63,7 +65,8 @@ const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
  * sent at most three times. Concurrent 401s share one authorization, and processes sharing a store that is
  * `exclusive` one refresh. Failures reject with OAuthError. No token is sought for a server, nor anything sent
  * to an authorization server endpoint, that is not https (but on loopback). A machine client (`grant`) gets its
- * tokens with its own credentials, or a workload's identity token, instead of a sign-in.
+ * tokens with its own credentials, or a workload's identity token, instead of a sign-in; an enterprise client with
+ * the grant its user's identity provider issues for the authorization server (asked again for each token).
  */
 export class OAuthClient {
   /** The fetch for the MCP server's transports. */
@@ -78,6 +81,8 @@ export class OAuthClient {
   /** What authorization is for, once discovered: the RFC 8707 resource (none for a 2025-03-26 server), its scopes. */
   private target: Target | undefined;
   private issuer: AuthorizationServerMetadata | undefined;
+  /** What a JWT-bearer grant presents, for the client that makes one: a workload's identity token, or an ID-JAG. */
+  private readonly assertion: Assertion | undefined;
   /** The issuer that pre-registered credentials without one were first used with: they are used there only. */
   private preRegisteredAt: string | undefined;
   /** The scopes of the last authorization request. */
@@ -87,6 +92,12 @@ export class OAuthClient {
   constructor(private readonly options: OAuthClientOptions) {
     this.base = plainFetch(options.fetch);
     this.authorizing = bounded(this.base, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    if ('grant' in options && options.grant !== 'client_credentials') {
+      this.assertion =
+        options.grant === 'jwt_bearer'
+          ? options.assertion
+          : idJagAssertions(options.identityProvider, this.authorizing);
+    }
     this.clock = options.clock ?? systemClock;
     this.fetch = (input, init) => this.send(input, init);
   }
@@ -173,10 +184,11 @@ export class OAuthClient {
 
   /**
    * A token for the client itself, no one signing in: with its own credentials (the client credentials grant), or
-   * with a workload's identity token (the JWT-bearer grant); for the scope asked, else all the resource has.
+   * with an assertion (the JWT-bearer grant): a workload's identity token, or the grant a person's identity
+   * provider issues; for the scope asked, else all the resource has.
    */
   private async machine(
-    options: ClientCredentialsOptions | WorkloadOptions,
+    options: ClientCredentialsOptions | WorkloadOptions | EnterpriseOptions,
     issuer: AuthorizationServerMetadata,
     target: Target,
     scope: string | undefined,
@@ -191,7 +203,8 @@ export class OAuthClient {
     const wanted = scope ?? target.scopes?.join(' ');
     this.requested = wanted;
     const params: Record<string, string> = { grant_type: grant };
-    if (options.grant === 'jwt_bearer') params.assertion = await options.assertion(issuer.issuer);
+    if (this.assertion !== undefined)
+      params.assertion = await this.assertion(issuer.issuer, target.resource, wanted);
     if (wanted) params.scope = wanted;
     await this.token(issuer, await this.clientAt(issuer), target, params);
   }
