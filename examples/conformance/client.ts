@@ -91,7 +91,10 @@ const MACHINE_SCENARIOS = [
   'wif-jwt-bearer',
   'enterprise-managed-authorization',
 ];
-for (const name of [...AUTH_SCENARIOS, ...MACHINE_SCENARIOS]) SCENARIOS[`auth/${name}`] = authorized;
+// Extension: DPoP-bound tokens (SEP-1932), with the nonces the servers ask for or without
+const DPOP_SCENARIOS = ['dpop', 'dpop-nonce'];
+for (const name of [...AUTH_SCENARIOS, ...MACHINE_SCENARIOS, ...DPOP_SCENARIOS])
+  SCENARIOS[`auth/${name}`] = authorized;
 
 /**
  * What the auth scenarios sign in with: a redirect URI nothing listens on, the CIMD URL the suite expects,

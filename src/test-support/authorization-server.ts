@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
+import { checkProof } from './dpop-proof.js';
 import { type LoopbackServer, listenLoopback, readBody } from './http-loopback.js';
 
 /** What a test authorization server was asked, and the tokens it issued. */
@@ -16,12 +17,19 @@ export interface AuthorizationServerLog {
   introspections: URLSearchParams[];
 }
 
+/** What a token or refresh token grants: scopes, for a resource, bound to a DPoP key's thumbprint (`jkt`) or not. */
+export interface Grant {
+  scopes: string[];
+  resource: string | null;
+  jkt?: string;
+}
+
 /** An OAuth 2.1 authorization server on loopback whose user approves every request at once. */
 export interface TestAuthorizationServer extends LoopbackServer {
   readonly issuer: string;
   readonly log: AuthorizationServerLog;
   /** The access tokens issued and not revoked, with their scopes and the resource they are for. */
-  readonly tokens: Map<string, { scopes: string[]; resource: string | null }>;
+  readonly tokens: Map<string, Grant>;
   /** Fields that replace those of its metadata (e.g. `code_challenge_methods_supported`). */
   metadata: Record<string, unknown>;
   /** The `iss` its authorization responses carry (RFC 9207), undefined for none. Default its issuer. */
@@ -49,6 +57,13 @@ export interface TestAuthorizationServer extends LoopbackServer {
    * unexpired, and name the client that authenticates (`robot`); else 400 invalid_grant. None: refused.
    */
   identityProviderKey: JWK | undefined;
+  /**
+   * Whether it issues DPoP-bound tokens (RFC 9449): its metadata offers ES256, and a token request with a proof gets
+   * tokens bound to the proof's key (`DPoP`), its refresh token good only with a proof of that key. Default false.
+   */
+  dpop: boolean;
+  /** The nonce its token endpoint wants DPoP proofs to carry (asked for with use_dpop_nonce), if any. */
+  dpopNonce: string | undefined;
   /** Forgets what it was asked, the tokens and the overrides. */
   reset(): void;
 }
@@ -135,12 +150,12 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
     registrationRequests: [],
     introspections: [],
   };
-  const tokens = new Map<string, { scopes: string[]; resource: string | null }>();
+  const tokens = new Map<string, Grant>();
   const clientKeys = new Map<string, JWK>();
   const seenAssertions = new Set<string>();
   /** Each code's PKCE challenge, scopes and resource. */
   const codes = new Map<string, { challenge: string; scopes: string[]; resource: string | null }>();
-  const refreshTokens = new Map<string, { scopes: string[]; resource: string | null }>();
+  const refreshTokens = new Map<string, Grant>();
   let issued = 0;
   let issuer = '';
   const server = await listenLoopback(async (req: IncomingMessage, res: ServerResponse) => {
@@ -156,6 +171,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
         authorization_response_iss_parameter_supported: true,
+        ...(handle.dpop && { dpop_signing_alg_values_supported: ['ES256'] }),
         ...handle.metadata,
       });
     }
@@ -186,7 +202,20 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
       const form = new URLSearchParams(await readBody(req));
       form.set('authorization', req.headers.authorization ?? '');
       log.tokenRequests.push(form);
-      let grant: { scopes: string[]; resource: string | null } | undefined;
+      // DPoP (RFC 9449 §5): the tokens are bound to the proof's key, a refresh token to the key it was issued for.
+      let jkt: string | undefined;
+      if (handle.dpop && req.headers.dpop !== undefined) {
+        const nonce = handle.dpopNonce;
+        const proof = await checkProof(req.headers.dpop, { method: 'POST', url: `${issuer}/token`, nonce });
+        if (proof === 'nonce') {
+          res.setHeader('dpop-nonce', nonce!);
+          return send(res, 400, { error: 'use_dpop_nonce' });
+        }
+        if (typeof proof === 'string')
+          return send(res, 400, { error: 'invalid_dpop_proof', error_description: proof });
+        jkt = proof.jkt;
+      }
+      let grant: Grant | undefined;
       if (form.get('grant_type') === 'authorization_code') {
         const code = codes.get(form.get('code') ?? '');
         const verifier = form.get('code_verifier') ?? '';
@@ -221,13 +250,16 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
         grant = { scopes: form.get('scope')?.split(' ') ?? [], resource: form.get('resource') };
       }
       if (grant === undefined) return send(res, 400, { error: 'invalid_grant' });
+      if (grant.jkt !== undefined && grant.jkt !== jkt)
+        return send(res, 400, { error: 'invalid_dpop_proof', error_description: 'not the key of the grant' });
+      grant = { scopes: grant.scopes, resource: grant.resource, jkt };
       const token = `${prefix}token-${++issued}`;
       tokens.set(token, grant);
       // No refresh token for a machine client (RFC 6749 §4.4.3): it asks again.
       if (!machine) refreshTokens.set(`${prefix}refresh-${issued}`, grant);
       return send(res, 200, {
         access_token: token,
-        token_type: 'Bearer',
+        token_type: jkt === undefined ? 'Bearer' : 'DPoP',
         expires_in: handle.expiresIn,
         ...(!machine && { refresh_token: `${prefix}refresh-${issued}` }),
         ...(grant.scopes.length > 0 && { scope: grant.scopes.join(' ') }),
@@ -269,6 +301,8 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
     clientKeys,
     workloadKey: undefined,
     identityProviderKey: undefined,
+    dpop: false,
+    dpopNonce: undefined,
     reset() {
       log.authorizations = [];
       log.tokenRequests = [];
@@ -287,6 +321,8 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
       handle.rotateRefreshTokens = false;
       handle.workloadKey = undefined;
       handle.identityProviderKey = undefined;
+      handle.dpop = false;
+      handle.dpopNonce = undefined;
     },
   };
   return handle;

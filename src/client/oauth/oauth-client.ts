@@ -3,14 +3,9 @@ import { type Clock, systemClock } from '../../util/clock.js';
 import { plainFetch } from '../http/plain-fetch.js';
 import { authorizationCode } from './authorization-response.js';
 import { bounded } from './bounded-fetch.js';
+import { DPoPProver } from './dpop.js';
 import { type Assertion, idJagAssertions } from './id-jag.js';
-import {
-  type AuthorizationServerMetadata,
-  discoverAuthorizationServer,
-  discoverLegacyAuthorizationServer,
-  discoverProtectedResource,
-  failureAt,
-} from './metadata.js';
+import { type AuthorizationServerMetadata, failureAt } from './metadata.js';
 import type {
   ClientCredentialsOptions,
   EnterpriseOptions,
@@ -22,16 +17,13 @@ import { OAuthError } from './oauth-error.js';
 import type { OAuthClientInformation, OAuthState, OAuthTokens } from './oauth-state.js';
 import { createPkce } from './pkce.js';
 import { registerClient } from './registration.js';
+import { ResourceDiscovery, type Target } from './resource-discovery.js';
 import { requestScope, union } from './scope.js';
+import { sendWithToken } from './token-presentation.js';
 import { requestTokens } from './token-request.js';
-import { type BearerChallenge, parseBearerChallenge } from './www-authenticate.js';
+import { type AuthChallenge, parseChallenge } from './www-authenticate.js';
 
 export type { OAuthClientInformation, OAuthState, OAuthStore, OAuthTokens } from './oauth-state.js';
-
-interface Target {
-  resource: string | undefined;
-  scopes: string[] | undefined;
-}
 
 /** Why authorization is needed: the token is about to expire, the server refused it (401), or wants more scope (403). */
 type Cause = 'expiring' | 'refused' | 'insufficient';
@@ -62,11 +54,14 @@ const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
  * else none (with `offline_access` beside them where the server lists it); the response must carry its
  * `state` and its server's `iss` (RFC 9207). A 403 `insufficient_scope` asks for the scopes the challenge
  * names besides those held (step-up), once per set of scopes. The request is then sent again; a request is
- * sent at most three times. Concurrent 401s share one authorization, and processes sharing a store that is
+ * sent at most three times (each once more when a DPoP nonce is asked for). Concurrent 401s share one authorization, and processes sharing a store that is
  * `exclusive` one refresh. Failures reject with OAuthError. No token is sought for a server, nor anything sent
  * to an authorization server endpoint, that is not https (but on loopback). A machine client (`grant`) gets its
  * tokens with its own credentials, or a workload's identity token, instead of a sign-in; an enterprise client with
  * the grant its user's identity provider issues for the authorization server (asked again for each token).
+ * Where the resource takes DPoP-bound tokens (its challenge or metadata says so) and its authorization server issues
+ * them, tokens are bound to a key of the client's (RFC 9449), kept in the store with them, and each request to
+ * either server carries a new proof of it, with the nonce that server asked for; else tokens are Bearer.
  */
 export class OAuthClient {
   /** The fetch for the MCP server's transports. */
@@ -78,11 +73,11 @@ export class OAuthClient {
   private state: OAuthState | undefined;
   /** The MCP server's URL: the first request's. */
   private serverUrl: URL | undefined;
-  /** What authorization is for, once discovered: the RFC 8707 resource (none for a 2025-03-26 server), its scopes. */
-  private target: Target | undefined;
-  private issuer: AuthorizationServerMetadata | undefined;
+  private readonly discovery: ResourceDiscovery;
   /** What a JWT-bearer grant presents, for the client that makes one: a workload's identity token, or an ID-JAG. */
   private readonly assertion: Assertion | undefined;
+  /** The key DPoP-bound tokens are bound to, once the resource and its authorization server both take them. */
+  private prover: DPoPProver | undefined;
   /** The issuer that pre-registered credentials without one were first used with: they are used there only. */
   private preRegisteredAt: string | undefined;
   /** The scopes of the last authorization request. */
@@ -92,6 +87,7 @@ export class OAuthClient {
   constructor(private readonly options: OAuthClientOptions) {
     this.base = plainFetch(options.fetch);
     this.authorizing = bounded(this.base, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    this.discovery = new ResourceDiscovery(this.authorizing);
     if ('grant' in options && options.grant !== 'client_credentials') {
       this.assertion =
         options.grant === 'jwt_bearer'
@@ -119,10 +115,13 @@ export class OAuthClient {
       }
     }
     for (let sent = 1; ; sent++) {
-      const token = (await this.current()).tokens?.access_token;
-      const response = await this.base(again(), withBearer(init, token));
+      const tokens = (await this.current()).tokens;
+      const token = tokens?.access_token;
+      const response = await sendWithToken(this.base, again, init, tokens, await this.proverFor(tokens));
       if ((response.status !== 401 && response.status !== 403) || sent === MAX_SENDS) return response;
-      const challenge = parseBearerChallenge(response.headers.get('www-authenticate'));
+      const challenge = parseChallenge(response.headers.get('www-authenticate'));
+      // A nonce still wanted after the one more send that carried it: the token is not what is refused.
+      if (challenge?.error === 'use_dpop_nonce') return response;
       let scope = challenge?.scope;
       if (response.status === 403) {
         if (challenge?.error !== 'insufficient_scope') return response;
@@ -138,7 +137,7 @@ export class OAuthClient {
   /** One authorization however many requests were refused at once; none if the token changed meanwhile. */
   private async authorizeOnce(
     used: string | undefined,
-    challenge: BearerChallenge | undefined,
+    challenge: AuthChallenge | undefined,
     scope: string | undefined,
     cause: Cause,
   ): Promise<void> {
@@ -150,10 +149,10 @@ export class OAuthClient {
     return this.flow;
   }
 
-  private async obtain(challenge: BearerChallenge | undefined, scope: string | undefined, cause: Cause) {
+  private async obtain(challenge: AuthChallenge | undefined, scope: string | undefined, cause: Cause) {
     // A refused token may mean that the resource moved to another authorization server (SEP-2352).
-    const target = await this.discover(challenge, cause === 'refused');
-    const issuer = this.issuer!;
+    const { target, issuer } = await this.discovery.find(this.serverUrl!, challenge, cause === 'refused');
+    this.prover = await this.proverAt(issuer, target, challenge?.dpop === true);
     return this.obtainAt(issuer, target, scope, cause).catch((err) => {
       throw failureAt(issuer, this.serverUrl!, err);
     });
@@ -276,31 +275,6 @@ export class OAuthClient {
   }
 
   /**
-   * The resource's metadata and its authorization server's, found once, and again when `fresh` or when a
-   * challenge names other metadata; the authorization server's metadata is fetched again only when the
-   * resource names another server. A server without the metadata is a 2025-03-26 one, authorized by its own
-   * origin.
-   */
-  private async discover(challenge: BearerChallenge | undefined, fresh: boolean): Promise<Target> {
-    const known = this.target;
-    if (known !== undefined && !fresh && challenge?.resourceMetadata === undefined) return known;
-    const url = this.serverUrl!;
-    const resource = await discoverProtectedResource(url, challenge?.resourceMetadata, this.authorizing);
-    if (resource === undefined) {
-      this.issuer = await discoverLegacyAuthorizationServer(url, this.authorizing);
-      this.target = { resource: undefined, scopes: undefined };
-    } else {
-      const named = resource.authorization_servers[0];
-      // Discovered metadata names its issuer exactly, so the issuer tells whether it is that server's.
-      if (known?.resource === undefined || this.issuer?.issuer !== named) {
-        this.issuer = await discoverAuthorizationServer(named, this.authorizing);
-      }
-      this.target = { resource: resource.resource, scopes: resource.scopes_supported };
-    }
-    return this.target;
-  }
-
-  /**
    * Who the client is at `issuer`: pre-registered (at that server only), registered there before, its CIMD
    * URL (good at any server), or registered now: client credentials are never taken from one server to
    * another (SEP-2352).
@@ -369,8 +343,39 @@ export class OAuthClient {
       params,
       previous,
       this.clock,
+      this.prover,
     );
     await this.update({ tokens });
+  }
+
+  /**
+   * The prover of the tokens to get now: DPoP-bound ones when the resource takes them (its challenge or metadata says
+   * so, or the tokens held are) and the authorization server issues them; else none (Bearer). A resource that takes
+   * only DPoP-bound tokens from a server that issues none is not authorized.
+   */
+  private async proverAt(issuer: AuthorizationServerMetadata, target: Target, challenged: boolean) {
+    const state = await this.current();
+    const held = state.tokens?.token_type.toLowerCase() === 'dpop';
+    if (!challenged && !held && target.dpop === undefined) return undefined;
+    const offered = issuer.dpop_signing_alg_values_supported;
+    if (this.prover !== undefined && DPoPProver.takes(offered, this.prover.key.alg)) return this.prover;
+    const prover = await DPoPProver.create(offered, state.dpopKey);
+    if (prover === undefined && target.dpop === 'required') {
+      throw new OAuthError(
+        `${this.serverUrl} takes only DPoP-bound tokens, and its authorization server ${issuer.issuer} issues none ` +
+          'this client can prove (dpop_signing_alg_values_supported): not authorizing',
+      );
+    }
+    if (prover !== undefined && prover.key !== state.dpopKey) await this.update({ dpopKey: prover.key });
+    return prover;
+  }
+
+  /** The prover of `tokens` when they are DPoP-bound: this run's, or one with the key kept with them. */
+  private async proverFor(tokens: OAuthTokens | undefined): Promise<DPoPProver | undefined> {
+    if (tokens?.token_type.toLowerCase() !== 'dpop') return undefined;
+    const kept = (await this.current()).dpopKey;
+    if (this.prover === undefined && kept !== undefined) this.prover = await DPoPProver.restore(kept);
+    return this.prover;
   }
 
   private async current(): Promise<OAuthState> {
@@ -382,11 +387,4 @@ export class OAuthClient {
     this.state = { ...(await this.current()), ...change };
     await this.options.store?.save(this.state);
   }
-}
-
-function withBearer(init: RequestInit | undefined, token: string | undefined): RequestInit | undefined {
-  if (token === undefined) return init;
-  const headers = new Headers(init?.headers);
-  headers.set('authorization', `Bearer ${token}`);
-  return { ...init, headers };
 }

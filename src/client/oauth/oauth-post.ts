@@ -15,15 +15,16 @@ export async function oauthJson(response: Response): Promise<unknown> {
 }
 
 /**
- * POSTs to an authorization server endpoint and reads the JSON object it answers. A network failure or an
- * error answer rejects with an OAuthError naming `what`, the URL, the HTTP status and the server's `error`
- * and `error_description` (RFC 6749 §5.2, RFC 7591 §3.2.2).
+ * POSTs to an authorization server endpoint and reads the JSON object it answers; `seen` is shown the answer's
+ * headers first. A network failure or an error answer rejects with an OAuthError naming `what`, the URL, the HTTP
+ * status and the server's `error` and `error_description` (RFC 6749 §5.2, RFC 7591 §3.2.2).
  */
 export async function postForJson(
   fetchFn: typeof fetch,
   url: string,
   what: string,
   init: RequestInit,
+  seen?: (headers: Headers) => void,
 ): Promise<Record<string, unknown>> {
   let response: Response;
   try {
@@ -31,6 +32,7 @@ export async function postForJson(
   } catch (err) {
     throw new OAuthError(`${what} to ${url} failed: ${(err as Error).message}`, undefined, { cause: err });
   }
+  seen?.(response.headers);
   const body = await oauthJson(response);
   const answer = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   if (!response.ok) {

@@ -1,3 +1,4 @@
+import type { ClientKey } from './token-auth.js';
 /** Tokens from a token endpoint (RFC 6749 §5.1), with when the access token expires. */
 export interface OAuthTokens {
   access_token: string;
@@ -31,6 +32,8 @@ export interface OAuthClientInformation {
 export interface OAuthState {
   client?: OAuthClientInformation & { issuer: string };
   tokens?: OAuthTokens;
+  /** The private key DPoP-bound tokens are bound to (RFC 9449): they, and their refresh token, need it. */
+  dpopKey?: ClientKey;
 }
 
 /** Keeps an OAuthClient's state (e.g. in the OS keychain), so that a new process need not sign in again. */

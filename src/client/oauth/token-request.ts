@@ -1,4 +1,5 @@
 import type { Clock } from '../../util/clock.js';
+import type { DPoPProver } from './dpop.js';
 import type { AuthorizationServerMetadata } from './metadata.js';
 import { OAuthError } from './oauth-error.js';
 import { postForJson } from './oauth-post.js';
@@ -7,7 +8,8 @@ import { authenticate, type ClientKey } from './token-auth.js';
 
 /**
  * A token request (RFC 6749 §4.1.3, §4.4, §6) for `resource` with the client's authentication, and the tokens it
- * answers: Bearer only, with their expiry read against `clock`; a refresh answer without a refresh token leaves
+ * answers: Bearer, or DPoP-bound when `prover` gives the request a proof (RFC 9449 §5; sent once more with the nonce
+ * the server asks for, §8), with their expiry read against `clock`; a refresh answer without a refresh token leaves
  * `previous`'s in force (§6). Failures reject with OAuthError.
  */
 export async function requestTokens(
@@ -18,22 +20,39 @@ export async function requestTokens(
   params: Record<string, string>,
   previous: OAuthTokens | undefined,
   clock: Pick<Clock, 'now'>,
+  prover?: DPoPProver,
 ): Promise<OAuthTokens> {
-  const body = new URLSearchParams(params);
-  if (resource !== undefined) body.set('resource', resource);
-  const headers: Record<string, string> = {
-    'content-type': 'application/x-www-form-urlencoded',
-    accept: 'application/json',
+  const url = issuer.token_endpoint;
+  let nonceGiven = false;
+  const seen =
+    prover &&
+    ((headers: Headers) => {
+      nonceGiven = prover.noteNonce(url, headers);
+    });
+  const send = async () => {
+    const body = new URLSearchParams(params);
+    if (resource !== undefined) body.set('resource', resource);
+    const headers: Record<string, string> = {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+    };
+    await authenticate(client, issuer, headers, body);
+    if (prover !== undefined) headers.dpop = await prover.proof('POST', url);
+    return postForJson(fetchFn, url, 'The token request', { headers, body }, seen);
   };
-  await authenticate(client, issuer, headers, body);
-  const answer = await postForJson(fetchFn, issuer.token_endpoint, 'The token request', { headers, body });
+  const answer = await send().catch((err: unknown) => {
+    if (err instanceof OAuthError && err.error === 'use_dpop_nonce' && nonceGiven) return send();
+    throw err;
+  });
   if (typeof answer.access_token !== 'string' || typeof answer.token_type !== 'string') {
-    throw new OAuthError(
-      `The token endpoint ${issuer.token_endpoint} answered no access_token and token_type`,
-    );
+    throw new OAuthError(`The token endpoint ${url} answered no access_token and token_type`);
   }
-  if (answer.token_type.toLowerCase() !== 'bearer') {
-    throw new OAuthError(`The token endpoint issued a ${answer.token_type} token; MCP uses Bearer tokens`);
+  const type = answer.token_type.toLowerCase();
+  if (type !== 'bearer' && (type !== 'dpop' || prover === undefined)) {
+    throw new OAuthError(
+      `The token endpoint issued a ${answer.token_type} token, which this client does not present: it presents ` +
+        'Bearer tokens, and DPoP-bound ones where it proved a key',
+    );
   }
   const tokens: OAuthTokens = {
     access_token: answer.access_token,

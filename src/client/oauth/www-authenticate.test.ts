@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseBearerChallenge } from './www-authenticate.js';
+import { parseChallenge } from './www-authenticate.js';
 
 test('the Bearer challenge: its parameters, quoted or not, escapes undone', () => {
   assert.deepEqual(
-    parseBearerChallenge(
+    parseChallenge(
       'Bearer error="insufficient_scope", scope="mcp:basic mcp:write", ' +
         'resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp", error_description="say \\"please\\""',
     ),
@@ -15,23 +15,36 @@ test('the Bearer challenge: its parameters, quoted or not, escapes undone', () =
       errorDescription: 'say "please"',
     },
   );
-  assert.deepEqual(parseBearerChallenge('bearer error=invalid_token'), { error: 'invalid_token' });
-  assert.deepEqual(parseBearerChallenge('Bearer'), {});
+  assert.deepEqual(parseChallenge('bearer error=invalid_token'), { error: 'invalid_token' });
+  assert.deepEqual(parseChallenge('Bearer'), {});
 });
 
-test('among several challenges, the Bearer one; other schemes and token68 values are skipped', () => {
-  assert.deepEqual(parseBearerChallenge('Basic realm="a, b", Bearer scope="x", DPoP algs="ES256"'), {
+test('among several challenges, the Bearer and DPoP ones; other schemes and token68 values are skipped', () => {
+  assert.deepEqual(parseChallenge('Basic realm="a, b", Bearer scope="x", DPoP algs="ES256"'), {
+    dpop: true,
     scope: 'x',
   });
-  assert.deepEqual(parseBearerChallenge('Negotiate abc==, Bearer error="invalid_token"'), {
+  // A parameter of the DPoP challenge wins over the Bearer one's (a nonce is asked for on DPoP's).
+  assert.deepEqual(
+    parseChallenge('Bearer error="invalid_token", DPoP error="use_dpop_nonce", algs="ES256"'),
+    {
+      dpop: true,
+      error: 'use_dpop_nonce',
+    },
+  );
+  assert.deepEqual(parseChallenge('DPoP resource_metadata="https://a.example/m"'), {
+    dpop: true,
+    resourceMetadata: 'https://a.example/m',
+  });
+  assert.deepEqual(parseChallenge('Negotiate abc==, Bearer error="invalid_token"'), {
     error: 'invalid_token',
   });
-  assert.deepEqual(parseBearerChallenge('Bearer scope="first", scope="second"'), { scope: 'first' });
+  assert.deepEqual(parseChallenge('Bearer scope="first", scope="second"'), { scope: 'first' });
 });
 
-test('no Bearer challenge, no header, or a broken one', () => {
-  assert.equal(parseBearerChallenge('Basic realm="x"'), undefined);
-  assert.equal(parseBearerChallenge(null), undefined);
-  assert.equal(parseBearerChallenge(''), undefined);
-  assert.deepEqual(parseBearerChallenge('Bearer scope="never closed'), { scope: 'never closed' });
+test('neither a Bearer nor a DPoP challenge, no header, or a broken one', () => {
+  assert.equal(parseChallenge('Basic realm="x"'), undefined);
+  assert.equal(parseChallenge(null), undefined);
+  assert.equal(parseChallenge(''), undefined);
+  assert.deepEqual(parseChallenge('Bearer scope="never closed'), { scope: 'never closed' });
 });

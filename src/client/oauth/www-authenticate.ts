@@ -1,8 +1,10 @@
 /**
- * What a client acts on in a Bearer challenge of `WWW-Authenticate` (RFC 6750 §3, RFC 9728 §5.1): the
- * header's parameters, camel-cased; absent ones are undefined.
+ * What a client acts on in the Bearer and DPoP challenges of `WWW-Authenticate` (RFC 6750 §3, RFC 9449 §7.1, RFC
+ * 9728 §5.1): the headers' parameters, camel-cased; absent ones are undefined.
  */
-export interface BearerChallenge {
+export interface AuthChallenge {
+  /** The resource takes DPoP-bound tokens: it sent a DPoP challenge, alone or beside a Bearer one. */
+  dpop?: true;
   error?: string;
   errorDescription?: string;
   /** The scopes the resource wants, space-separated. */
@@ -16,11 +18,12 @@ const SPACE = /[ \t]*/y;
 const SEPARATORS = /[ \t,]*/y;
 
 /**
- * The Bearer challenge among the challenges of a `WWW-Authenticate` value (RFC 9110 §11.6.1), or undefined
- * when it has none. Other schemes, token68 values and parameters the client does not use are skipped, and
- * the first value of a repeated parameter counts.
+ * The Bearer and DPoP challenges among the challenges of a `WWW-Authenticate` value (RFC 9110 §11.6.1), each
+ * parameter the DPoP challenge's where it has it, else the Bearer one's; undefined when it has neither. Other
+ * schemes, token68 values and parameters the client does not use are skipped, and the first value of a repeated
+ * parameter counts.
  */
-export function parseBearerChallenge(header: string | null | undefined): BearerChallenge | undefined {
+export function parseChallenge(header: string | null | undefined): AuthChallenge | undefined {
   if (!header) return undefined;
   const text = header;
   let at = 0;
@@ -43,6 +46,7 @@ export function parseBearerChallenge(header: string | null | undefined): BearerC
   /** The parameters of the challenge being read; a token not followed by "=" starts the next one. */
   let params: Record<string, string> | undefined;
   let bearer: Record<string, string> | undefined;
+  let dpop: Record<string, string> | undefined;
   while (at < text.length) {
     read(SEPARATORS);
     const name = read(TOKEN);
@@ -58,14 +62,21 @@ export function parseBearerChallenge(header: string | null | undefined): BearerC
       params[name.toLowerCase()] ??= value;
     } else {
       params = {};
-      if (bearer === undefined && name.toLowerCase() === 'bearer') bearer = params;
+      const scheme = name.toLowerCase();
+      if (bearer === undefined && scheme === 'bearer') bearer = params;
+      else if (dpop === undefined && scheme === 'dpop') dpop = params;
     }
   }
-  if (bearer === undefined) return undefined;
-  const challenge: BearerChallenge = {};
-  if (bearer.error !== undefined) challenge.error = bearer.error;
-  if (bearer.error_description !== undefined) challenge.errorDescription = bearer.error_description;
-  if (bearer.scope !== undefined) challenge.scope = bearer.scope;
-  if (bearer.resource_metadata !== undefined) challenge.resourceMetadata = bearer.resource_metadata;
+  if (bearer === undefined && dpop === undefined) return undefined;
+  const challenge: AuthChallenge = dpop === undefined ? {} : { dpop: true };
+  const param = (field: string) => dpop?.[field] ?? bearer?.[field];
+  const error = param('error');
+  const description = param('error_description');
+  const scope = param('scope');
+  const metadata = param('resource_metadata');
+  if (error !== undefined) challenge.error = error;
+  if (description !== undefined) challenge.errorDescription = description;
+  if (scope !== undefined) challenge.scope = scope;
+  if (metadata !== undefined) challenge.resourceMetadata = metadata;
   return challenge;
 }
