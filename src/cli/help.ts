@@ -81,6 +81,10 @@ Options:
   --oauth-scope S  A scope every token must have (repeatable)
   --oauth-resource URL
                    The server's public URL, which tokens must be for (default: the bound one)
+  --oauth-dpop accept|require
+                   Take tokens bound to the client's key (DPoP, RFC 9449), each request with a
+                   new proof of that key, beside Bearer ones (accept) or only them (require);
+                   a bound token is never taken as Bearer
   --token-env NAME Take only requests with Authorization: Bearer and one of the tokens in the
                    environment variable NAME (separated by commas; 32 characters or more each,
                    "openssl rand -hex 32" makes one): keys you hand out, where there is no

@@ -95,6 +95,7 @@ async function main(argv: string[]): Promise<number> {
         'oauth-introspection': { type: 'string' },
         'oauth-scope': { type: 'string', multiple: true, default: [] },
         'oauth-resource': { type: 'string' },
+        'oauth-dpop': { type: 'string' },
         'token-env': { type: 'string' },
         'log-format': { type: 'string' },
         'rate-limit': { type: 'string' },

@@ -9,6 +9,7 @@ interface AuthFlags {
   'oauth-jwks'?: string;
   'oauth-scope': string[];
   'oauth-resource'?: string;
+  'oauth-dpop'?: string;
   'token-env'?: string;
 }
 
@@ -49,9 +50,13 @@ function parseServeOAuth(values: AuthFlags, stdio: boolean | undefined): ServeOA
   const introspection = values['oauth-introspection'];
   const jwks = values['oauth-jwks'];
   if (issuer === undefined && introspection === undefined && jwks === undefined) {
-    if (values['oauth-scope'].length > 0 || values['oauth-resource'] !== undefined) {
+    if (
+      values['oauth-scope'].length > 0 ||
+      values['oauth-resource'] !== undefined ||
+      values['oauth-dpop'] !== undefined
+    ) {
       throw new UsageError(
-        '--oauth-scope and --oauth-resource need --oauth-issuer, with --oauth-introspection or --oauth-jwks',
+        '--oauth-scope, --oauth-resource and --oauth-dpop need --oauth-issuer, with --oauth-introspection or --oauth-jwks',
       );
     }
     return undefined;
@@ -71,7 +76,18 @@ function parseServeOAuth(values: AuthFlags, stdio: boolean | undefined): ServeOA
   ] as const) {
     if (url !== undefined && !URL.canParse(url)) throw new UsageError(`${flag} takes a URL, not "${url}"`);
   }
-  const common = { issuer, resource: values['oauth-resource'], requiredScopes: values['oauth-scope'] };
+  const dpop = values['oauth-dpop'];
+  if (dpop !== undefined && dpop !== 'accept' && dpop !== 'require') {
+    throw new UsageError(
+      `--oauth-dpop is accept (DPoP-bound tokens beside Bearer ones) or require (only them), not "${dpop}"`,
+    );
+  }
+  const common = {
+    issuer,
+    resource: values['oauth-resource'],
+    requiredScopes: values['oauth-scope'],
+    dpop: dpop as ServeOAuth['dpop'],
+  };
   if (jwks !== undefined) return { ...common, check: { jwks } };
   const clientId = process.env.MCPWIRE_INTROSPECTION_CLIENT_ID;
   const clientSecret = process.env.MCPWIRE_INTROSPECTION_CLIENT_SECRET;

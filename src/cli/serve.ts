@@ -80,6 +80,8 @@ export interface ServeOAuth {
   /** The server's canonical URL; default: `http://host:port/mcp` as bound. */
   resource?: string;
   requiredScopes: string[];
+  /** DPoP-bound tokens (RFC 9449): taken beside Bearer ones, or only they. Default: Bearer only. */
+  dpop: 'accept' | 'require' | undefined;
 }
 
 /** How long requests in flight may finish after Ctrl-C. */
@@ -378,12 +380,14 @@ function protectedResource(oauth: ServeOAuth, bound: string): ProtectedResource 
           resource,
         });
   const how = 'jwks' in check ? `JWTs checked against ${check.jwks}` : `checked at ${check.introspection}`;
-  log(`taking OAuth access tokens of ${oauth.issuer} for ${resource}, ${how}`);
+  const dpop = oauth.dpop === undefined ? '' : ` (DPoP-bound ones: ${oauth.dpop})`;
+  log(`taking OAuth access tokens${dpop} of ${oauth.issuer} for ${resource}, ${how}`);
   return new ProtectedResource({
     resource,
     authorizationServers: [oauth.issuer],
     requiredScopes: oauth.requiredScopes,
     verifier,
+    dpop: oauth.dpop,
   });
 }
 

@@ -10,6 +10,15 @@ export function bearerToken(header: string | undefined): string | undefined {
   return BEARER.exec(header)?.[1];
 }
 
+/** `Authorization: DPoP <token>` (RFC 9449 §7.1): a DPoP-bound token, presented with a proof. */
+const DPOP = /^DPoP +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** The token of an `Authorization: DPoP …` header; undefined when there is no header or it is not one. */
+export function dpopToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  return DPOP.exec(header)?.[1];
+}
+
 /** Whether `token` could be sent in an `Authorization: Bearer` header (a b64token, RFC 6750 §2.1). */
 export function isBearerToken(token: string): boolean {
   return bearerToken(`Bearer ${token}`) === token;

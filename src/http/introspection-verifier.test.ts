@@ -29,6 +29,16 @@ test('an active token for this resource is granted: its subject and scopes', asy
   assert.equal(asked.get('token_type_hint'), 'access_token');
 });
 
+test('a token bound to a key: the grant names the thumbprint the answer confirms (cnf.jkt)', async () => {
+  as.tokens.set('bound', { scopes: ['mcp:tools'], resource: RESOURCE, jkt: 'thumbprint' });
+  now = Date.now();
+  assert.deepEqual(await verifier().verify('bound'), {
+    principal: 'ada',
+    scopes: ['mcp:tools'],
+    jkt: 'thumbprint',
+  });
+});
+
 test('unknown, for another resource, or expired: refused', async () => {
   now = Date.now();
   as.tokens.set('elsewhere', { scopes: [], resource: 'https://other.example/mcp' });

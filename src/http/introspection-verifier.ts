@@ -2,7 +2,7 @@ import { isObject } from '../jsonrpc/parse.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { basicCredentials } from './basic-credentials.js';
 import { isSecureEndpoint } from './guards.js';
-import type { TokenGrant, TokenVerifier } from './protected-resource.js';
+import { type TokenGrant, type TokenVerifier, withBinding } from './protected-resource.js';
 
 export interface IntrospectionOptions {
   /** The authorization server's token introspection endpoint (RFC 7662): https, or http on loopback only. */
@@ -98,7 +98,7 @@ export function introspectionVerifier(options: IntrospectionOptions): TokenVerif
       principal !== undefined;
     if (!valid) return { grant: undefined, expiresAt };
     const scopes = typeof answer.scope === 'string' ? answer.scope.split(' ').filter(Boolean) : [];
-    return { grant: { principal: principal as string, scopes }, expiresAt };
+    return { grant: withBinding({ principal: principal as string, scopes }, answer.cnf), expiresAt };
   }
 
   return {

@@ -135,3 +135,17 @@ test('keys on plain http are refused at once, but on loopback: anyone on the way
     jwtVerifier({ issuer: ISSUER, jwksUrl, resource: RESOURCE });
   }
 });
+
+test('a token bound to a key (cnf.jkt, RFC 9449 §6): the grant names the thumbprint; a cnf without one binds nothing', async () => {
+  published = [first.jwk];
+  const check = verifier();
+  assert.deepEqual(await check.verify(await sign(first, { cnf: { jkt: 'thumbprint' } })), {
+    principal: 'ada',
+    scopes: [],
+    jkt: 'thumbprint',
+  });
+  assert.deepEqual(await check.verify(await sign(first, { cnf: { 'x5t#S256': 'other' } })), {
+    principal: 'ada',
+    scopes: [],
+  });
+});

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from 'jose';
 import { isSecureEndpoint } from './guards.js';
-import type { TokenGrant, TokenVerifier } from './protected-resource.js';
+import { type TokenGrant, type TokenVerifier, withBinding } from './protected-resource.js';
 
 export interface JwtVerifierOptions {
   /** The issuer tokens must name (`iss`): the authorization server's, exactly as its metadata says it. */
@@ -90,5 +90,5 @@ function grantOf(payload: JWTPayload): TokenGrant | undefined {
       : Array.isArray(scp)
         ? scp.filter((s): s is string => typeof s === 'string')
         : [];
-  return { principal: principal as string, scopes };
+  return withBinding({ principal: principal as string, scopes }, payload.cnf);
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bearerToken, type EndpointAuth, insufficientScope } from './endpoint-auth.js';
+import { DPOP_ALGORITHMS, DPoPProofs, type ProvenKey } from './dpop-proofs.js';
+import { bearerToken, dpopToken, type EndpointAuth, insufficientScope } from './endpoint-auth.js';
 import type { HTTPExchange } from './exchange.js';
 import type { Refuse } from './intake.js';
 import { writeJsonError } from './json-error.js';
@@ -11,6 +12,17 @@ export interface TokenGrant {
   /** Whoever the token stands for: sessions are bound to it, and handlers see it as `ctx.transport.principal`. */
   principal: string;
   scopes: readonly string[];
+  /**
+   * The thumbprint (RFC 7638) of the key the token is bound to (its `cnf.jkt`, RFC 9449 §6), if it is: it is then
+   * good only presented as DPoP, with a proof of that key.
+   */
+  jkt?: string;
+}
+
+/** `grant`, bound to the key that a token's confirmation claim (`cnf`, RFC 7800) names by thumbprint (RFC 9449 §6). */
+export function withBinding(grant: TokenGrant, cnf: unknown): TokenGrant {
+  const jkt = typeof cnf === 'object' && cnf !== null ? (cnf as { jkt?: unknown }).jkt : undefined;
+  return typeof jkt === 'string' ? { ...grant, jkt } : grant;
 }
 
 /**
@@ -34,6 +46,11 @@ export interface ProtectedResourceOptions {
   requiredScopes?: readonly string[];
   /** Scopes published in the metadata, for clients to ask for. Default: `requiredScopes`. */
   scopesSupported?: readonly string[];
+  /**
+   * DPoP-bound tokens (RFC 9449): 'accept' takes them beside Bearer ones, 'require' takes only them. Published in
+   * the metadata and the challenges. Without it, a bound token is refused all the same: it is no Bearer token.
+   */
+  dpop?: 'accept' | 'require';
 }
 
 /**
@@ -54,7 +71,9 @@ export interface Refusal {
  * challenge that names the metadata URL (and the required scopes); one whose grant lacks a required scope
  * gets 403 `insufficient_scope` naming them; one whose token the verifier could not check gets 503; all with a
  * JSON-RPC error body. A granted request's principal
- * is the grant's. Tokens are read from the Authorization header only, never from the URL.
+ * is the grant's. Tokens are read from the Authorization header only, never from the URL. A token bound to a key
+ * (the grant's `jkt`) is taken only as DPoP, with a proof of that key for the request (`DPoPProofs`), and a DPoP
+ * token only when it is bound to the proof's key.
  */
 export class ProtectedResource implements EndpointAuth {
   /** Where the metadata is served: `/.well-known/oauth-protected-resource` followed by the resource's path. */
@@ -65,6 +84,8 @@ export class ProtectedResource implements EndpointAuth {
   private readonly document: string;
   private readonly required: readonly string[];
   private readonly scopeParam: string;
+  /** Checks DPoP proofs, where DPoP-bound tokens are taken. */
+  private readonly proofs: DPoPProofs | undefined;
 
   constructor(private readonly options: ProtectedResourceOptions) {
     const resource = new URL(options.resource);
@@ -82,23 +103,47 @@ export class ProtectedResource implements EndpointAuth {
       authorization_servers: options.authorizationServers,
       ...(supported !== undefined && supported.length > 0 && { scopes_supported: supported }),
       bearer_methods_supported: ['header'],
+      ...(options.dpop !== undefined && { dpop_signing_alg_values_supported: DPOP_ALGORITHMS }),
+      ...(options.dpop === 'require' && { dpop_bound_access_tokens_required: true }),
     });
+    if (options.dpop !== undefined) this.proofs = new DPoPProofs();
     this.scopeParam = this.required.length > 0 ? `, scope="${this.required.join(' ')}"` : '';
   }
 
   /** The grant of the request's token, or why it is refused. */
   async check(exchange: HTTPExchange): Promise<TokenGrant | Refusal> {
     const header = exchange.header('authorization');
-    const token = bearerToken(header);
+    const bearer = this.options.dpop === 'require' ? undefined : bearerToken(header);
+    const bound = this.proofs === undefined ? undefined : dpopToken(header);
+    const token = bearer ?? bound;
     if (token === undefined) {
+      const how = this.options.dpop === 'require' ? 'DPoP' : 'Bearer';
       return {
         status: 401,
-        challenge: `Bearer resource_metadata="${this.metadataUrl}"${this.scopeParam}`,
+        challenge: this.challenges(`resource_metadata="${this.metadataUrl}"${this.scopeParam}`),
         message:
           header === undefined
-            ? `Unauthorized: this server needs an OAuth access token (Authorization: Bearer …); its metadata is at ${this.metadataUrl}`
-            : 'Unauthorized: the Authorization header must be "Bearer" and an access token',
+            ? `Unauthorized: this server needs an OAuth access token (Authorization: ${how} …); its metadata is at ${this.metadataUrl}`
+            : bearerToken(header) !== undefined
+              ? 'Unauthorized: this server takes only DPoP-bound tokens: present one as Authorization: DPoP …, with a DPoP proof'
+              : `Unauthorized: the Authorization header must be ${this.schemes} and an access token`,
       };
+    }
+    let proven: ProvenKey | undefined;
+    if (bound !== undefined) {
+      const url = this.options.resource;
+      const proof = await this.proofs!.check(exchange.header('dpop'), {
+        method: exchange.method,
+        url,
+        accessToken: bound,
+      });
+      if ('problem' in proof)
+        return this.invalid(
+          'invalid_dpop_proof',
+          'The DPoP proof does not hold',
+          `the DPoP proof does not hold: ${proof.problem}`,
+        );
+      proven = proof;
     }
     let grant: TokenGrant | undefined;
     try {
@@ -111,14 +156,21 @@ export class ProtectedResource implements EndpointAuth {
       };
     }
     if (grant === undefined) {
-      return {
-        status: 401,
-        challenge:
-          `Bearer error="invalid_token", error_description="The access token is not valid for this server", ` +
-          `resource_metadata="${this.metadataUrl}"${this.scopeParam}`,
-        message:
-          'Unauthorized: the access token is not valid for this server (unknown, expired or for another); obtain a new one',
-      };
+      return this.invalid(
+        'invalid_token',
+        'The access token is not valid for this server',
+        'the access token is not valid for this server (unknown, expired or for another); obtain a new one',
+      );
+    }
+    // A bound token without its key's proof is a stolen one as far as anyone can tell (RFC 9449 §7.2).
+    if (grant.jkt !== proven?.jkt) {
+      if (grant.jkt === undefined) {
+        const why = 'the access token is not bound to a key: present it as Authorization: Bearer';
+        return this.invalid('invalid_token', 'The access token is not bound to the key of the proof', why);
+      }
+      const why =
+        'the access token is bound to a key: present it as Authorization: DPoP, with a proof of that key';
+      return this.invalid('invalid_token', 'The access token is bound to another key', why);
     }
     const missing = this.required.filter((scope) => !grant.scopes.includes(scope));
     if (missing.length > 0) {
@@ -130,6 +182,30 @@ export class ProtectedResource implements EndpointAuth {
       };
     }
     return grant;
+  }
+
+  /** A 401 for a token (or its proof) that does not hold: the error and its description for the client, `why` for a person. */
+  private invalid(error: string, description: string, why: string): Refusal {
+    return {
+      status: 401,
+      challenge: this.challenges(
+        `error="${error}", error_description="${description}", resource_metadata="${this.metadataUrl}"${this.scopeParam}`,
+      ),
+      message: `Unauthorized: ${why}`,
+    };
+  }
+
+  /** The challenges of a 401 with `params`: Bearer unless only DPoP is taken, and DPoP with its algorithms where taken. */
+  private challenges(params: string): string {
+    const bearer = this.options.dpop === 'require' ? [] : [`Bearer ${params}`];
+    const dpop =
+      this.options.dpop === undefined ? [] : [`DPoP algs="${DPOP_ALGORITHMS.join(' ')}", ${params}`];
+    return [...bearer, ...dpop].join(', ');
+  }
+
+  /** The schemes taken, for a person. */
+  private get schemes(): string {
+    return { accept: '"Bearer" or "DPoP"', require: '"DPoP"', none: '"Bearer"' }[this.options.dpop ?? 'none'];
   }
 
   /** With the metadata URL: the client asks the authorization server it names for the scopes. */

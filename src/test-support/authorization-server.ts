@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
-import { checkProof } from './dpop-proof.js';
-import { type LoopbackServer, listenLoopback, readBody } from './http-loopback.js';
+import { DPoPProofs } from '../http/dpop-proofs.js';
+import { type LoopbackServer, listenLoopback, oneHeader, readBody } from './http-loopback.js';
 
 /** What a test authorization server was asked, and the tokens it issued. */
 export interface AuthorizationServerLog {
@@ -153,6 +153,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
   const tokens = new Map<string, Grant>();
   const clientKeys = new Map<string, JWK>();
   const seenAssertions = new Set<string>();
+  const proofs = new DPoPProofs();
   /** Each code's PKCE challenge, scopes and resource. */
   const codes = new Map<string, { challenge: string; scopes: string[]; resource: string | null }>();
   const refreshTokens = new Map<string, Grant>();
@@ -206,13 +207,18 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
       let jkt: string | undefined;
       if (handle.dpop && req.headers.dpop !== undefined) {
         const nonce = handle.dpopNonce;
-        const proof = await checkProof(req.headers.dpop, { method: 'POST', url: `${issuer}/token`, nonce });
-        if (proof === 'nonce') {
-          res.setHeader('dpop-nonce', nonce!);
-          return send(res, 400, { error: 'use_dpop_nonce' });
+        const proof = await proofs.check(oneHeader(req.headers.dpop), {
+          method: 'POST',
+          url: `${issuer}/token`,
+          nonce,
+        });
+        if ('problem' in proof) {
+          if (proof.nonce) res.setHeader('dpop-nonce', nonce!);
+          return send(res, 400, {
+            error: proof.nonce ? 'use_dpop_nonce' : 'invalid_dpop_proof',
+            error_description: proof.problem,
+          });
         }
-        if (typeof proof === 'string')
-          return send(res, 400, { error: 'invalid_dpop_proof', error_description: proof });
         jkt = proof.jkt;
       }
       let grant: Grant | undefined;
@@ -281,6 +287,7 @@ export async function startAuthorizationServer(prefix = ''): Promise<TestAuthori
         sub: 'ada',
         scope: grant.scopes.join(' '),
         aud: grant.resource,
+        ...(grant.jkt !== undefined && { cnf: { jkt: grant.jkt } }),
         exp: Math.floor(Date.now() / 1000) + handle.expiresIn,
       });
     }

@@ -102,3 +102,8 @@ export function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(body));
   });
 }
+
+/** A request header as one value: a repeated one's values joined as node:http joins most. */
+export function oneHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}

@@ -120,7 +120,24 @@ describe('mcpwire serve with OAuth', { timeout: 120_000 }, () => {
         {},
         /set MCPWIRE_INTROSPECTION_CLIENT_ID and MCPWIRE_INTROSPECTION_CLIENT_SECRET/,
       ],
-      [['--oauth-scope', 'mcp:tools'], CREDENTIALS, /--oauth-scope and --oauth-resource need --oauth-issuer/],
+      [
+        ['--oauth-scope', 'mcp:tools'],
+        CREDENTIALS,
+        /--oauth-scope, --oauth-resource and --oauth-dpop need --oauth-issuer/,
+      ],
+      [['--oauth-dpop', 'require'], CREDENTIALS, /--oauth-dpop need --oauth-issuer/],
+      [
+        [
+          '--oauth-issuer',
+          'https://as.example',
+          '--oauth-introspection',
+          'https://as.example/i',
+          '--oauth-dpop',
+          'yes',
+        ],
+        CREDENTIALS,
+        /--oauth-dpop is accept .* or require .*, not "yes"/,
+      ],
       [
         ['--oauth-issuer', 'nope', '--oauth-introspection', 'x'],
         CREDENTIALS,
@@ -219,5 +236,57 @@ describe("mcpwire serve --oauth-jwks: JWT access tokens checked against the issu
     const none = await post(url, initializeRequest());
     assert.equal(none.status, 401);
     await none.text();
+  });
+});
+
+describe("mcpwire serve --oauth-dpop require: only tokens bound to the caller's key", {
+  timeout: 120_000,
+}, () => {
+  let as: TestAuthorizationServer;
+  let serve: CliRun;
+  let url: string;
+
+  before(async () => {
+    as = await startAuthorizationServer();
+    as.dpop = true;
+    serve = serveWith(
+      [
+        '--port',
+        '0',
+        '--oauth-issuer',
+        as.issuer,
+        '--oauth-introspection',
+        `${as.issuer}/introspect`,
+        '--oauth-dpop',
+        'require',
+      ],
+      CREDENTIALS,
+    );
+    url = await printedUrl(serve);
+  });
+  after(async () => {
+    killCliRuns();
+    await as.close();
+  });
+
+  test('mcpwire call as a machine client gets a bound token and proves its key; a Bearer token is refused', async () => {
+    assert.match(serve.stderr(), /taking OAuth access tokens \(DPoP-bound ones: require\)/);
+    const metadata = (await (
+      await fetch(new URL('/.well-known/oauth-protected-resource/mcp', url))
+    ).json()) as {
+      dpop_bound_access_tokens_required?: boolean;
+    };
+    assert.equal(metadata.dpop_bound_access_tokens_required, true);
+    const called = runCli(['call', url, '--client-id', 'robot', 'call', 'echo', '{"message":"bound"}'], {
+      MCPWIRE_CLIENT_SECRET: 'robot-secret',
+    });
+    called.child.stdin.end();
+    assert.equal(await called.exit(30_000), 0, called.stderr());
+    assert.match(called.stdout(), /Echo: bound/);
+    const [token, grant] = [...as.tokens].at(-1)!;
+    assert.equal(typeof grant.jkt, 'string');
+    const asBearer = await post(url, initializeRequest(), { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(asBearer.status, 401);
+    assert.match(await asBearer.text(), /takes only DPoP-bound tokens/);
   });
 });

@@ -1,14 +1,14 @@
 // DPoP-bound tokens (RFC 9449, SEP-1932): the OAuthClient proves its key at the token endpoint and on every request
 // to a resource that takes such tokens, with the nonces the servers ask for. Against the test authorization server
-// and a resource server here that checks proofs as RFC 9449 §4.3 and §7.1 say, on loopback. The official suite's
+// and a resource server here that checks proofs (DPoPProofs, as RFC 9449 §4.3 says), on loopback. The official suite's
 // auth/dpop and auth/dpop-nonce run the same against their own mocks (scripts/conformance-client-next.sh).
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, beforeEach, describe, test } from 'node:test';
 import { calculateJwkThumbprint } from 'jose';
+import { DPoPProofs } from '../../http/dpop-proofs.js';
 import { startAuthorizationServer } from '../../test-support/authorization-server.js';
-import { checkProof } from '../../test-support/dpop-proof.js';
-import { listenLoopback } from '../../test-support/http-loopback.js';
+import { listenLoopback, oneHeader } from '../../test-support/http-loopback.js';
 import { OAuthClient, type OAuthState } from './oauth-client.js';
 import { requestTokens } from './token-request.js';
 
@@ -24,7 +24,7 @@ const rs = {
   /** Each request with a token: its scheme, and its proof's `jti` (or what was wrong with the proof). */
   seen: [] as { scheme: string; method: string; proof: string }[],
 };
-const jtis = new Set<string>();
+const proofs = new DPoPProofs();
 const server = await listenLoopback(async (req: IncomingMessage, res: ServerResponse) => {
   const base = `http://127.0.0.1:${server.port}`;
   if (req.url === '/.well-known/oauth-protected-resource/mcp') {
@@ -48,18 +48,16 @@ const server = await listenLoopback(async (req: IncomingMessage, res: ServerResp
   const method = req.method!;
   if (scheme === 'DPoP') {
     const nonce = rs.nonce();
-    const proof = await checkProof(req.headers.dpop, {
-      method,
-      url: `${base}/mcp`,
-      accessToken: token,
-      nonce,
-    });
-    const jti = typeof proof === 'string' ? proof : proof.jti;
-    rs.seen.push({ scheme, method, proof: jti });
-    if (proof === 'nonce') return refuse('DPoP error="use_dpop_nonce"', { 'dpop-nonce': nonce! });
-    if (typeof proof === 'string' || proof.jkt !== grant?.jkt || jtis.has(proof.jti))
-      return refuse('DPoP error="invalid_token"');
-    jtis.add(proof.jti);
+    const url = `${base}/mcp`;
+    const proof = await proofs.check(oneHeader(req.headers.dpop), { method, url, accessToken: token, nonce });
+    if ('problem' in proof) {
+      rs.seen.push({ scheme, method, proof: proof.nonce ? 'nonce' : proof.problem });
+      return proof.nonce
+        ? refuse('DPoP error="use_dpop_nonce"', { 'dpop-nonce': nonce! })
+        : refuse('DPoP error="invalid_dpop_proof"');
+    }
+    rs.seen.push({ scheme, method, proof: proof.jti });
+    if (proof.jkt !== grant?.jkt) return refuse('DPoP error="invalid_token"');
   } else {
     rs.seen.push({ scheme, method, proof: '' });
     // A DPoP-bound token presented as a Bearer one is no token (RFC 9449 §7.2).
