@@ -170,7 +170,11 @@ export class ProtectedResource implements EndpointAuth {
       }
       const why =
         'the access token is bound to a key: present it as Authorization: DPoP, with a proof of that key';
-      return this.invalid('invalid_token', 'The access token is bound to another key', why);
+      const description =
+        proven === undefined
+          ? 'The access token is bound to a key'
+          : 'The access token is bound to another key';
+      return this.invalid('invalid_token', description, why);
     }
     const missing = this.required.filter((scope) => !grant.scopes.includes(scope));
     if (missing.length > 0) {

@@ -54,8 +54,8 @@ const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
  * else none (with `offline_access` beside them where the server lists it); the response must carry its
  * `state` and its server's `iss` (RFC 9207). A 403 `insufficient_scope` asks for the scopes the challenge
  * names besides those held (step-up), once per set of scopes. The request is then sent again; a request is
- * sent at most three times (each once more when a DPoP nonce is asked for). Concurrent 401s share one authorization, and processes sharing a store that is
- * `exclusive` one refresh. Failures reject with OAuthError. No token is sought for a server, nor anything sent
+ * sent at most three times (each once more when a DPoP nonce is asked for). Concurrent 401s share one
+ * authorization, and processes sharing a store that is `exclusive` one refresh. Failures reject with OAuthError. No token is sought for a server, nor anything sent
  * to an authorization server endpoint, that is not https (but on loopback). A machine client (`grant`) gets its
  * tokens with its own credentials, or a workload's identity token, instead of a sign-in; an enterprise client with
  * the grant its user's identity provider issues for the authorization server (asked again for each token).

@@ -18,16 +18,15 @@ export async function sendWithToken(
   if (tokens === undefined) return send(request(), init);
   const token = tokens.access_token;
   if (tokens.token_type.toLowerCase() !== 'dpop')
-    return send(request(), withAuthorization(init, `Bearer ${token}`));
+    return send(request(), withHeaders(init, { authorization: `Bearer ${token}` }));
   if (prover === undefined) return send(request(), init);
   const first = request();
   const url = first instanceof Request ? first.url : first;
   const method = init?.method ?? (first instanceof Request ? first.method : 'GET');
   for (let attempt = 1; ; attempt++) {
     const input = attempt === 1 ? first : request();
-    const sent = withAuthorization(init, `DPoP ${token}`);
-    (sent.headers as Headers).set('dpop', await prover.proof(method, url, token));
-    const response = await send(input, sent);
+    const proof = await prover.proof(method, url, token);
+    const response = await send(input, withHeaders(init, { authorization: `DPoP ${token}`, dpop: proof }));
     const newNonce = prover.noteNonce(url, response.headers);
     if (
       attempt > 1 ||
@@ -41,8 +40,8 @@ export async function sendWithToken(
   }
 }
 
-function withAuthorization(init: RequestInit | undefined, value: string): RequestInit {
+function withHeaders(init: RequestInit | undefined, added: Record<string, string>): RequestInit {
   const headers = new Headers(init?.headers);
-  headers.set('authorization', value);
+  for (const [name, value] of Object.entries(added)) headers.set(name, value);
   return { ...init, headers };
 }
