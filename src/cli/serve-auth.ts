@@ -1,6 +1,17 @@
 import { BearerTokens } from '../http/bearer-tokens.js';
-import type { ServeOAuth } from './serve.js';
 import { UsageError } from './usage-error.js';
+
+/** Whose access tokens `mcpwire serve --oauth-issuer …` takes, and how it checks them. */
+export interface ServeOAuth {
+  issuer: string;
+  /** RFC 7662 introspection with this server's credentials, or JWT access tokens checked against the issuer's keys. */
+  check: { introspection: string; clientId: string; clientSecret: string } | { jwks: string };
+  /** The server's canonical URL; default: `http://host:port/mcp` as bound. */
+  resource?: string;
+  requiredScopes: string[];
+  /** DPoP-bound tokens (RFC 9449): taken beside Bearer ones, or only they. Default: Bearer only. */
+  dpop: 'accept' | 'require' | undefined;
+}
 
 /** Who may call `mcpwire serve`: the flags that say so, as parsed. */
 interface AuthFlags {

@@ -23,6 +23,7 @@ import { retryAfterSeconds } from '../util/retry-after.js';
 import { Handoff } from './handoff.js';
 import { answerProbe, LIVENESS_PATH, READINESS_PATH, type Unready } from './probes.js';
 import { requestStateKeysFromEnv } from './request-state-key.js';
+import type { ServeOAuth } from './serve-auth.js';
 import { bridgeChild, type ServeChild, type ServeCluster } from './serve-command.js';
 import type { ServeLimits } from './serve-limits.js';
 import { clusterKeys, joinCluster, sharedTasks } from './serve-redis.js';
@@ -70,18 +71,6 @@ export interface ServeOptions {
   rateLimit?: RateLimitOptions;
   /** Bounds on the HTTP endpoints themselves (`--max-body`, `--session-idle-timeout`, `--max-sessions`). */
   limits?: ServeLimits;
-}
-
-/** Whose access tokens `mcpwire serve --oauth-issuer …` takes, and how it checks them. */
-export interface ServeOAuth {
-  issuer: string;
-  /** RFC 7662 introspection with this server's credentials, or JWT access tokens checked against the issuer's keys. */
-  check: { introspection: string; clientId: string; clientSecret: string } | { jwks: string };
-  /** The server's canonical URL; default: `http://host:port/mcp` as bound. */
-  resource?: string;
-  requiredScopes: string[];
-  /** DPoP-bound tokens (RFC 9449): taken beside Bearer ones, or only they. Default: Bearer only. */
-  dpop: 'accept' | 'require' | undefined;
 }
 
 /** How long requests in flight may finish after Ctrl-C. */

@@ -1,5 +1,5 @@
 import { calculateJwkThumbprint, decodeProtectedHeader, importJWK, type JWK, jwtVerify } from 'jose';
-import { base64url } from '../util/base64.js';
+import { sha256Base64url } from '../util/base64.js';
 import { type Clock, systemClock } from '../util/clock.js';
 
 /** The algorithms a proof may be signed with: asymmetric only (RFC 9449 §4.3), never `none` or HMAC. */
@@ -81,7 +81,7 @@ export class DPoPProofs {
       return { problem: `the proof is for ${String(htu)}, not ${target(request.url)}` };
     if (typeof iat !== 'number' || Math.abs(now / 1000 - iat) > WINDOW_SECONDS)
       return { problem: 'the proof was not made within five minutes of now (iat)' };
-    if (request.accessToken !== undefined && ath !== (await hash(request.accessToken)))
+    if (request.accessToken !== undefined && ath !== (await sha256Base64url(request.accessToken)))
       return { problem: 'the proof is for another access token (ath)' };
     if (request.nonce !== undefined && nonce !== request.nonce)
       return { problem: 'the proof lacks the nonce this server gave (DPoP-Nonce)', nonce: true };
@@ -106,10 +106,4 @@ export class DPoPProofs {
 function target(url: string): string {
   const parsed = new URL(url);
   return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-}
-
-/** The `ath` of an access token: its SHA-256, base64url (RFC 9449 §4.2). */
-async function hash(token: string): Promise<string> {
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
-  return base64url(new Uint8Array(digest));
 }

@@ -37,3 +37,12 @@ export function fromBase64(text: string): Uint8Array {
 export function randomBase64url(count: number): string {
   return base64url(globalThis.crypto.getRandomValues(new Uint8Array(count)));
 }
+
+/**
+ * The SHA-256 of the UTF-8 of `text`, base64url without padding: PKCE's S256 challenge (RFC 7636 §4.2) and a DPoP
+ * proof's `ath` (RFC 9449 §4.2). By Web Crypto, so that one code path serves Node and browsers.
+ */
+export async function sha256Base64url(text: string): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', utf8.encode(text));
+  return base64url(new Uint8Array(digest));
+}

@@ -1,5 +1,5 @@
 import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
-import { s256Challenge } from './pkce.js';
+import { sha256Base64url } from '../../util/base64.js';
 import type { ClientKey } from './token-auth.js';
 
 /** The algorithms a DPoP key is made for, the client's preference first (RFC 9449 §4.2: asymmetric only). */
@@ -54,7 +54,7 @@ export class DPoPProver {
     const claims: Record<string, string> = { htm: method.toUpperCase(), htu };
     const nonce = this.nonces.get(target.origin);
     if (nonce !== undefined) claims.nonce = nonce;
-    if (accessToken !== undefined) claims.ath = await s256Challenge(accessToken);
+    if (accessToken !== undefined) claims.ath = await sha256Base64url(accessToken);
     return new SignJWT(claims)
       .setProtectedHeader({ typ: 'dpop+jwt', alg: this.key.alg, jwk: this.publicJwk })
       .setJti(crypto.randomUUID())

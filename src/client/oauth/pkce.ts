@@ -1,4 +1,4 @@
-import { base64url, randomBase64url } from '../../util/base64.js';
+import { randomBase64url, sha256Base64url } from '../../util/base64.js';
 
 /** A PKCE pair (RFC 7636): the verifier kept by the client, the S256 challenge sent with the authorization request. */
 export interface Pkce {
@@ -12,11 +12,7 @@ export async function createPkce(): Promise<Pkce> {
   return { verifier, challenge: await s256Challenge(verifier) };
 }
 
-/**
- * The S256 challenge of `verifier`: its SHA-256 in base64url (RFC 7636 §4.2), by Web Crypto, so that one code
- * path serves Node and browsers.
- */
-export async function s256Challenge(verifier: string): Promise<string> {
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier));
-  return base64url(new Uint8Array(digest));
+/** The S256 challenge of `verifier`: its SHA-256 in base64url (RFC 7636 §4.2). */
+export function s256Challenge(verifier: string): Promise<string> {
+  return sha256Base64url(verifier);
 }
